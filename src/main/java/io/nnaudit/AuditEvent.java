@@ -1,0 +1,54 @@
+package io.nnaudit;
+
+import java.net.InetAddress;
+
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.ipc.CallerContext;
+
+/**
+ * One audit event, captured on the RPC handler thread and formatted later on the writer thread.
+ *
+ * <p>Immutable: every field is final and refers only to immutable values ({@link String}, {@link InetAddress},
+ * {@link CallerContext}) or to a {@link FsPermission} that the NameNode built for this call alone. Capturing
+ * costs a few field reads; escaping and formatting are left to the writer, off the handler thread.
+ */
+public final class AuditEvent {
+  /** Wall-clock time of the call, taken on the handler thread: the record's timestamp. */
+  public final long timeMillis;
+  public final boolean allowed;
+  public final String ugi;
+  public final InetAddress addr;
+  public final String cmd;
+  public final String src;
+  public final String dst;
+  /** True when the NameNode passed a FileStatus; the record then says {@code perm=owner:group:mode}. */
+  public final boolean hasStat;
+  public final String owner;
+  public final String group;
+  public final FsPermission permission;
+  /** The token tracking id, or null; only read when tracking ids are enabled. */
+  public final String trackingId;
+  /** {@code rpc}, {@code webhdfs} or null, as {@code Server.getProtocol()} said on the handler thread. */
+  public final String proto;
+  /** The caller context when enabled and valid, else null. */
+  public final CallerContext callerContext;
+
+  public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
+      String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
+      String proto, CallerContext callerContext) {
+    this.timeMillis = timeMillis;
+    this.allowed = allowed;
+    this.ugi = ugi;
+    this.addr = addr;
+    this.cmd = cmd;
+    this.src = src;
+    this.dst = dst;
+    this.hasStat = hasStat;
+    this.owner = owner;
+    this.group = group;
+    this.permission = permission;
+    this.trackingId = trackingId;
+    this.proto = proto;
+    this.callerContext = callerContext;
+  }
+}

@@ -1,0 +1,41 @@
+package io.nnaudit;
+
+/**
+ * A snapshot of one pipeline's counters. Every call of {@code logAuditEvent} ends in exactly one of accepted,
+ * dropped or {@code captureFailed} (or is skipped by {@code dfs.namenode.audit.log.debug.cmdlist}); every
+ * accepted event is later either written or {@code writeFailed}, or is still queued.
+ */
+public final class AuditStats {
+  public final long accepted;
+  public final long dropped;
+  public final long written;
+  /** Events that could not be captured on the handler thread (e.g. a FileStatus whose getters throw). */
+  public final long captureFailed;
+  /** Accepted events the writer could not format or the sink could not write. */
+  public final long writeFailed;
+  /** Times a handler found the queue full under BLOCK and had to wait. */
+  public final long blockedWaits;
+  public final int queueDepth;
+  public final int queueCapacity;
+  public final long batches;
+
+  AuditStats(long accepted, long dropped, long written, long captureFailed, long writeFailed, long blockedWaits,
+      int queueDepth, int queueCapacity, long batches) {
+    this.accepted = accepted;
+    this.dropped = dropped;
+    this.written = written;
+    this.captureFailed = captureFailed;
+    this.writeFailed = writeFailed;
+    this.blockedWaits = blockedWaits;
+    this.queueDepth = queueDepth;
+    this.queueCapacity = queueCapacity;
+    this.batches = batches;
+  }
+
+  @Override
+  public String toString() {
+    return "accepted=" + accepted + " dropped=" + dropped + " written=" + written + " captureFailed="
+        + captureFailed + " writeFailed=" + writeFailed + " blockedWaits=" + blockedWaits + " queueDepth="
+        + queueDepth + "/" + queueCapacity + " batches=" + batches;
+  }
+}

@@ -1,0 +1,177 @@
+package io.nnaudit;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.nnaudit.DropTracker.DropReport;
+import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.sink.AuditSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one background thread of a pipeline: it drains the queue in batches, formats each batch into one text,
+ * and hands it to the sink with one write call.
+ *
+ * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
+ * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again: a busy NameNode gets large
+ * batches and few writes, an idle one gets a write per event and no added latency. This is group commit.
+ * A pending drop report is written ahead of the batch in which the writer notices it. The sink writes
+ * straight to the file channel, so the end of each write is the flush: there is no user-space buffer in
+ * which records could wait.
+ *
+ * <p>Failures never stop the loop: an event that cannot be formatted is counted in {@code writeFailed},
+ * logged and left out; a batch that the sink cannot write is counted and logged, and the loop goes on with
+ * the next. Logging of repeated failures is rate-limited. Interrupts are ignored, because an interrupted
+ * FileChannel closes itself and because leaving early would strand queued events.
+ *
+ * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
+ * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
+ * sink. So every accepted event is written (or counted as failed) before the sink closes.
+ */
+final class AuditWriter implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
+  static final long IDLE_POLL_MS = 50;
+  /** A batch text this long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
+  static final int WRITE_CHUNK_CHARS = 1 << 20;
+  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
+
+  private final AuditPipeline pipeline;
+  private final ArrayBlockingQueue<AuditEvent> queue;
+  private final AuditSink sink;
+  private final AuditRecordFormatter formatter;
+  private final DropTracker drops;
+  private final int batchMax;
+  private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
+  private StringBuilder text = new StringBuilder(16 * 1024);
+  private long lastFailureLog = Long.MIN_VALUE;
+  private long suppressedFailures;
+
+  // Written by this thread only, read by anyone.
+  volatile long written;
+  volatile long writeFailed;
+  volatile long batches;
+  volatile long lastWriteMillis;
+
+  AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
+      AuditRecordFormatter formatter, DropTracker drops, int batchMax) {
+    this.pipeline = pipeline;
+    this.queue = queue;
+    this.sink = sink;
+    this.formatter = formatter;
+    this.drops = drops;
+    this.batchMax = batchMax;
+  }
+
+  @Override
+  public void run() {
+    List<AuditEvent> batch = new ArrayList<>(Math.min(batchMax, 4096));
+    try {
+      while (true) {
+        AuditEvent first;
+        try {
+          first = queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          continue; // see the design note: never leave with events queued
+        }
+        if (first == null) {
+          DropReport report = drops.takeUnreported();
+          if (report != null) {
+            writeBatch(batch, report);
+          }
+          // Quiescent first, then empty: an event offered before the last handler left is seen here.
+          if (pipeline.isQuiescent() && queue.isEmpty()) {
+            DropReport last = drops.takeUnreported();
+            if (last != null) {
+              writeBatch(batch, last);
+            }
+            return;
+          }
+          continue;
+        }
+        batch.add(first);
+        queue.drainTo(batch, batchMax - 1);
+        writeBatch(batch, drops.takeUnreported());
+        batch.clear();
+      }
+    } finally {
+      try {
+        sink.close();
+      } catch (Throwable t) {
+        LOG.warn("nnaudit: closing the audit sink failed", t);
+      }
+    }
+  }
+
+  private void writeBatch(List<AuditEvent> batch, DropReport report) {
+    StringBuilder sb = text;
+    sb.setLength(0);
+    int pending = 0;
+    if (report != null) {
+      formatter.appendDropRecord(sb, System.currentTimeMillis(), report.count, report.fromMillis,
+          report.toMillis, report.total);
+    }
+    for (AuditEvent e : batch) {
+      int mark = sb.length();
+      try {
+        formatter.appendRecord(sb, e);
+        pending++;
+      } catch (Throwable t) {
+        sb.setLength(mark);
+        writeFailed++;
+        logFailure("could not format an audit event (cmd=" + safe(e) + "); it is skipped", t);
+      }
+      if (sb.length() >= WRITE_CHUNK_CHARS) {
+        flushText(sb, pending);
+        pending = 0;
+      }
+    }
+    flushText(sb, pending);
+    if (sb.capacity() > WRITE_CHUNK_CHARS) {
+      text = new StringBuilder(16 * 1024);
+      encoder.trim(16 * 1024);
+    }
+  }
+
+  /** One write call for everything in {@code sb}, holding {@code events} event records. */
+  private void flushText(StringBuilder sb, int events) {
+    if (sb.length() == 0) {
+      return;
+    }
+    try {
+      ByteBuffer bytes = encoder.encode(sb);
+      sink.write(bytes);
+      written += events;
+      batches++;
+      lastWriteMillis = System.currentTimeMillis();
+    } catch (Throwable t) {
+      writeFailed += events;
+      logFailure("could not write " + events + " audit records to the sink", t);
+    } finally {
+      sb.setLength(0);
+    }
+  }
+
+  private void logFailure(String what, Throwable t) {
+    long now = System.currentTimeMillis();
+    if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
+      LOG.error("nnaudit: {} ({} similar failures not logged since the last report; {} events failed in all)",
+          what, suppressedFailures, writeFailed, t);
+      lastFailureLog = now;
+      suppressedFailures = 0;
+    } else {
+      suppressedFailures++;
+    }
+  }
+
+  private static String safe(AuditEvent e) {
+    try {
+      return String.valueOf(e.cmd);
+    } catch (Throwable t) {
+      return "?";
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package io.nnaudit;
+
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Reads and validates single configuration values. Every failure is an {@link IllegalArgumentException}
+ * whose message names the key, the bad value and what is allowed, because that message is all a NameNode
+ * operator sees when start-up fails.
+ */
+final class ConfigCheck {
+  private ConfigCheck() {
+  }
+
+  static IllegalArgumentException invalid(String key, Object value, String allowed) {
+    return new IllegalArgumentException(
+        "nnaudit: invalid value for " + key + ": '" + value + "'. Allowed: " + allowed + ".");
+  }
+
+  static IllegalArgumentException invalid(String key, Object value, String allowed, Throwable cause) {
+    IllegalArgumentException e = invalid(key, value, allowed);
+    e.initCause(cause);
+    return e;
+  }
+
+  static int intInRange(Configuration conf, String key, int dflt, int min, int max, String meaning) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    long v;
+    try {
+      v = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw invalid(key, raw, rangeText(min, max, meaning), e);
+    }
+    if (v < min || v > max) {
+      throw invalid(key, raw, rangeText(min, max, meaning));
+    }
+    return (int) v;
+  }
+
+  static long longInRange(Configuration conf, String key, long dflt, long min, long max, String meaning) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    long v;
+    try {
+      v = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw invalid(key, raw, rangeText(min, max, meaning), e);
+    }
+    if (v < min || v > max) {
+      throw invalid(key, raw, rangeText(min, max, meaning));
+    }
+    return v;
+  }
+
+  /** A size such as {@code 1048576}, {@code 256m} or {@code 1g} (Hadoop's {@code getLongBytes} suffixes). */
+  static long bytesInRange(Configuration conf, String key, long dflt, long min, long max) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    String allowed = "a size in bytes from " + min + " to " + max
+        + ", optionally with a k, m, g or t suffix (e.g. 256m)";
+    long v;
+    try {
+      v = conf.getLongBytes(key, dflt);
+    } catch (RuntimeException e) {
+      throw invalid(key, raw, allowed, e);
+    }
+    if (v < min || v > max) {
+      throw invalid(key, raw, allowed);
+    }
+    return v;
+  }
+
+  static <E extends Enum<E>> E enumValue(Configuration conf, String key, String dflt, Class<E> type) {
+    String raw = conf.getTrimmed(key, dflt);
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(raw)) {
+        return e;
+      }
+    }
+    StringBuilder allowed = new StringBuilder("one of ");
+    E[] all = type.getEnumConstants();
+    for (int i = 0; i < all.length; i++) {
+      allowed.append(i == 0 ? "" : ", ").append(all[i].name());
+    }
+    throw invalid(key, raw, allowed.toString());
+  }
+
+  static boolean bool(Configuration conf, String key, boolean dflt) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    if ("true".equalsIgnoreCase(raw)) {
+      return true;
+    }
+    if ("false".equalsIgnoreCase(raw)) {
+      return false;
+    }
+    throw invalid(key, raw, "true or false");
+  }
+
+  private static String rangeText(long min, long max, String meaning) {
+    return "an integer from " + min + " to " + max + (meaning.isEmpty() ? "" : " (" + meaning + ")");
+  }
+}

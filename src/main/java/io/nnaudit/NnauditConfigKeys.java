@@ -1,0 +1,64 @@
+package io.nnaudit;
+
+/**
+ * Every configuration key nnaudit reads, as {@code KEY} / {@code _DEFAULT} pairs in the style of Hadoop's
+ * {@code DFSConfigKeys}. Each key is documented for operators in {@code conf/nnaudit-default.xml}.
+ *
+ * <p>nnaudit also honours the stock audit keys that shape the record itself, so that its lines match
+ * {@code hdfs-audit.log}: {@code hadoop.caller.context.enabled}, {@code hadoop.caller.context.max.size},
+ * {@code hadoop.caller.context.signature.max.size}, {@code dfs.namenode.audit.log.token.tracking.id} and
+ * {@code dfs.namenode.audit.log.debug.cmdlist}. Those are read under Hadoop's own names and defaults.
+ */
+public final class NnauditConfigKeys {
+  private NnauditConfigKeys() {
+  }
+
+  public static final String PREFIX = "nnaudit.";
+
+  /** The audit file. Parent directories are created. */
+  public static final String FILE_PATH_KEY = PREFIX + "file.path";
+  public static final String FILE_PATH_DEFAULT = "${hadoop.log.dir}/nnaudit-audit.log";
+
+  /** Size at which the file is rotated, in bytes; accepts Hadoop size suffixes (k, m, g). */
+  public static final String FILE_MAX_SIZE_KEY = PREFIX + "file.max.size";
+  public static final long FILE_MAX_SIZE_DEFAULT = 256L * 1024 * 1024;
+
+  /** Rotated files kept beside the live one (file.1 .. file.N); the stock RFAAUDIT keeps 20. */
+  public static final String FILE_MAX_BACKUPS_KEY = PREFIX + "file.max.backups";
+  public static final int FILE_MAX_BACKUPS_DEFAULT = 20;
+
+  /** Octal mode of newly created audit files (before the process umask). */
+  public static final String FILE_PERMISSIONS_KEY = PREFIX + "file.permissions";
+  public static final String FILE_PERMISSIONS_DEFAULT = "640";
+
+  /** Text put before each record: {@code log4j} (the stock hdfs-audit.log layout) or {@code none}. */
+  public static final String RECORD_PREFIX_KEY = PREFIX + "record.prefix";
+  public static final String RECORD_PREFIX_DEFAULT = "log4j";
+
+  /** Queue capacity in events; 0 means "the NameNode's dfs.namenode.handler.count". */
+  public static final String QUEUE_CAPACITY_KEY = PREFIX + "queue.capacity";
+  public static final int QUEUE_CAPACITY_DEFAULT = 0;
+
+  /** What a handler does when the queue is full: BLOCK (wait, lose nothing) or DROP (never wait; count). */
+  public static final String QUEUE_FULL_POLICY_KEY = PREFIX + "queue.full.policy";
+  public static final String QUEUE_FULL_POLICY_DEFAULT = "BLOCK";
+
+  /** The most events the writer takes from the queue and writes with one write call. */
+  public static final String WRITER_BATCH_MAX_EVENTS_KEY = PREFIX + "writer.batch.max.events";
+  public static final int WRITER_BATCH_MAX_EVENTS_DEFAULT = 1024;
+
+  /** The longest the JVM shutdown hook waits for the queue to drain to the file, in milliseconds. */
+  public static final String SHUTDOWN_TIMEOUT_MS_KEY = PREFIX + "shutdown.timeout.ms";
+  public static final long SHUTDOWN_TIMEOUT_MS_DEFAULT = 10_000L;
+
+  /** Least time between two WARN lines about dropped events in the NameNode log, in milliseconds. */
+  public static final String DROP_WARN_INTERVAL_MS_KEY = PREFIX + "drop.warn.interval.ms";
+  public static final long DROP_WARN_INTERVAL_MS_DEFAULT = 10_000L;
+
+  /**
+   * The sink the writer hands batches to: a class implementing {@link io.nnaudit.sink.AuditSink} with a
+   * public constructor taking {@link NnauditSettings}. The default writes the rotating audit file.
+   */
+  public static final String SINK_CLASS_KEY = PREFIX + "sink.class";
+  public static final String SINK_CLASS_DEFAULT = "io.nnaudit.sink.RollingFileSink";
+}

@@ -1,0 +1,206 @@
+package io.nnaudit;
+
+import static io.nnaudit.NnauditConfigKeys.*;
+
+import java.io.File;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+
+/**
+ * Every setting nnaudit uses, read once from the NameNode's {@link Configuration} and validated.
+ * Immutable. {@link #fromConf} throws {@link IllegalArgumentException} naming the key, the value and what is
+ * allowed; nothing else in nnaudit reads the Configuration.
+ */
+public final class NnauditSettings {
+  /** The largest queue we allow: far more than any NameNode's handler count, small enough to bound memory. */
+  public static final int MAX_QUEUE_CAPACITY = 1 << 20;
+
+  /** How each record begins. */
+  public enum RecordPrefix {
+    /** {@code %d{ISO8601} %p %c{2}: }, the stock hdfs-audit.log layout. */
+    LOG4J,
+    /** The bare message, as {@code FSNamesystem.audit} hands it to log4j. */
+    NONE
+  }
+
+  private final File file;
+  private final long maxFileSize;
+  private final int maxBackups;
+  private final String filePermissions;
+  private final RecordPrefix recordPrefix;
+  private final int queueCapacity;
+  private final OverflowPolicy overflowPolicy;
+  private final int batchMaxEvents;
+  private final long shutdownTimeoutMs;
+  private final long dropWarnIntervalMs;
+  private final String sinkClass;
+  // Stock keys that shape the record.
+  private final boolean callerContextEnabled;
+  private final int callerContextMaxLen;
+  private final int callerSignatureMaxLen;
+  private final boolean trackingIdEnabled;
+  private final Set<String> debugCmds;
+
+  private NnauditSettings(Configuration conf) {
+    this.file = auditFile(conf);
+    this.maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
+        1024, Long.MAX_VALUE / 2);
+    this.maxBackups = ConfigCheck.intInRange(conf, FILE_MAX_BACKUPS_KEY, FILE_MAX_BACKUPS_DEFAULT, 1, 10_000,
+        "rotated files kept; 0 is refused because rotation would then destroy audit records");
+    this.filePermissions = FilePermissionsValue.parse(conf.getTrimmed(FILE_PERMISSIONS_KEY,
+        FILE_PERMISSIONS_DEFAULT), FILE_PERMISSIONS_KEY);
+    this.recordPrefix = ConfigCheck.enumValue(conf, RECORD_PREFIX_KEY, RECORD_PREFIX_DEFAULT, RecordPrefix.class);
+    int handlers = ConfigCheck.intInRange(conf, DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY,
+        DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_DEFAULT, 1, MAX_QUEUE_CAPACITY, "");
+    int capacity = ConfigCheck.intInRange(conf, QUEUE_CAPACITY_KEY, QUEUE_CAPACITY_DEFAULT, 0,
+        MAX_QUEUE_CAPACITY, "0 means dfs.namenode.handler.count");
+    this.queueCapacity = capacity == 0 ? handlers : capacity;
+    this.overflowPolicy = ConfigCheck.enumValue(conf, QUEUE_FULL_POLICY_KEY, QUEUE_FULL_POLICY_DEFAULT,
+        OverflowPolicy.class);
+    this.batchMaxEvents = ConfigCheck.intInRange(conf, WRITER_BATCH_MAX_EVENTS_KEY,
+        WRITER_BATCH_MAX_EVENTS_DEFAULT, 1, MAX_QUEUE_CAPACITY, "events per write");
+    this.shutdownTimeoutMs = ConfigCheck.longInRange(conf, SHUTDOWN_TIMEOUT_MS_KEY,
+        SHUTDOWN_TIMEOUT_MS_DEFAULT, 0, 3_600_000L, "milliseconds");
+    this.dropWarnIntervalMs = ConfigCheck.longInRange(conf, DROP_WARN_INTERVAL_MS_KEY,
+        DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
+    this.sinkClass = conf.getTrimmed(SINK_CLASS_KEY, SINK_CLASS_DEFAULT);
+
+    this.callerContextEnabled = ConfigCheck.bool(conf,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_ENABLED_KEY,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_ENABLED_DEFAULT);
+    this.callerContextMaxLen = ConfigCheck.intInRange(conf,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_MAX_SIZE_KEY,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_MAX_SIZE_DEFAULT, 0, Integer.MAX_VALUE, "characters");
+    this.callerSignatureMaxLen = ConfigCheck.intInRange(conf,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_SIGNATURE_MAX_SIZE_KEY,
+        CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_SIGNATURE_MAX_SIZE_DEFAULT, 0, Integer.MAX_VALUE,
+        "bytes");
+    this.trackingIdEnabled = ConfigCheck.bool(conf, DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_KEY,
+        DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_DEFAULT);
+    this.debugCmds = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+        conf.getTrimmedStrings(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_DEBUG_CMDLIST))));
+  }
+
+  /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
+  public static NnauditSettings fromConf(Configuration conf) {
+    return new NnauditSettings(conf);
+  }
+
+  private static File auditFile(Configuration conf) {
+    String raw = conf.getTrimmed(FILE_PATH_KEY, FILE_PATH_DEFAULT);
+    String allowed = "an absolute path to a file the NameNode user can create and append to";
+    if (raw == null || raw.isEmpty() || raw.contains("${")) {
+      // An unresolved ${hadoop.log.dir}: the NameNode was not started by the hadoop scripts.
+      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + " (set it explicitly when hadoop.log.dir is not a "
+          + "system property)");
+    }
+    File f = new File(raw);
+    if (!f.isAbsolute()) {
+      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed);
+    }
+    if (f.isDirectory()) {
+      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + "; it names a directory");
+    }
+    return f.getAbsoluteFile();
+  }
+
+  public File file() {
+    return file;
+  }
+
+  public long maxFileSize() {
+    return maxFileSize;
+  }
+
+  public int maxBackups() {
+    return maxBackups;
+  }
+
+  /** The mode for new files, as {@code PosixFilePermissions} text, e.g. {@code rw-r-----}. */
+  public String filePermissions() {
+    return filePermissions;
+  }
+
+  public RecordPrefix recordPrefix() {
+    return recordPrefix;
+  }
+
+  public int queueCapacity() {
+    return queueCapacity;
+  }
+
+  public OverflowPolicy overflowPolicy() {
+    return overflowPolicy;
+  }
+
+  public int batchMaxEvents() {
+    return batchMaxEvents;
+  }
+
+  public long shutdownTimeoutMs() {
+    return shutdownTimeoutMs;
+  }
+
+  public long dropWarnIntervalMs() {
+    return dropWarnIntervalMs;
+  }
+
+  public String sinkClass() {
+    return sinkClass;
+  }
+
+  public boolean callerContextEnabled() {
+    return callerContextEnabled;
+  }
+
+  public int callerContextMaxLen() {
+    return callerContextMaxLen;
+  }
+
+  public int callerSignatureMaxLen() {
+    return callerSignatureMaxLen;
+  }
+
+  public boolean trackingIdEnabled() {
+    return trackingIdEnabled;
+  }
+
+  public Set<String> debugCmds() {
+    return debugCmds;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof NnauditSettings)) {
+      return false;
+    }
+    NnauditSettings s = (NnauditSettings) o;
+    return file.equals(s.file) && maxFileSize == s.maxFileSize && maxBackups == s.maxBackups
+        && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
+        && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
+        && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
+        && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
+        && callerContextEnabled == s.callerContextEnabled && callerContextMaxLen == s.callerContextMaxLen
+        && callerSignatureMaxLen == s.callerSignatureMaxLen && trackingIdEnabled == s.trackingIdEnabled
+        && debugCmds.equals(s.debugCmds);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(file, queueCapacity, overflowPolicy, sinkClass);
+  }
+
+  @Override
+  public String toString() {
+    return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
+        + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
+        + ", filePermissions=" + filePermissions + ", recordPrefix=" + recordPrefix + ", sink=" + sinkClass;
+  }
+}

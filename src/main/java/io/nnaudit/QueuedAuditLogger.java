@@ -1,0 +1,136 @@
+package io.nnaudit;
+
+import java.net.InetAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.security.token.delegation.DelegationTokenIdentifier;
+import org.apache.hadoop.hdfs.server.namenode.HdfsAuditLogger;
+import org.apache.hadoop.hdfs.security.token.delegation.DelegationTokenSecretManager;
+import org.apache.hadoop.ipc.CallerContext;
+import org.apache.hadoop.ipc.Server;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
+import org.apache.hadoop.security.token.TokenIdentifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NameNode audit logger: set {@code dfs.namenode.audit.loggers=io.nnaudit.QueuedAuditLogger} (alone, to
+ * replace hdfs-audit.log, or after {@code default} to keep both).
+ *
+ * <p>On the RPC handler thread, {@code logAuditEvent} captures the event's fields and the time of the call into
+ * an immutable {@link AuditEvent} and offers it to the bounded queue of its {@link AuditPipeline}; a background
+ * writer formats and writes it. The call never throws. It waits only under the BLOCK policy with a full
+ * queue (see {@link AuditPipeline}). Records are the stock {@code hdfs-audit.log} lines.
+ */
+public class QueuedAuditLogger extends HdfsAuditLogger {
+  private static final Logger LOG = LoggerFactory.getLogger(QueuedAuditLogger.class);
+  /** The stock audit logger; {@code dfs.namenode.audit.log.debug.cmdlist} commands are kept at its DEBUG. */
+  private static final Logger STOCK_AUDIT_LOG =
+      LoggerFactory.getLogger("org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit");
+  private static final long CAPTURE_FAILURE_LOG_INTERVAL_MS = 10_000;
+  private static final AtomicLong LAST_CAPTURE_FAILURE_LOG = new AtomicLong(Long.MIN_VALUE);
+
+  private volatile PipelineRegistry.Slot slot;
+
+  /** The public no-arg constructor FSNamesystem calls. */
+  public QueuedAuditLogger() {
+  }
+
+  /**
+   * Reads and validates the settings and joins (or starts) the pipeline for the audit file. A bad setting
+   * throws {@link IllegalArgumentException} naming the key, the value and what is allowed, which stops the
+   * NameNode from starting.
+   */
+  @Override
+  public void initialize(Configuration conf) {
+    slot = PipelineRegistry.acquire(NnauditSettings.fromConf(conf));
+  }
+
+  @Override
+  public void logAuditEvent(boolean succeeded, String userName, InetAddress addr, String cmd, String src,
+      String dst, FileStatus stat, UserGroupInformation ugi, DelegationTokenSecretManager dtSecretManager) {
+    logAuditEvent(succeeded, userName, addr, cmd, src, dst, stat, null, ugi, dtSecretManager);
+  }
+
+  @Override
+  public void logAuditEvent(boolean succeeded, String userName, InetAddress addr, String cmd, String src,
+      String dst, FileStatus stat, CallerContext callerContext, UserGroupInformation ugi,
+      DelegationTokenSecretManager dtSecretManager) {
+    long now = System.currentTimeMillis();
+    PipelineRegistry.Slot s = slot;
+    if (s == null) {
+      logCaptureFailure("logAuditEvent was called before initialize", null);
+      return;
+    }
+    AuditPipeline pipeline = s.current;
+    AuditEvent event;
+    try {
+      NnauditSettings settings = pipeline.settings();
+      if (!settings.debugCmds().isEmpty() && settings.debugCmds().contains(cmd)
+          && !STOCK_AUDIT_LOG.isDebugEnabled()) {
+        return;
+      }
+      boolean hasStat = stat != null;
+      String owner = hasStat ? stat.getOwner() : null;
+      String group = hasStat ? stat.getGroup() : null;
+      FsPermission perm = hasStat ? stat.getPermission() : null;
+      String trackingId = settings.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
+      CallerContext ctx = settings.callerContextEnabled() && callerContext != null
+          && callerContext.isContextValid() ? callerContext : null;
+      event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,
+          trackingId, Server.getProtocol(), ctx);
+    } catch (Throwable t) {
+      pipeline.countCaptureFailure();
+      logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
+      return;
+    }
+    if (pipeline.offer(event) == AuditPipeline.Offer.CLOSED) {
+      // A later initialize may have swapped the pipeline under us: follow the slot once.
+      AuditPipeline current = s.current;
+      if (current == pipeline || current.offer(event) == AuditPipeline.Offer.CLOSED) {
+        current.dropClosed(event);
+      }
+    }
+  }
+
+  /** The stock logger's tracking id: that of the first delegation token of a token-authenticated caller. */
+  private static String trackingId(UserGroupInformation ugi, DelegationTokenSecretManager dtSecretManager) {
+    if (ugi == null || dtSecretManager == null || ugi.getAuthenticationMethod() != AuthenticationMethod.TOKEN) {
+      return null;
+    }
+    for (TokenIdentifier tid : ugi.getTokenIdentifiers()) {
+      if (tid instanceof DelegationTokenIdentifier) {
+        return dtSecretManager.getTokenTrackingId((DelegationTokenIdentifier) tid);
+      }
+    }
+    return null;
+  }
+
+  private static void logCaptureFailure(String what, Throwable t) {
+    long now = System.currentTimeMillis();
+    long last = LAST_CAPTURE_FAILURE_LOG.get();
+    if ((last == Long.MIN_VALUE || now - last >= CAPTURE_FAILURE_LOG_INTERVAL_MS)
+        && LAST_CAPTURE_FAILURE_LOG.compareAndSet(last, now)) {
+      LOG.error("nnaudit: {}", what, t);
+    }
+  }
+
+  /** Counters of the pipeline this logger writes to. */
+  public AuditStats stats() {
+    return slot.current.stats();
+  }
+
+  /** The pipeline this logger writes to (for flushing and closing in tests and embedders). */
+  public AuditPipeline pipeline() {
+    return slot.current;
+  }
+
+  /** Closes every nnaudit pipeline in this JVM, writing what each had accepted; for embedders and tests. */
+  public static void closeAll(long timeoutMs) {
+    PipelineRegistry.closeAll(timeoutMs);
+  }
+}
