@@ -94,7 +94,8 @@ public final class NnauditSettings {
   }
 
   private static File auditFile(Configuration conf) {
-    String raw = conf.getTrimmed(FILE_PATH_KEY, FILE_PATH_DEFAULT);
+    String raw = conf.get(FILE_PATH_KEY, FILE_PATH_DEFAULT); // get() expands ${hadoop.log.dir} in the default
+    raw = raw == null ? null : raw.trim();
     String allowed = "an absolute path to a file the NameNode user can create and append to";
     if (raw == null || raw.isEmpty() || raw.contains("${")) {
       // An unresolved ${hadoop.log.dir}: the NameNode was not started by the hadoop scripts.

@@ -1,0 +1,320 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.awaitTrue;
+import static io.nnaudit.AuditTestSupport.conf;
+import static io.nnaudit.AuditTestSupport.logCreate;
+import static io.nnaudit.AuditTestSupport.logger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The queue, the two overflow policies, batching and the writer's survival, against real files. */
+class AuditPipelineTest {
+  @TempDir
+  Path dir;
+  private File file;
+  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    GatedFileSink.reset();
+    file = dir.resolve("audit.log").toFile();
+  }
+
+  @AfterEach
+  void tearDown() {
+    GatedFileSink.resume();
+    for (QueuedAuditLogger l : loggers) {
+      l.pipeline().close(10_000);
+    }
+  }
+
+  private QueuedAuditLogger start(Configuration c) {
+    QueuedAuditLogger l = logger(c);
+    loggers.add(l);
+    return l;
+  }
+
+  /** Blocks the writer inside its first write, so that everything logged afterwards stays queued. */
+  private void stallWriter(QueuedAuditLogger l) throws InterruptedException {
+    GatedFileSink.stall();
+    logCreate(l, "/stall");
+    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+  }
+
+  private static Thread[] run(int threads, int callsEach, Runnable perCall) {
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      ts[t] = new Thread(() -> {
+        for (int i = 0; i < callsEach; i++) {
+          perCall.run();
+        }
+      }, "client-" + t);
+      ts[t].start();
+    }
+    return ts;
+  }
+
+  @Test
+  void blockUnderSaturationLosesNothing() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
+    QueuedAuditLogger l = start(c);
+    GatedFileSink.delayMillis = 1; // a slow disk: the 8 producers outrun the writer
+    int threads = 8;
+    int each = 400;
+    Thread[] ts = run(threads, each, () -> logCreate(l, "/f-" + Thread.currentThread().getName()));
+    for (Thread t : ts) {
+      t.join();
+    }
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    AuditStats s = l.stats();
+    assertEquals(threads * each, s.accepted, s.toString());
+    assertEquals(0, s.dropped, s.toString());
+    assertEquals(threads * each, s.written, s.toString());
+    assertTrue(s.blockedWaits > 0, "producers should have found the queue full: " + s);
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(threads * each, records.size());
+    for (int t = 0; t < threads; t++) {
+      String src = "src=/f-client-" + t + "\t";
+      assertEquals(each, records.stream().filter(r -> r.contains(src)).count(), src);
+    }
+  }
+
+  @Test
+  void dropNeverWaitsCountsExactlyAndReportsInTheFile() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
+    c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+    QueuedAuditLogger l = start(c);
+    stallWriter(l);
+    int threads = 8;
+    int each = 250;
+    Thread[] ts = run(threads, each, () -> logCreate(l, "/d"));
+    for (Thread t : ts) {
+      t.join(60_000);
+      assertFalse(t.isAlive(), "a DROP call waited for the stalled sink");
+    }
+    assertEquals(1, GatedFileSink.writersWaiting.get(), "the sink was stalled the whole time");
+    int calls = threads * each + 1;
+    AuditStats stalled = l.stats();
+    assertEquals(calls, stalled.accepted + stalled.dropped, stalled.toString());
+    assertEquals(5, stalled.accepted, "one in the writer's hands and four queued: " + stalled);
+    assertEquals(0, stalled.blockedWaits);
+
+    GatedFileSink.resume();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    awaitTrue("the drop record", 10_000, () -> {
+      try {
+        return !TestFiles.dropRecords(file).isEmpty();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    List<String> drops = TestFiles.dropRecords(file);
+    assertEquals(1, drops.size(), drops.toString());
+    Matcher m = Pattern.compile(" WARN FSNamesystem\\.audit: nnaudit=dropped\tcount=(\\d+)\tfrom=[-0-9 :,]{23}"
+        + "\tto=[-0-9 :,]{23}\ttotal=(\\d+)$").matcher(drops.get(0));
+    assertTrue(m.find(), drops.get(0));
+    assertEquals(stalled.dropped, Long.parseLong(m.group(1)));
+    assertEquals(stalled.dropped, Long.parseLong(m.group(2)));
+    assertEquals(stalled.accepted, TestFiles.operationRecords(file).size());
+  }
+
+  @Test
+  void writerTakesEverythingQueuedAsOneBatchWithOneWrite() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+    QueuedAuditLogger l = start(c);
+    stallWriter(l);
+    for (int i = 0; i < 50; i++) {
+      logCreate(l, "/b" + i);
+    }
+    GatedFileSink.resume();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(Arrays.asList(1, 50), GatedFileSink.recordsPerWrite);
+    assertEquals(51, TestFiles.operationRecords(file).size());
+  }
+
+  @Test
+  void batchesAreBoundedByTheBatchMax() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
+    QueuedAuditLogger l = start(c);
+    stallWriter(l);
+    for (int i = 0; i < 50; i++) {
+      logCreate(l, "/b" + i);
+    }
+    GatedFileSink.resume();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(Arrays.asList(1, 16, 16, 16, 2), GatedFileSink.recordsPerWrite);
+    List<String> records = TestFiles.operationRecords(file);
+    for (int i = 0; i < 50; i++) {
+      assertTrue(records.get(i + 1).contains("\tsrc=/b" + i + "\t"), "queue order is kept: " + records.get(i + 1));
+    }
+  }
+
+  @Test
+  void poisonEventsAreSkippedAndCountedAndTheWriterGoesOn() throws Exception {
+    QueuedAuditLogger l = start(conf(file));
+    FileStatus throwsOnCapture = new FileStatus() {
+      @Override
+      public String getOwner() {
+        throw new IllegalStateException("poison getter");
+      }
+    };
+    FsPermission throwsOnFormat = new FsPermission((short) 0644) {
+      @Override
+      public String toString() {
+        throw new IllegalStateException("poison toString");
+      }
+    };
+    FileStatus poisonOnWriter = new FileStatus(0, false, 1, 1, 1, 1, throwsOnFormat, "o", "g", null);
+
+    logCreate(l, "/before");
+    l.logAuditEvent(true, "u", null, "create", "/p1", null, throwsOnCapture, null, null, null);
+    l.logAuditEvent(true, "u", null, "create", "/p2", null, poisonOnWriter, null, null, null);
+    logCreate(l, "/after");
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    AuditStats s = l.stats();
+    assertEquals(1, s.captureFailed, s.toString());
+    assertEquals(1, s.writeFailed, s.toString());
+    assertEquals(2, s.written, s.toString());
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(2, records.size(), records.toString());
+    assertTrue(records.get(0).contains("src=/before\t"));
+    assertTrue(records.get(1).contains("src=/after\t"));
+  }
+
+  @Test
+  void sinkFailuresAreCountedAndWritingResumes() throws Exception {
+    QueuedAuditLogger l = start(conf(file));
+    GatedFileSink.failNextWrites.set(1);
+    logCreate(l, "/lost");
+    awaitTrue("the failed write", 10_000, () -> l.stats().writeFailed == 1);
+    logCreate(l, "/kept");
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(1, l.stats().written);
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(1, records.size());
+    assertTrue(records.get(0).contains("src=/kept\t"));
+  }
+
+  @Test
+  void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
+    QueuedAuditLogger l = start(c);
+    stallWriter(l);
+    logCreate(l, "/fills-the-queue");
+    boolean[] flagAfter = new boolean[1];
+    Throwable[] thrown = new Throwable[1];
+    Thread handler = new Thread(() -> {
+      try {
+        logCreate(l, "/waits");
+        flagAfter[0] = Thread.currentThread().isInterrupted();
+      } catch (Throwable t) {
+        thrown[0] = t;
+      }
+    });
+    handler.start();
+    awaitTrue("the handler to wait", 10_000, () -> l.stats().blockedWaits == 1);
+    handler.interrupt();
+    Thread.sleep(50);
+    assertTrue(handler.isAlive(), "an interrupt must not end a BLOCK wait");
+    GatedFileSink.resume();
+    handler.join(30_000);
+    assertFalse(handler.isAlive());
+    assertEquals(null, thrown[0]);
+    assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(3, TestFiles.operationRecords(file).size());
+  }
+
+  @Test
+  void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
+    QueuedAuditLogger l = start(c);
+    stallWriter(l);
+    for (int i = 0; i < 60; i++) {
+      logCreate(l, "/c" + i);
+    }
+    boolean[] closedInTime = new boolean[1];
+    Thread closer = new Thread(() -> closedInTime[0] = l.pipeline().close(30_000));
+    closer.start();
+    awaitTrue("the pipeline to close", 10_000, () -> !l.pipeline().isOpen());
+    logCreate(l, "/too-late");
+    GatedFileSink.resume();
+    closer.join();
+    assertTrue(closedInTime[0]);
+    AuditStats s = l.stats();
+    assertEquals(61, s.accepted);
+    assertEquals(61, s.written);
+    assertEquals(1, s.dropped);
+    assertEquals(61, TestFiles.operationRecords(file).size());
+    assertEquals(1, TestFiles.dropRecords(file).size(), "the late event is reported before the file closes");
+  }
+
+  @Test
+  void repeatedInitializeSharesOneWriterAndOneFileHandle() throws Exception {
+    Configuration c = conf(file);
+    QueuedAuditLogger first = start(c);
+    for (int i = 0; i < 4; i++) {
+      start(c);
+    }
+    assertEquals(1, writerThreads(), "one writer for one file");
+    assertEquals(1, openHandles(file), "one open file handle");
+
+    // New settings for the same file replace the pipeline; the first logger follows the swap.
+    Configuration drop = conf(file);
+    drop.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+    QueuedAuditLogger second = start(drop);
+    awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
+    assertEquals(1, openHandles(file));
+    logCreate(first, "/from-first");
+    logCreate(second, "/from-second");
+    assertTrue(second.pipeline().awaitWritten(30_000));
+    assertEquals(2, TestFiles.operationRecords(file).size());
+    assertEquals(OverflowPolicy.DROP, first.pipeline().settings().overflowPolicy());
+  }
+
+  private long writerThreads() {
+    Set<Thread> all = new HashSet<>(Thread.getAllStackTraces().keySet());
+    return all.stream().filter(t -> t.isAlive() && t.getName().equals("nnaudit-writer[audit.log]")).count();
+  }
+
+  private static long openHandles(File f) throws Exception {
+    File[] fds = new File("/proc/self/fd").listFiles();
+    long n = 0;
+    for (File fd : fds == null ? new File[0] : fds) {
+      try {
+        if (fd.toPath().toRealPath().equals(f.toPath().toRealPath())) {
+          n++;
+        }
+      } catch (Exception gone) {
+        // an fd closed while we looked
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,59 @@
+package io.nnaudit;
+
+import java.io.File;
+import java.net.InetAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+
+/** Building loggers and events for tests that call the logger directly, as FSNamesystem would. */
+final class AuditTestSupport {
+  private AuditTestSupport() {
+  }
+
+  static Configuration conf(File auditFile) {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getPath());
+    c.set(NnauditConfigKeys.SINK_CLASS_KEY, GatedFileSink.class.getName());
+    c.setLong(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, 1000);
+    return c;
+  }
+
+  static QueuedAuditLogger logger(Configuration c) {
+    QueuedAuditLogger l = new QueuedAuditLogger();
+    l.initialize(c);
+    return l;
+  }
+
+  static FileStatus stat() {
+    return new FileStatus(0, false, 3, 128L << 20, 1L, 1L, new FsPermission((short) 0644), "alice", "staff",
+        new Path("/f"));
+  }
+
+  static InetAddress localhost() {
+    try {
+      return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** One create, as FSNamesystem reports it. */
+  static void logCreate(QueuedAuditLogger l, String src) {
+    l.logAuditEvent(true, "alice (auth:SIMPLE)", localhost(), "create", src, null, stat(), null, null, null);
+  }
+
+  static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (!cond.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
+      }
+      Thread.sleep(2);
+    }
+  }
+}

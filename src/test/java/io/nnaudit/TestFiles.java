@@ -1,0 +1,55 @@
+package io.nnaudit;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reading audit files back in tests. */
+public final class TestFiles {
+  private TestFiles() {
+  }
+
+  /** The lines of a file (UTF-8), without their newlines; empty when the file does not exist. */
+  public static List<String> lines(File f) throws IOException {
+    if (!f.exists()) {
+      return new ArrayList<>();
+    }
+    String all = new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8);
+    List<String> out = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i < all.length(); i++) {
+      if (all.charAt(i) == '\n') {
+        out.add(all.substring(start, i));
+        start = i + 1;
+      }
+    }
+    if (start != all.length()) {
+      throw new AssertionError("file " + f + " ends with a partial record: " + all.substring(start));
+    }
+    return out;
+  }
+
+  /** Lines that are operation records (not nnaudit drop reports). */
+  public static List<String> operationRecords(File f) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String l : lines(f)) {
+      if (l.contains("FSNamesystem.audit: allowed=") || l.startsWith("allowed=")) {
+        out.add(l);
+      }
+    }
+    return out;
+  }
+
+  public static List<String> dropRecords(File f) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String l : lines(f)) {
+      if (l.contains("nnaudit=dropped")) {
+        out.add(l);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,70 @@
+package io.nnaudit.format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+
+import org.apache.commons.text.StringEscapeUtils;
+import org.junit.jupiter.api.Test;
+
+class JavaEscaperTest {
+
+  private static String escaped(String s) {
+    StringBuilder sb = new StringBuilder();
+    JavaEscaper.appendEscaped(sb, s);
+    return sb.toString();
+  }
+
+  private static String controlEscaped(String s) {
+    StringBuilder sb = new StringBuilder();
+    JavaEscaper.appendControlEscaped(sb, s);
+    return sb.toString();
+  }
+
+  @Test
+  void namedCases() {
+    assertEquals("null", escaped(null));
+    assertEquals("", escaped(""));
+    assertEquals("/a/b c", escaped("/a/b c"));
+    assertEquals("/a\\tb\\nc\\rd", escaped("/a\tb\nc\rd"));
+    assertEquals("\\\"q\\\" back\\\\slash", escaped("\"q\" back\\slash"));
+    assertEquals("\\u00E9t\\u00E9 \\u65E5\\u672C", escaped("été 日本"));
+    assertEquals("\\u0000\\u0001\\b\\f\\u001F", escaped("\u0000\u0001\b\f\u001f"));
+    assertEquals("\u007f", escaped("\u007f")); // DEL is not escaped by escapeJava
+    assertEquals("\\uD83D\\uDE00", escaped("\uD83D\uDE00")); // a pair, as two units
+    assertEquals("\\uD800x\\uDC00", escaped("\uD800x\uDC00")); // unpaired surrogates
+  }
+
+  @Test
+  void matchesCommonsTextOnRandomStrings() {
+    Random r = new Random(20261122L);
+    char[] interesting = {'\n', '\r', '\t', '\b', '\f', '\0', '"', '\\', '/', ' ', '\u007f', '\u0080', '\u00ff',
+        '\ud800', '\udbff', '\udc00', '\udfff', '\uffff', 'a', 'Z', ':', '='};
+    for (int i = 0; i < 20_000; i++) {
+      int len = r.nextInt(40);
+      StringBuilder sb = new StringBuilder(len);
+      for (int j = 0; j < len; j++) {
+        int kind = r.nextInt(4);
+        if (kind == 0) {
+          sb.append(interesting[r.nextInt(interesting.length)]);
+        } else if (kind == 1) {
+          sb.append((char) r.nextInt(0x10000));
+        } else {
+          sb.append((char) (0x20 + r.nextInt(0x5f)));
+        }
+      }
+      String s = sb.toString();
+      assertEquals(StringEscapeUtils.escapeJava(s), escaped(s), "escaping of " + s.codePoints().count()
+          + " code points, seed iteration " + i);
+    }
+  }
+
+  @Test
+  void controlEscapingLeavesEverythingButControlCharactersRaw() {
+    assertEquals("null", controlEscaped(null));
+    assertEquals("alice (auth:SIMPLE)", controlEscaped("alice (auth:SIMPLE)"));
+    assertEquals("ünï \"q\" back\\slash", controlEscaped("ünï \"q\" back\\slash"));
+    assertEquals("evil\\nallowed=true\\tcmd=delete", controlEscaped("evil\nallowed=true\tcmd=delete"));
+    assertEquals("a\\rb\\u0000c\\u001B", controlEscaped("a\rb\u0000c\u001b"));
+  }
+}
