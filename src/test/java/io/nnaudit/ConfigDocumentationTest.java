@@ -1,0 +1,64 @@
+package io.nnaudit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.File;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the three places a key lives in step, in the spirit of Hadoop's TestConfigurationFieldsBase: the
+ * KEY/_DEFAULT constants, conf/nnaudit-default.xml, and the key table in README.md.
+ */
+class ConfigDocumentationTest {
+
+  /** key -> default, from the constants. */
+  private static Map<String, String> fromClass() throws Exception {
+    Map<String, String> m = new TreeMap<>();
+    for (Field f : NnauditConfigKeys.class.getFields()) {
+      if (Modifier.isStatic(f.getModifiers()) && f.getName().endsWith("_KEY")) {
+        String key = (String) f.get(null);
+        Field d = NnauditConfigKeys.class.getField(f.getName().replaceAll("_KEY$", "_DEFAULT"));
+        m.put(key, String.valueOf(d.get(null)));
+      }
+    }
+    return m;
+  }
+
+  /** key -> default, from the XML, read as Hadoop reads it (without variable expansion). */
+  private static Map<String, String> fromXml() {
+    Configuration c = new Configuration(false);
+    c.addResource(new Path(new File("conf/nnaudit-default.xml").getAbsolutePath()));
+    Map<String, String> m = new TreeMap<>();
+    for (Map.Entry<String, String> e : c) {
+      m.put(e.getKey(), c.getRaw(e.getKey()));
+    }
+    return m;
+  }
+
+  @Test
+  void everyKeyConstantIsDocumentedInTheXmlWithItsDefault() throws Exception {
+    assertEquals(fromClass(), fromXml());
+  }
+
+  @Test
+  void theReadmeTableListsEveryKeyWithItsDefault() throws Exception {
+    String readme = new String(Files.readAllBytes(new File("README.md").toPath()), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("(?m)^\\| `(nnaudit\\.[^`]+)` \\| `([^`]*)` \\|").matcher(readme);
+    Map<String, String> table = new TreeMap<>();
+    while (m.find()) {
+      table.put(m.group(1), m.group(2));
+    }
+    assertEquals(fromXml(), table);
+  }
+}
