@@ -40,6 +40,9 @@ class MiniClusterStockFormatTest {
     File stock = dir.resolve("hdfs-audit.log").toFile();
     Configuration conf = MiniClusterSupport.conf(dir.toFile(), ours, "default," + QueuedAuditLogger.class.getName());
     conf.setBoolean("hadoop.caller.context.enabled", true);
+    conf.setInt("hadoop.caller.context.max.size", 128);
+    conf.setBoolean("dfs.namenode.audit.log.token.tracking.id", true);
+    conf.set("dfs.namenode.audit.log.debug.cmdlist", "datanodeReport");
     conf.setBoolean("dfs.permissions.enabled", true);
     RollingFileAppender stockAppender = MiniClusterSupport.stockAuditLogTo(stock);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf, 1);
@@ -68,15 +71,18 @@ class MiniClusterStockFormatTest {
       long ourTime = ts.parse(o.substring(0, 23)).getTime();
       assertTrue(ourTime >= stockTime, "our time is that of the call, taken after the stock logger's: " + i);
     }
-    String all = String.join("\n", ourLines);
+    String all = String.join("\n", ourLines) + "\n";
+    assertTrue(!all.contains("cmd=datanodeReport"), "debug cmdlist commands are left out at INFO");
     for (String expected : new String[] {
         "\tcmd=mkdirs\tsrc=/script\tdst=null\tperm=",
         "\tcmd=rename\tsrc=/script/a\\tb\tdst=/script/caf\\u00E9 \\u65E5\\u672C\tperm=",
         "\tcmd=create\tsrc=/script/new\\nline\tdst=null\tperm=",
         "allowed=false\tugi=mallory (auth:SIMPLE)\tip=/127.0.0.1\tcmd=setOwner\tsrc=/script/owned\tdst=null"
-            + "\tperm=null\tproto=rpc",
+            + "\tperm=null\ttrackingId=null\tproto=rpc",
         "\tproto=webhdfs",
         "\tcallerContext=probeCtx:sig",
+        "\tcallerContext=" + "long".repeat(32) + ":sig\n",
+        "\tperm=null\ttrackingId=null\tproto=rpc",
         "\tcmd=listStatus\tsrc=/script\t",
         "\tcmd=getfileinfo\tsrc=/script/owned\t",
         "\tcmd=setPermission\tsrc=/script/owned\tdst=null\tperm=",
@@ -130,6 +136,11 @@ class MiniClusterStockFormatTest {
         .setSignature("sig".getBytes(StandardCharsets.UTF_8)).build());
     try {
       fs.getFileStatus(base);
+      // A context longer than hadoop.caller.context.max.size (128) is cut to it.
+      CallerContext.setCurrent(new CallerContext.Builder("long".repeat(100))
+          .setSignature("sig".getBytes(StandardCharsets.UTF_8)).build());
+      fs.getFileStatus(base);
+      ops++;
     } finally {
       CallerContext.setCurrent(null);
     }

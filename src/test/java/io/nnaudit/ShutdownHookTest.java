@@ -22,17 +22,19 @@ class ShutdownHookTest {
   Path dir;
 
   private String runChild(File audit, int events, long delayMs, boolean stall, long timeoutMs) throws Exception {
+    return runJava(ShutdownDrainMain.class, audit.getPath(), String.valueOf(events), String.valueOf(delayMs),
+        String.valueOf(stall), String.valueOf(timeoutMs));
+  }
+
+  private String runJava(Class<?> main, String... args) throws Exception {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
+    cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
     cmd.add("-cp");
     cmd.add(cp);
-    cmd.add(ShutdownDrainMain.class.getName());
-    cmd.add(audit.getPath());
-    cmd.add(String.valueOf(events));
-    cmd.add(String.valueOf(delayMs));
-    cmd.add(String.valueOf(stall));
-    cmd.add(String.valueOf(timeoutMs));
+    cmd.add(main.getName());
+    cmd.addAll(java.util.Arrays.asList(args));
     File out = dir.resolve("child-" + System.nanoTime() + ".out").toFile();
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out).start();
     assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the child JVM exited");
@@ -63,5 +65,20 @@ class ShutdownHookTest {
     String output = runChild(audit, 50, 0, true, 500);
     assertTrue(output.contains("did not finish within 500 ms"), output);
     assertEquals(0, TestFiles.operationRecords(audit).size());
+  }
+
+  @Test
+  void aNameNodeThatExitsWritesEveryAcknowledgedOperation() throws Exception {
+    File audit = dir.resolve("nn-exit.log").toFile();
+    int ops = 300;
+    String output = runJava(NameNodeExitMain.class, dir.resolve("nn").toString(), audit.getPath(),
+        String.valueOf(ops));
+    Matcher m = Pattern.compile("ACKED (\\d+) written-at-exit=(\\d+)").matcher(output);
+    assertTrue(m.find(), output);
+    assertEquals(ops, Integer.parseInt(m.group(1)));
+    assertTrue(Long.parseLong(m.group(2)) < ops, "records were still queued at exit: " + m.group());
+    long mkdirs = TestFiles.operationRecords(audit).stream().filter(l -> l.contains("\tcmd=mkdirs\tsrc=/exit/d"))
+        .count();
+    assertEquals(ops, mkdirs, "every acknowledged mkdirs has its record after the NameNode JVM exited");
   }
 }
