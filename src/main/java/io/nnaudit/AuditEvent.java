@@ -32,10 +32,19 @@ public final class AuditEvent {
   public final String proto;
   /** The caller context when enabled and valid, else null. */
   public final CallerContext callerContext;
+  /** Under durability=sync, how the handler learns that this record is fsynced; else null. */
+  public final SyncTicket ticket;
 
   public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
       String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
       String proto, CallerContext callerContext) {
+    this(timeMillis, allowed, ugi, addr, cmd, src, dst, hasStat, owner, group, permission, trackingId, proto,
+        callerContext, null);
+  }
+
+  public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
+      String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
+      String proto, CallerContext callerContext, SyncTicket ticket) {
     this.timeMillis = timeMillis;
     this.allowed = allowed;
     this.ugi = ugi;
@@ -50,5 +59,6 @@ public final class AuditEvent {
     this.trackingId = trackingId;
     this.proto = proto;
     this.callerContext = callerContext;
+    this.ticket = ticket;
   }
 }

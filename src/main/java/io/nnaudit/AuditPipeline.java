@@ -44,6 +44,7 @@ public final class AuditPipeline {
   private final ArrayBlockingQueue<AuditEvent> queue;
   private final DropTracker drops;
   private final AuditWriter writer;
+  private final WriterMetrics metrics;
   private final Thread writerThread;
   private final Runnable shutdownHook;
   private final LongAdder accepted = new LongAdder();
@@ -51,13 +52,15 @@ public final class AuditPipeline {
   private final LongAdder blockedWaits = new LongAdder();
   private final AtomicInteger handlersInside = new AtomicInteger();
   private volatile boolean closed;
+  /** Closed and out of time: the writer stops retrying a failing sink and ends. */
+  private volatile boolean abandoned;
 
   private AuditPipeline(NnauditSettings settings, AuditSink sink) {
     this.settings = settings;
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
-    this.writer = new AuditWriter(this, queue, sink, new AuditRecordFormatter(settings), drops,
-        settings.batchMaxEvents());
+    this.metrics = new WriterMetrics(settings.percentileIntervals());
+    this.writer = new AuditWriter(this, queue, sink, new AuditRecordFormatter(settings), drops, settings, metrics);
     this.writerThread = new Thread(writer, "nnaudit-writer[" + settings.file().getName() + "]");
     this.writerThread.setDaemon(true);
     this.shutdownHook = () -> close(settings.shutdownTimeoutMs());
@@ -70,6 +73,11 @@ public final class AuditPipeline {
     ShutdownHookManager.get().addShutdownHook(p.shutdownHook, SHUTDOWN_HOOK_PRIORITY,
         settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
+    String weakened = settings.weakenedSyncGuarantee();
+    if (weakened != null) {
+      LOG.warn("nnaudit: durability=sync is weakened: {}; such operations are acknowledged without a durable "
+          + "record (they are counted as dropped)", weakened);
+    }
     return p;
   }
 
@@ -166,6 +174,22 @@ public final class AuditPipeline {
     captureFailed.increment();
   }
 
+  boolean writerAlive() {
+    return writerThread.isAlive();
+  }
+
+  boolean isAbandoned() {
+    return abandoned;
+  }
+
+  WriterMetrics writerMetrics() {
+    return metrics;
+  }
+
+  DropTracker drops() {
+    return drops;
+  }
+
   /** True once closed and no handler is still inside {@link #offer}: nothing more can enter the queue. */
   boolean isQuiescent() {
     return closed && handlersInside.get() == 0;
@@ -186,7 +210,7 @@ public final class AuditPipeline {
   public boolean awaitWritten(long timeoutMs) throws InterruptedException {
     long target = accepted.sum();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    while (writer.written + writer.writeFailed < target) {
+    while (metrics.written + metrics.writeFailed + drops.droppedAfterAcceptance() < target) {
       if (System.nanoTime() - deadline >= 0) {
         return false;
       }
@@ -212,6 +236,9 @@ public final class AuditPipeline {
       // We are the hook, or the JVM is already running hooks: nothing to remove.
     }
     boolean done = joinWriter(timeoutMs);
+    if (!done) {
+      abandoned = true; // a failing sink is no longer retried; the writer ends
+    }
     if (done) {
       LOG.info("nnaudit: closed audit pipeline for {}: {}", settings.file(), stats());
     } else {
@@ -231,7 +258,8 @@ public final class AuditPipeline {
   }
 
   public AuditStats stats() {
-    return new AuditStats(accepted.sum(), drops.total(), writer.written, captureFailed.sum(), writer.writeFailed,
-        blockedWaits.sum(), queue.size(), settings.queueCapacity(), writer.batches);
+    return new AuditStats(accepted.sum(), drops.total(), metrics.written, captureFailed.sum(),
+        metrics.writeFailed, blockedWaits.sum(), queue.size(), settings.queueCapacity(), metrics.batches,
+        metrics.sinkErrors, drops.droppedAfterAcceptance());
   }
 }

@@ -1,9 +1,11 @@
 package io.nnaudit;
 
 /**
- * A snapshot of one pipeline's counters. Every call of {@code logAuditEvent} ends in exactly one of accepted,
- * dropped or {@code captureFailed} (or is skipped by {@code dfs.namenode.audit.log.debug.cmdlist}); every
- * accepted event is later either written or {@code writeFailed}, or is still queued.
+ * A snapshot of one pipeline's counters. Every call of {@code logAuditEvent} is first accepted by the queue,
+ * dropped at the queue, or {@code captureFailed} (or skipped by {@code dfs.namenode.audit.log.debug.cmdlist}).
+ * Every accepted event is later written, {@code writeFailed}, or dropped by the writer under fail-open
+ * ({@code droppedAfterAcceptance}), or is still queued. {@code dropped} counts both kinds of drop:
+ * {@code calls = accepted + (dropped - droppedAfterAcceptance) + captureFailed}.
  */
 public final class AuditStats {
   public final long accepted;
@@ -18,9 +20,12 @@ public final class AuditStats {
   public final int queueDepth;
   public final int queueCapacity;
   public final long batches;
+  /** Write or fsync calls the sink failed. */
+  public final long sinkErrors;
+  public final long droppedAfterAcceptance;
 
   AuditStats(long accepted, long dropped, long written, long captureFailed, long writeFailed, long blockedWaits,
-      int queueDepth, int queueCapacity, long batches) {
+      int queueDepth, int queueCapacity, long batches, long sinkErrors, long droppedAfterAcceptance) {
     this.accepted = accepted;
     this.dropped = dropped;
     this.written = written;
@@ -30,12 +35,15 @@ public final class AuditStats {
     this.queueDepth = queueDepth;
     this.queueCapacity = queueCapacity;
     this.batches = batches;
+    this.sinkErrors = sinkErrors;
+    this.droppedAfterAcceptance = droppedAfterAcceptance;
   }
 
   @Override
   public String toString() {
     return "accepted=" + accepted + " dropped=" + dropped + " written=" + written + " captureFailed="
         + captureFailed + " writeFailed=" + writeFailed + " blockedWaits=" + blockedWaits + " queueDepth="
-        + queueDepth + "/" + queueCapacity + " batches=" + batches;
+        + queueDepth + "/" + queueCapacity + " batches=" + batches + " sinkErrors=" + sinkErrors
+        + " droppedAfterAcceptance=" + droppedAfterAcceptance;
   }
 }

@@ -1,6 +1,5 @@
 package io.nnaudit;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -14,23 +13,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch into one text,
- * and hands it to the sink with one write call.
+ * and hands it to the {@link BatchCommitter}, which writes it with one write call and fsyncs as configured.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
  * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again: a busy NameNode gets large
- * batches and few writes, an idle one gets a write per event and no added latency. This is group commit.
- * A pending drop report is written ahead of the batch in which the writer notices it. The sink writes
- * straight to the file channel, so the end of each write is the flush: there is no user-space buffer in
- * which records could wait.
+ * batches and few writes (and, under durability=sync, few fsyncs: group commit), an idle one gets a write per
+ * event and no added latency. A pending drop report is written ahead of the batch in which the writer notices
+ * it. The sink writes straight to the file channel, so the end of each write is the flush: there is no
+ * user-space buffer in which records could wait.
  *
  * <p>Failures never stop the loop: an event that cannot be formatted is counted in {@code writeFailed},
- * logged and left out; a batch that the sink cannot write is counted and logged, and the loop goes on with
- * the next. Logging of repeated failures is rate-limited. Interrupts are ignored, because an interrupted
- * FileChannel closes itself and because leaving early would strand queued events.
+ * logged and left out; sink failures are handled by the failure policy in {@link BatchCommitter}. Interrupts
+ * are ignored, because an interrupted FileChannel closes itself and because leaving early would strand queued
+ * events.
  *
  * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
  * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
- * sink. So every accepted event is written (or counted as failed) before the sink closes.
+ * sink. So every accepted event is written (or counted) before the sink closes.
  */
 final class AuditWriter implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
@@ -44,26 +43,28 @@ final class AuditWriter implements Runnable {
   private final AuditSink sink;
   private final AuditRecordFormatter formatter;
   private final DropTracker drops;
+  private final BatchCommitter committer;
+  private final WriterMetrics metrics;
   private final int batchMax;
+  private final long idlePollMs;
   private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
+  private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private StringBuilder text = new StringBuilder(16 * 1024);
   private long lastFailureLog = Long.MIN_VALUE;
   private long suppressedFailures;
 
-  // Written by this thread only, read by anyone.
-  volatile long written;
-  volatile long writeFailed;
-  volatile long batches;
-  volatile long lastWriteMillis;
-
   AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
-      AuditRecordFormatter formatter, DropTracker drops, int batchMax) {
+      AuditRecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
     this.pipeline = pipeline;
     this.queue = queue;
     this.sink = sink;
     this.formatter = formatter;
     this.drops = drops;
-    this.batchMax = batchMax;
+    this.metrics = metrics;
+    this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics);
+    this.batchMax = settings.batchMaxEvents();
+    this.idlePollMs = settings.durability() == Durability.INTERVAL
+        ? Math.min(IDLE_POLL_MS, settings.durabilityIntervalMs()) : IDLE_POLL_MS;
   }
 
   @Override
@@ -73,7 +74,7 @@ final class AuditWriter implements Runnable {
       while (true) {
         AuditEvent first;
         try {
-          first = queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
+          first = queue.poll(idlePollMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
           continue; // see the design note: never leave with events queued
         }
@@ -82,6 +83,7 @@ final class AuditWriter implements Runnable {
           if (report != null) {
             writeBatch(batch, report);
           }
+          committer.idle();
           // Quiescent first, then empty: an event offered before the last handler left is seen here.
           if (pipeline.isQuiescent() && queue.isEmpty()) {
             DropReport last = drops.takeUnreported();
@@ -109,7 +111,7 @@ final class AuditWriter implements Runnable {
   private void writeBatch(List<AuditEvent> batch, DropReport report) {
     StringBuilder sb = text;
     sb.setLength(0);
-    int pending = 0;
+    chunkEvents.clear();
     if (report != null) {
       formatter.appendDropRecord(sb, System.currentTimeMillis(), report.count, report.fromMillis,
           report.toMillis, report.total);
@@ -118,48 +120,41 @@ final class AuditWriter implements Runnable {
       int mark = sb.length();
       try {
         formatter.appendRecord(sb, e);
-        pending++;
+        chunkEvents.add(e);
       } catch (Throwable t) {
         sb.setLength(mark);
-        writeFailed++;
+        metrics.writeFailed(1);
+        if (e.ticket != null) {
+          e.ticket.release();
+        }
         logFailure("could not format an audit event (cmd=" + safe(e) + "); it is skipped", t);
       }
       if (sb.length() >= WRITE_CHUNK_CHARS) {
-        flushText(sb, pending);
-        pending = 0;
+        flushChunk(sb, report);
+        report = null;
       }
     }
-    flushText(sb, pending);
+    flushChunk(sb, report);
     if (sb.capacity() > WRITE_CHUNK_CHARS) {
       text = new StringBuilder(16 * 1024);
       encoder.trim(16 * 1024);
     }
   }
 
-  /** One write call for everything in {@code sb}, holding {@code events} event records. */
-  private void flushText(StringBuilder sb, int events) {
-    if (sb.length() == 0) {
-      return;
+  /** One write for everything in {@code sb}: the records of {@link #chunkEvents}, after {@code report}'s. */
+  private void flushChunk(StringBuilder sb, DropReport report) {
+    if (sb.length() > 0) {
+      committer.commit(encoder.encode(sb), chunkEvents, report);
     }
-    try {
-      ByteBuffer bytes = encoder.encode(sb);
-      sink.write(bytes);
-      written += events;
-      batches++;
-      lastWriteMillis = System.currentTimeMillis();
-    } catch (Throwable t) {
-      writeFailed += events;
-      logFailure("could not write " + events + " audit records to the sink", t);
-    } finally {
-      sb.setLength(0);
-    }
+    sb.setLength(0);
+    chunkEvents.clear();
   }
 
   private void logFailure(String what, Throwable t) {
     long now = System.currentTimeMillis();
     if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
       LOG.error("nnaudit: {} ({} similar failures not logged since the last report; {} events failed in all)",
-          what, suppressedFailures, writeFailed, t);
+          what, suppressedFailures, metrics.writeFailed, t);
       lastFailureLog = now;
       suppressedFailures = 0;
     } else {

@@ -76,19 +76,27 @@ final class ConfigCheck {
     return v;
   }
 
+  /** An enum constant, case-insensitive; {@code fail-open} matches {@code FAIL_OPEN}. */
   static <E extends Enum<E>> E enumValue(Configuration conf, String key, String dflt, Class<E> type) {
     String raw = conf.getTrimmed(key, dflt);
     for (E e : type.getEnumConstants()) {
-      if (e.name().equalsIgnoreCase(raw)) {
+      if (e.name().equalsIgnoreCase(raw.replace('-', '_'))) {
         return e;
       }
     }
     StringBuilder allowed = new StringBuilder("one of ");
     E[] all = type.getEnumConstants();
     for (int i = 0; i < all.length; i++) {
-      allowed.append(i == 0 ? "" : ", ").append(all[i].name());
+      allowed.append(i == 0 ? "" : ", ").append(displayName(all[i], dflt));
     }
     throw invalid(key, raw, allowed.toString());
+  }
+
+  /** How a constant is written in configuration: in the case of the default, with hyphens for underscores. */
+  static String displayName(Enum<?> e, String dflt) {
+    boolean lower = !dflt.equals(dflt.toUpperCase(java.util.Locale.ROOT));
+    String n = e.name();
+    return lower ? n.toLowerCase(java.util.Locale.ROOT).replace('_', '-') : n;
   }
 
   static boolean bool(Configuration conf, String key, boolean dflt) {

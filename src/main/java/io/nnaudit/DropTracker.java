@@ -18,6 +18,8 @@ final class DropTracker {
   private static final long NONE = Long.MIN_VALUE;
 
   private final AtomicLong total = new AtomicLong();
+  /** Of {@link #total}, the events the writer dropped after the queue had accepted them (fail-open). */
+  private volatile long afterAcceptance;
   private final AtomicLong firstUnreported = new AtomicLong(NONE);
   private volatile long lastDropMillis;
   private final AtomicLong lastWarnMillis = new AtomicLong(NONE);
@@ -33,15 +35,29 @@ final class DropTracker {
   }
 
   void onDrop(long nowMillis, String reason) {
-    long n = total.incrementAndGet();
+    onDrops(1, nowMillis, reason);
+  }
+
+  void onDrops(long count, long nowMillis, String reason) {
+    long n = total.addAndGet(count);
     lastDropMillis = nowMillis;
     firstUnreported.compareAndSet(NONE, nowMillis);
     long lastWarn = lastWarnMillis.get();
     if ((lastWarn == NONE || nowMillis - lastWarn >= warnIntervalMs)
         && lastWarnMillis.compareAndSet(lastWarn, nowMillis)) {
-      log.warn("nnaudit: dropped an audit event for {} ({}); {} dropped since start-up. Dropped events are "
-          + "counted and reported in the audit file as nnaudit=dropped records.", what, reason, n);
+      log.warn("nnaudit: dropped {} audit event(s) for {} ({}); {} dropped since start-up. Dropped events are "
+          + "counted and reported in the audit file as nnaudit=dropped records.", count, what, reason, n);
     }
+  }
+
+  /** Writer thread only: accepted events given up by fail-open. */
+  void onWriterDrops(long count, long nowMillis, String reason) {
+    afterAcceptance += count;
+    onDrops(count, nowMillis, reason);
+  }
+
+  long droppedAfterAcceptance() {
+    return afterAcceptance;
   }
 
   long total() {
@@ -62,6 +78,18 @@ final class DropTracker {
     DropReport r = new DropReport(t - reportedTotal, from, to, t);
     reportedTotal = t;
     return r;
+  }
+
+  /** Puts back a report whose drop record could not be written, so that the next one covers it. */
+  void unreport(DropReport r) {
+    if (r == null) {
+      return;
+    }
+    reportedTotal -= r.count;
+    long first = firstUnreported.get();
+    while ((first == NONE || first > r.fromMillis) && !firstUnreported.compareAndSet(first, r.fromMillis)) {
+      first = firstUnreported.get();
+    }
   }
 
   /** Drops between two records of the audit stream. */

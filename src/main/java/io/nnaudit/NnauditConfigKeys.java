@@ -47,6 +47,26 @@ public final class NnauditConfigKeys {
   public static final String WRITER_BATCH_MAX_EVENTS_KEY = PREFIX + "writer.batch.max.events";
   public static final int WRITER_BATCH_MAX_EVENTS_DEFAULT = 1024;
 
+  /** When records are fsynced: none, interval, batch or sync. */
+  public static final String DURABILITY_KEY = PREFIX + "durability";
+  public static final String DURABILITY_DEFAULT = "none";
+
+  /** Under durability=interval, the longest written records wait for an fsync, in milliseconds. */
+  public static final String DURABILITY_INTERVAL_MS_KEY = PREFIX + "durability.interval.ms";
+  public static final long DURABILITY_INTERVAL_MS_DEFAULT = 1000L;
+
+  /** Under durability=interval, the most written records that wait for an fsync. */
+  public static final String DURABILITY_INTERVAL_RECORDS_KEY = PREFIX + "durability.interval.records";
+  public static final int DURABILITY_INTERVAL_RECORDS_DEFAULT = 1000;
+
+  /** What the writer does when the sink fails: fail-closed (retry; handlers wait) or fail-open (drop; count). */
+  public static final String FAILURE_POLICY_KEY = PREFIX + "failure.policy";
+  public static final String FAILURE_POLICY_DEFAULT = "fail-closed";
+
+  /** Under fail-closed, the pause between two attempts to write a batch the sink refused, in milliseconds. */
+  public static final String FAILURE_RETRY_INTERVAL_MS_KEY = PREFIX + "failure.retry.interval.ms";
+  public static final long FAILURE_RETRY_INTERVAL_MS_DEFAULT = 500L;
+
   /** The longest the JVM shutdown hook waits for the queue to drain to the file, in milliseconds. */
   public static final String SHUTDOWN_TIMEOUT_MS_KEY = PREFIX + "shutdown.timeout.ms";
   public static final long SHUTDOWN_TIMEOUT_MS_DEFAULT = 10_000L;

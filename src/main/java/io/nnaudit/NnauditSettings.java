@@ -41,12 +41,18 @@ public final class NnauditSettings {
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
   private final String sinkClass;
+  private final Durability durability;
+  private final long durabilityIntervalMs;
+  private final int durabilityIntervalRecords;
+  private final FailurePolicy failurePolicy;
+  private final long failureRetryIntervalMs;
   // Stock keys that shape the record.
   private final boolean callerContextEnabled;
   private final int callerContextMaxLen;
   private final int callerSignatureMaxLen;
   private final boolean trackingIdEnabled;
   private final Set<String> debugCmds;
+  private final int[] percentileIntervals;
 
   private NnauditSettings(Configuration conf) {
     this.file = auditFile(conf);
@@ -71,6 +77,15 @@ public final class NnauditSettings {
     this.dropWarnIntervalMs = ConfigCheck.longInRange(conf, DROP_WARN_INTERVAL_MS_KEY,
         DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
     this.sinkClass = conf.getTrimmed(SINK_CLASS_KEY, SINK_CLASS_DEFAULT);
+    this.durability = ConfigCheck.enumValue(conf, DURABILITY_KEY, DURABILITY_DEFAULT, Durability.class);
+    this.durabilityIntervalMs = ConfigCheck.longInRange(conf, DURABILITY_INTERVAL_MS_KEY,
+        DURABILITY_INTERVAL_MS_DEFAULT, 1, 3_600_000L, "milliseconds");
+    this.durabilityIntervalRecords = ConfigCheck.intInRange(conf, DURABILITY_INTERVAL_RECORDS_KEY,
+        DURABILITY_INTERVAL_RECORDS_DEFAULT, 1, Integer.MAX_VALUE, "records");
+    this.failurePolicy = ConfigCheck.enumValue(conf, FAILURE_POLICY_KEY, FAILURE_POLICY_DEFAULT,
+        FailurePolicy.class);
+    this.failureRetryIntervalMs = ConfigCheck.longInRange(conf, FAILURE_RETRY_INTERVAL_MS_KEY,
+        FAILURE_RETRY_INTERVAL_MS_DEFAULT, 1, 600_000L, "milliseconds");
 
     this.callerContextEnabled = ConfigCheck.bool(conf,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_ENABLED_KEY,
@@ -84,6 +99,7 @@ public final class NnauditSettings {
         "bytes");
     this.trackingIdEnabled = ConfigCheck.bool(conf, DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_KEY,
         DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_DEFAULT);
+    this.percentileIntervals = percentileIntervals(conf);
     this.debugCmds = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
         conf.getTrimmedStrings(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_DEBUG_CMDLIST))));
   }
@@ -91,6 +107,23 @@ public final class NnauditSettings {
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
     return new NnauditSettings(conf);
+  }
+
+  private static int[] percentileIntervals(Configuration conf) {
+    String key = DFSConfigKeys.DFS_METRICS_PERCENTILES_INTERVALS_KEY;
+    String[] raw = conf.getTrimmedStrings(key);
+    int[] out = new int[raw.length];
+    for (int i = 0; i < raw.length; i++) {
+      try {
+        out[i] = Integer.parseInt(raw[i]);
+      } catch (NumberFormatException e) {
+        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds", e);
+      }
+      if (out[i] <= 0) {
+        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds");
+      }
+    }
+    return out;
   }
 
   private static File auditFile(Configuration conf) {
@@ -157,6 +190,41 @@ public final class NnauditSettings {
     return sinkClass;
   }
 
+  public Durability durability() {
+    return durability;
+  }
+
+  public long durabilityIntervalMs() {
+    return durabilityIntervalMs;
+  }
+
+  public int durabilityIntervalRecords() {
+    return durabilityIntervalRecords;
+  }
+
+  public FailurePolicy failurePolicy() {
+    return failurePolicy;
+  }
+
+  public long failureRetryIntervalMs() {
+    return failureRetryIntervalMs;
+  }
+
+  /** The guarantee of durability=sync holds only with BLOCK and fail-closed; null when it holds. */
+  public String weakenedSyncGuarantee() {
+    if (durability != Durability.SYNC) {
+      return null;
+    }
+    if (overflowPolicy == OverflowPolicy.DROP) {
+      return QUEUE_FULL_POLICY_KEY + "=DROP lets a handler drop its event, and acknowledge its operation, "
+          + "when the queue is full";
+    }
+    if (failurePolicy == FailurePolicy.FAIL_OPEN) {
+      return FAILURE_POLICY_KEY + "=fail-open releases handlers whose records the disk refused";
+    }
+    return null;
+  }
+
   public boolean callerContextEnabled() {
     return callerContextEnabled;
   }
@@ -171,6 +239,11 @@ public final class NnauditSettings {
 
   public boolean trackingIdEnabled() {
     return trackingIdEnabled;
+  }
+
+  /** {@code dfs.metrics.percentiles.intervals}: seconds per latency-quantile window; empty for none. */
+  public int[] percentileIntervals() {
+    return percentileIntervals.clone();
   }
 
   public Set<String> debugCmds() {
@@ -188,9 +261,12 @@ public final class NnauditSettings {
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
         && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
+        && durability == s.durability && durabilityIntervalMs == s.durabilityIntervalMs
+        && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
+        && failureRetryIntervalMs == s.failureRetryIntervalMs
         && callerContextEnabled == s.callerContextEnabled && callerContextMaxLen == s.callerContextMaxLen
         && callerSignatureMaxLen == s.callerSignatureMaxLen && trackingIdEnabled == s.trackingIdEnabled
-        && debugCmds.equals(s.debugCmds);
+        && debugCmds.equals(s.debugCmds) && Arrays.equals(percentileIntervals, s.percentileIntervals);
   }
 
   @Override
@@ -202,6 +278,8 @@ public final class NnauditSettings {
   public String toString() {
     return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
         + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
-        + ", filePermissions=" + filePermissions + ", recordPrefix=" + recordPrefix + ", sink=" + sinkClass;
+        + ", filePermissions=" + filePermissions + ", recordPrefix=" + recordPrefix + ", sink=" + sinkClass
+        + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
+        + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;
   }
 }

@@ -81,19 +81,28 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       String trackingId = settings.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
       CallerContext ctx = settings.callerContextEnabled() && callerContext != null
           && callerContext.isContextValid() ? callerContext : null;
+      SyncTicket ticket = settings.durability() == Durability.SYNC ? new SyncTicket(Thread.currentThread()) : null;
       event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,
-          trackingId, Server.getProtocol(), ctx);
+          trackingId, Server.getProtocol(), ctx, ticket);
     } catch (Throwable t) {
       pipeline.countCaptureFailure();
       logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
       return;
     }
-    if (pipeline.offer(event) == AuditPipeline.Offer.CLOSED) {
+    AuditPipeline.Offer result = pipeline.offer(event);
+    if (result == AuditPipeline.Offer.CLOSED) {
       // A later initialize may have swapped the pipeline under us: follow the slot once.
       AuditPipeline current = s.current;
-      if (current == pipeline || current.offer(event) == AuditPipeline.Offer.CLOSED) {
+      if (current != pipeline) {
+        pipeline = current;
+        result = current.offer(event);
+      }
+      if (result == AuditPipeline.Offer.CLOSED) {
         current.dropClosed(event);
       }
+    }
+    if (result == AuditPipeline.Offer.ACCEPTED && event.ticket != null) {
+      event.ticket.await(pipeline); // durability=sync: return only once the record is fsynced
     }
   }
 

@@ -205,19 +205,6 @@ class AuditPipelineTest {
     assertTrue(records.get(1).contains("src=/after\t"));
   }
 
-  @Test
-  void sinkFailuresAreCountedAndWritingResumes() throws Exception {
-    QueuedAuditLogger l = start(conf(file));
-    GatedFileSink.failNextWrites.set(1);
-    logCreate(l, "/lost");
-    awaitTrue("the failed write", 10_000, () -> l.stats().writeFailed == 1);
-    logCreate(l, "/kept");
-    assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(1, l.stats().written);
-    List<String> records = TestFiles.operationRecords(file);
-    assertEquals(1, records.size());
-    assertTrue(records.get(0).contains("src=/kept\t"));
-  }
 
   @Test
   void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {

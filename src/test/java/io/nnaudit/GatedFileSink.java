@@ -2,7 +2,11 @@ package io.nnaudit;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +24,14 @@ public class GatedFileSink extends RollingFileSink {
   static final AtomicInteger writersWaiting = new AtomicInteger();
   /** The next this-many writes fail with an IOException, as a full or broken disk would. */
   static final AtomicInteger failNextWrites = new AtomicInteger();
+  /** The next this-many fsyncs fail with an IOException. */
+  static final AtomicInteger failNextForces = new AtomicInteger();
+  /** Added to every fsync, as a slow disk's. */
+  static volatile long forceDelayMillis;
+  static final AtomicInteger forces = new AtomicInteger();
+  /** src values of records written but not yet fsynced, and of records fsynced. */
+  static final Set<String> writtenSrcs = ConcurrentHashMap.newKeySet();
+  static final Set<String> forcedSrcs = ConcurrentHashMap.newKeySet();
   /** Records (newline-terminated lines) in each write call, in order. */
   static final List<Integer> recordsPerWrite = new CopyOnWriteArrayList<>();
 
@@ -32,6 +44,11 @@ public class GatedFileSink extends RollingFileSink {
     gate = null;
     writersWaiting.set(0);
     failNextWrites.set(0);
+    failNextForces.set(0);
+    forceDelayMillis = 0;
+    forces.set(0);
+    writtenSrcs.clear();
+    forcedSrcs.clear();
     recordsPerWrite.clear();
   }
 
@@ -79,6 +96,33 @@ public class GatedFileSink extends RollingFileSink {
       }
     }
     recordsPerWrite.add(lines);
+    String text = StandardCharsets.UTF_8.decode(batch.duplicate()).toString();
     super.write(batch);
+    for (String line : text.split("\n")) {
+      int at = line.indexOf("\tsrc=");
+      if (at >= 0) {
+        int end = line.indexOf('\t', at + 5);
+        writtenSrcs.add(line.substring(at + 5, end < 0 ? line.length() : end));
+      }
+    }
+  }
+
+  @Override
+  public void force() throws IOException {
+    long d = forceDelayMillis;
+    if (d > 0) {
+      try {
+        Thread.sleep(d);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (failNextForces.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
+      throw new IOException("injected fsync failure");
+    }
+    Set<String> covered = new HashSet<>(writtenSrcs);
+    super.force();
+    forcedSrcs.addAll(covered);
+    forces.incrementAndGet();
   }
 }

@@ -45,6 +45,8 @@ class NnauditSettingsTest {
     assertEquals(NnauditSettings.RecordPrefix.LOG4J, s.recordPrefix());
     assertEquals(1024, s.batchMaxEvents());
     assertEquals(10_000L, s.shutdownTimeoutMs());
+    assertEquals(Durability.NONE, s.durability());
+    assertEquals(FailurePolicy.FAIL_CLOSED, s.failurePolicy());
     assertEquals(new File(dir.toFile(), "audit.log"), s.file());
   }
 
@@ -64,11 +66,15 @@ class NnauditSettingsTest {
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "10m");
     c.set(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "600");
     c.set(NnauditConfigKeys.RECORD_PREFIX_KEY, "NONE");
+    c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "Fail-Open");
+    c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     NnauditSettings s = NnauditSettings.fromConf(c);
     assertEquals(OverflowPolicy.DROP, s.overflowPolicy());
     assertEquals(10L * 1024 * 1024, s.maxFileSize());
     assertEquals("rw-------", s.filePermissions());
     assertEquals(NnauditSettings.RecordPrefix.NONE, s.recordPrefix());
+    assertEquals(FailurePolicy.FAIL_OPEN, s.failurePolicy());
+    assertEquals(Durability.SYNC, s.durability());
   }
 
   @Test
@@ -84,7 +90,13 @@ class NnauditSettingsTest {
     assertRejected(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "666", "no one but the owner may write");
     assertRejected(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "rw-r-----", "octal mode");
     assertRejected(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "440", "the owner must be able to write");
-    assertRejected(NnauditConfigKeys.RECORD_PREFIX_KEY, "json", "one of LOG4J, NONE");
+    assertRejected(NnauditConfigKeys.RECORD_PREFIX_KEY, "json", "one of log4j, none");
+    assertRejected(NnauditConfigKeys.DURABILITY_KEY, "always", "one of none, interval, batch, sync");
+    assertRejected(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-safe", "one of fail-closed, fail-open");
+    assertRejected(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, "0", "an integer from 1 to");
+    assertRejected(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, "0", "an integer from 1 to");
+    assertRejected(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, "x", "milliseconds");
+    assertRejected("dfs.metrics.percentiles.intervals", "60,-1", "positive intervals in seconds");
     assertRejected(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, "-5", "milliseconds");
     assertRejected(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, "soon", "milliseconds");
     assertRejected(NnauditConfigKeys.FILE_PATH_KEY, "relative/audit.log", "an absolute path");

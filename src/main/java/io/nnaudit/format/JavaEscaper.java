@@ -42,9 +42,12 @@ public final class JavaEscaper {
   }
 
   /**
-   * Appends {@code s} raw, as the stock line does for ugi and cmd, except that control characters (which the
-   * stock line would write raw, letting a value forge a field or a whole record) are escaped as
-   * {@link #appendEscaped} would.
+   * Appends {@code s} raw, as the stock line does for ugi, cmd, owner and group, except for the characters
+   * that would let a value break or forge a record, which the stock line writes raw too: they are escaped as
+   * {@link #appendEscaped} would escape them. Those are the C0 and C1 control characters and DEL, the Unicode
+   * line and paragraph separators (U+2028, U+2029), unpaired surrogates (which UTF-8 cannot carry) and the
+   * backslash itself, so that commons-text {@code unescapeJava} gives back exactly the original value. Any
+   * other value, which is every real user name, is written byte for byte as the stock logger writes it.
    */
   public static void appendControlEscaped(StringBuilder sb, String s) {
     if (s == null) {
@@ -53,7 +56,7 @@ public final class JavaEscaper {
     }
     int n = s.length();
     int i = 0;
-    while (i < n && s.charAt(i) >= 0x20) {
+    while (i < n && !needsRawEscape(s, i)) {
       i++;
     }
     if (i == n) {
@@ -63,12 +66,29 @@ public final class JavaEscaper {
     sb.append(s, 0, i);
     for (; i < n; i++) {
       char c = s.charAt(i);
-      if (c >= 0x20) {
+      if (!needsRawEscape(s, i)) {
         sb.append(c);
       } else {
         appendEscape(sb, c);
       }
     }
+  }
+
+  private static boolean needsRawEscape(String s, int i) {
+    char c = s.charAt(i);
+    if (c >= 0x20 && c < 0x7f) {
+      return c == '\\';
+    }
+    if (c <= 0x9f || c == '\u2028' || c == '\u2029') {
+      return true;
+    }
+    if (Character.isHighSurrogate(c)) {
+      return i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1));
+    }
+    if (Character.isLowSurrogate(c)) {
+      return i == 0 || !Character.isHighSurrogate(s.charAt(i - 1));
+    }
+    return false;
   }
 
   private static boolean isPlain(char c) {

@@ -6,15 +6,19 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.Set;
 
+import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import org.slf4j.Logger;
@@ -25,23 +29,38 @@ import org.slf4j.LoggerFactory;
  * RFAAUDIT: once the file has reached {@code nnaudit.file.max.size}, {@code file.N-1} becomes {@code file.N}
  * (the oldest is deleted), {@code file} becomes {@code file.1} and a new {@code file} is created.
  *
- * <p>Rotation happens only between batches, after a batch is fully written, so no record is ever split or
- * lost by it. New files get the mode of {@code nnaudit.file.permissions} (default 640, owner and group only).
+ * <ul>
+ * <li>Rotation happens before a write, never inside one, so a chunk is never split between two files, and the
+ * fsync that follows a write covers the file that holds its records.</li>
+ * <li>A write that fails part-way is truncated away before the exception is thrown, so the file never ends in
+ * half a record (a full disk, say); the next write appends whole records again.</li>
+ * <li>If the file is renamed, deleted or replaced behind our back (logrotate, an operator), the change is
+ * noticed within a second and a new file is created at the configured path. A symlink at the path is
+ * followed when the file is opened.</li>
+ * <li>New files get the mode of {@code nnaudit.file.permissions} (default 640). With a durability other than
+ * none, the directory is fsynced after a new file is created, so the file's name survives a power cut.</li>
+ * </ul>
  * Used by the writer thread alone; not thread-safe.
  */
 public class RollingFileSink implements AuditSink {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
+  private static final long REPLACEMENT_CHECK_INTERVAL_MS = 1000;
+
   private final Path path;
   private final long maxSize;
   private final int maxBackups;
+  private final boolean syncDirectory;
   private final FileAttribute<Set<PosixFilePermission>> mode;
   private FileChannel channel;
+  private Object fileKey;
   private long size;
+  private long lastReplacementCheck;
 
   public RollingFileSink(NnauditSettings settings) {
     this.path = settings.file().toPath();
     this.maxSize = settings.maxFileSize();
     this.maxBackups = settings.maxBackups();
+    this.syncDirectory = settings.durability() != Durability.NONE;
     this.mode = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions()));
     try {
       Path parent = path.getParent();
@@ -60,9 +79,11 @@ public class RollingFileSink implements AuditSink {
 
   private void open() throws IOException {
     FileChannel ch;
+    boolean created = false;
     try {
       ch = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
           StandardOpenOption.APPEND), mode);
+      created = true;
     } catch (FileAlreadyExistsException exists) {
       ch = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     } catch (UnsupportedOperationException noPosix) {
@@ -70,22 +91,89 @@ public class RollingFileSink implements AuditSink {
     }
     channel = ch;
     size = ch.size();
+    fileKey = currentFileKey();
+    lastReplacementCheck = System.currentTimeMillis();
+    if (created && syncDirectory) {
+      forceDirectory();
+    }
+  }
+
+  private Object currentFileKey() throws IOException {
+    return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+  }
+
+  private void forceDirectory() {
+    Path dir = path.toAbsolutePath().getParent();
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not fsync directory {} after creating {}", dir, path, e);
+    }
   }
 
   @Override
-  public void write(ByteBuffer batch) throws IOException {
-    while (batch.hasRemaining()) {
-      size += channel.write(batch);
+  public void write(ByteBuffer chunk) throws IOException {
+    if (channel == null || !channel.isOpen()) {
+      open();
     }
+    reopenIfReplaced();
     if (size >= maxSize) {
-      try {
-        rotate();
-      } catch (IOException e) {
-        // The batch is on disk already; keep appending to whatever file we can and try again next batch.
-        LOG.warn("nnaudit: could not rotate {}; appending to it instead", path, e);
-        if (!channel.isOpen()) {
-          open();
-        }
+      rotateOrKeepAppending();
+    }
+    long before = size;
+    try {
+      while (chunk.hasRemaining()) {
+        size += channel.write(chunk);
+      }
+    } catch (IOException e) {
+      undoPartialWrite(before, e);
+      throw e;
+    }
+  }
+
+  private void undoPartialWrite(long before, IOException cause) {
+    try {
+      if (channel.isOpen() && channel.size() > before) {
+        channel.truncate(before);
+      }
+      size = before;
+    } catch (IOException t) {
+      cause.addSuppressed(t);
+      closeQuietly(); // reopened on the next write; the size is read afresh then
+    }
+  }
+
+  private void reopenIfReplaced() throws IOException {
+    long now = System.currentTimeMillis();
+    if (now - lastReplacementCheck < REPLACEMENT_CHECK_INTERVAL_MS) {
+      return;
+    }
+    lastReplacementCheck = now;
+    Object key;
+    try {
+      key = currentFileKey();
+    } catch (NoSuchFileException gone) {
+      key = null;
+    }
+    if (key == null || !Objects.equals(key, fileKey)) {
+      LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
+      closeQuietly();
+      open();
+    }
+  }
+
+  @Override
+  public void force() throws IOException {
+    channel.force(false);
+  }
+
+  private void rotateOrKeepAppending() throws IOException {
+    try {
+      rotate();
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not rotate {}; appending to it instead", path, e);
+      if (channel == null || !channel.isOpen()) {
+        open();
       }
     }
   }
@@ -109,6 +197,16 @@ public class RollingFileSink implements AuditSink {
     return new File(base.getPath() + "." + i).toPath();
   }
 
+  private void closeQuietly() {
+    try {
+      if (channel != null) {
+        channel.close();
+      }
+    } catch (IOException e) {
+      LOG.debug("nnaudit: closing {} failed", path, e);
+    }
+  }
+
   /** Bytes in the live file. */
   public long size() {
     return size;
@@ -116,6 +214,8 @@ public class RollingFileSink implements AuditSink {
 
   @Override
   public void close() throws IOException {
-    channel.close();
+    if (channel != null) {
+      channel.close();
+    }
   }
 }

@@ -60,11 +60,32 @@ class JavaEscaperTest {
   }
 
   @Test
-  void controlEscapingLeavesEverythingButControlCharactersRaw() {
+  void rawFieldsKeepRealNamesAndEscapeWhatCouldForgeARecord() {
     assertEquals("null", controlEscaped(null));
     assertEquals("alice (auth:SIMPLE)", controlEscaped("alice (auth:SIMPLE)"));
-    assertEquals("ünï \"q\" back\\slash", controlEscaped("ünï \"q\" back\\slash"));
+    assertEquals("ünï \"q\" 日本 \uD83D\uDE00", controlEscaped("ünï \"q\" 日本 \uD83D\uDE00"));
     assertEquals("evil\\nallowed=true\\tcmd=delete", controlEscaped("evil\nallowed=true\tcmd=delete"));
     assertEquals("a\\rb\\u0000c\\u001B", controlEscaped("a\rb\u0000c\u001b"));
+    assertEquals("DOM\\\\user", controlEscaped("DOM\\user"));
+    assertEquals("nel\\u0085ls\\u2028ps\\u2029del\\u007F", controlEscaped("nel\u0085ls\u2028ps\u2029del\u007f"));
+    assertEquals("\\uD800x\\uDC00", controlEscaped("\uD800x\uDC00"));
+  }
+
+  @Test
+  void rawFieldEscapingRoundTripsThroughUnescapeJava() {
+    Random r = new Random(42);
+    for (int i = 0; i < 20_000; i++) {
+      StringBuilder sb = new StringBuilder();
+      int len = r.nextInt(30);
+      for (int j = 0; j < len; j++) {
+        sb.append(r.nextBoolean() ? (char) r.nextInt(0x10000) : "\\\n\t\"u\u2028\u0085".charAt(r.nextInt(7)));
+      }
+      String s = sb.toString();
+      String escaped = controlEscaped(s);
+      assertEquals(s, StringEscapeUtils.unescapeJava(escaped));
+      assertEquals(-1, escaped.indexOf('\n'));
+      assertEquals(-1, escaped.indexOf('\t'));
+      assertEquals(-1, escaped.indexOf('\r'));
+    }
   }
 }

@@ -1,0 +1,17 @@
+package io.nnaudit;
+
+/** When the writer forces written records to stable storage ({@code nnaudit.durability}). */
+public enum Durability {
+  /** Write each batch to the OS; never fsync. Survives a NameNode crash, not a machine crash. */
+  NONE,
+  /** fsync at most every {@code nnaudit.durability.interval.ms} or {@code .records}, whichever comes first. */
+  INTERVAL,
+  /** fsync after every batch. */
+  BATCH,
+  /**
+   * fsync after every batch, and {@code logAuditEvent} returns only once its own record is fsynced: no
+   * operation is acknowledged before its audit record is durable. Handlers waiting together share one fsync
+   * (group commit).
+   */
+  SYNC
+}

@@ -1,0 +1,162 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.awaitTrue;
+import static io.nnaudit.AuditTestSupport.conf;
+import static io.nnaudit.AuditTestSupport.logCreate;
+import static io.nnaudit.AuditTestSupport.logger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The four durability modes, observed through a real file sink that records each fsync. */
+class DurabilityTest {
+  @TempDir
+  Path dir;
+  private File file;
+  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    GatedFileSink.reset();
+    file = dir.resolve("audit.log").toFile();
+  }
+
+  @AfterEach
+  void tearDown() {
+    GatedFileSink.resume();
+    for (QueuedAuditLogger l : loggers) {
+      l.pipeline().close(10_000);
+    }
+  }
+
+  private QueuedAuditLogger start(String durability, Configuration c) {
+    c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
+    QueuedAuditLogger l = logger(c);
+    loggers.add(l);
+    return l;
+  }
+
+  @Test
+  void noneNeverFsyncs() throws Exception {
+    QueuedAuditLogger l = start("none", conf(file));
+    for (int i = 0; i < 20; i++) {
+      logCreate(l, "/n" + i);
+    }
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    Thread.sleep(200); // several idle loops: none must not fsync there either
+    assertEquals(0, GatedFileSink.forces.get());
+  }
+
+  @Test
+  void batchFsyncsAfterEveryWrite() throws Exception {
+    QueuedAuditLogger l = start("batch", conf(file));
+    for (int i = 0; i < 20; i++) {
+      logCreate(l, "/b" + i);
+    }
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    awaitTrue("the last fsync", 10_000,
+        () -> GatedFileSink.forces.get() == GatedFileSink.recordsPerWrite.size());
+    assertEquals(20, GatedFileSink.forcedSrcs.size());
+  }
+
+  @Test
+  void intervalFsyncsEveryNRecords() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 5);
+    c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 10);
+    c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 3_600_000L);
+    QueuedAuditLogger l = start("interval", c);
+    GatedFileSink.stall();
+    logCreate(l, "/first");
+    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    for (int i = 0; i < 29; i++) {
+      logCreate(l, "/i" + i);
+    }
+    GatedFileSink.resume();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    // Writes of 1, 5, 5, 5, 5, 5, 4 records: an fsync once 10 have gathered (after 11, 21), none for the rest.
+    assertEquals(List.of(1, 5, 5, 5, 5, 5, 4), GatedFileSink.recordsPerWrite);
+    assertEquals(2, GatedFileSink.forces.get());
+  }
+
+  @Test
+  void intervalFsyncsWithinTheTimeBoundWhenIdle() throws Exception {
+    Configuration c = conf(file);
+    c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 100);
+    c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 1_000_000);
+    QueuedAuditLogger l = start("interval", c);
+    logCreate(l, "/lonely");
+    // Far fewer records than the count bound: only the time bound can cause this fsync.
+    awaitTrue("the time-bound fsync", 10_000, () -> GatedFileSink.forcedSrcs.contains("/lonely"));
+    assertEquals(1, GatedFileSink.forces.get());
+  }
+
+  @Test
+  void syncReturnsOnlyOnceTheRecordIsFsyncedAndSharesFsyncs() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
+    QueuedAuditLogger l = start("sync", c);
+    GatedFileSink.forceDelayMillis = 5; // a disk whose fsync costs 5 ms
+    int threads = 16;
+    int each = 40;
+    AtomicInteger notDurableOnReturn = new AtomicInteger();
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < each; i++) {
+          String src = "/s" + id + "-" + i;
+          logCreate(l, src);
+          if (!GatedFileSink.forcedSrcs.contains(src)) {
+            notDurableOnReturn.incrementAndGet();
+          }
+        }
+      });
+      ts.add(th);
+      th.start();
+    }
+    for (Thread th : ts) {
+      th.join();
+    }
+    assertEquals(0, notDurableOnReturn.get(), "a call returned before its record was fsynced");
+    int calls = threads * each;
+    assertEquals(calls, GatedFileSink.forcedSrcs.size());
+    int forces = GatedFileSink.forces.get();
+    assertTrue(forces < calls / 2, "group commit: " + forces + " fsyncs for " + calls + " records");
+    assertEquals(calls, TestFiles.operationRecords(file).size());
+  }
+
+  @Test
+  void syncWaitsThroughAStalledDiskAndAnInterrupt() throws Exception {
+    QueuedAuditLogger l = start("sync", conf(file));
+    GatedFileSink.stall();
+    boolean[] flagAfter = new boolean[1];
+    Thread handler = new Thread(() -> {
+      logCreate(l, "/patient");
+      flagAfter[0] = Thread.currentThread().isInterrupted();
+    });
+    handler.start();
+    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    handler.interrupt();
+    Thread.sleep(50);
+    assertTrue(handler.isAlive(), "the operation must not be acknowledged before its record is durable");
+    GatedFileSink.resume();
+    handler.join(30_000);
+    assertFalse(handler.isAlive());
+    assertTrue(flagAfter[0]);
+    assertTrue(GatedFileSink.forcedSrcs.contains("/patient"));
+  }
+}

@@ -1,0 +1,135 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.awaitTrue;
+import static io.nnaudit.AuditTestSupport.conf;
+import static io.nnaudit.AuditTestSupport.logCreate;
+import static io.nnaudit.AuditTestSupport.logger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Write and fsync errors injected in the real file sink, under both failure policies. */
+class SinkFailureTest {
+  @TempDir
+  Path dir;
+  private File file;
+  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    GatedFileSink.reset();
+    file = dir.resolve("audit.log").toFile();
+  }
+
+  @AfterEach
+  void tearDown() {
+    GatedFileSink.reset();
+    for (QueuedAuditLogger l : loggers) {
+      l.pipeline().close(10_000);
+    }
+  }
+
+  private QueuedAuditLogger start(Configuration c) {
+    c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 20);
+    QueuedAuditLogger l = logger(c);
+    loggers.add(l);
+    return l;
+  }
+
+  @Test
+  void failClosedRetriesAWriteUntilItSucceedsAndLosesNothing() throws Exception {
+    QueuedAuditLogger l = start(conf(file));
+    GatedFileSink.failNextWrites.set(3);
+    for (int i = 0; i < 10; i++) {
+      logCreate(l, "/r" + i);
+    }
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    AuditStats s = l.stats();
+    assertEquals(3, s.sinkErrors, s.toString());
+    assertEquals(0, s.dropped, s.toString());
+    assertEquals(10, s.written, s.toString());
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(10, records.size(), "each record once: " + records);
+    assertEquals(10, records.stream().distinct().count());
+  }
+
+  @Test
+  void failClosedBlocksHandlersWhileTheDiskRefuses() throws Exception {
+    Configuration c = conf(file);
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
+    QueuedAuditLogger l = start(c);
+    GatedFileSink.failNextWrites.set(Integer.MAX_VALUE);
+    Thread handler = new Thread(() -> {
+      for (int i = 0; i < 10; i++) {
+        logCreate(l, "/wait" + i);
+      }
+    });
+    handler.start();
+    awaitTrue("the queue to fill", 10_000, () -> l.stats().blockedWaits > 0);
+    Thread.sleep(100);
+    assertTrue(handler.isAlive(), "handlers wait while audit does not work");
+    GatedFileSink.failNextWrites.set(0);
+    handler.join(30_000);
+    assertFalse(handler.isAlive());
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(10, TestFiles.operationRecords(file).size());
+    assertEquals(0, l.stats().dropped);
+  }
+
+  @Test
+  void failOpenDropsCountsReportsAndResumesByItself() throws Exception {
+    Configuration c = conf(file);
+    c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
+    QueuedAuditLogger l = start(c);
+    GatedFileSink.failNextWrites.set(1);
+    logCreate(l, "/lost");
+    awaitTrue("the failed write", 10_000, () -> l.stats().sinkErrors == 1);
+    logCreate(l, "/kept");
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    AuditStats s = l.stats();
+    assertEquals(1, s.dropped, s.toString());
+    assertEquals(1, s.droppedAfterAcceptance, s.toString());
+    assertEquals(1, s.written, s.toString());
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(1, records.size());
+    assertTrue(records.get(0).contains("src=/kept\t"));
+    List<String> drops = TestFiles.dropRecords(file);
+    assertEquals(1, drops.size(), drops.toString());
+    assertTrue(drops.get(0).contains("\tcount=1\t"), drops.get(0));
+  }
+
+  @Test
+  void aFailedFsyncIsRetriedAloneWithoutRewritingRecords() throws Exception {
+    Configuration c = conf(file);
+    c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
+    QueuedAuditLogger l = start(c);
+    GatedFileSink.failNextForces.set(2);
+    logCreate(l, "/synced");
+    assertTrue(GatedFileSink.forcedSrcs.contains("/synced"), "sync returned only after a successful fsync");
+    assertEquals(2, l.stats().sinkErrors);
+    assertEquals(1, TestFiles.operationRecords(file).size(), "the record was not written twice");
+  }
+
+  @Test
+  void failOpenUnderSyncReleasesTheHandler() throws Exception {
+    Configuration c = conf(file);
+    c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
+    c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
+    QueuedAuditLogger l = start(c);
+    GatedFileSink.failNextWrites.set(1);
+    logCreate(l, "/released");
+    assertEquals(1, l.stats().dropped, "the handler returns, and the loss is counted");
+    assertFalse(GatedFileSink.forcedSrcs.contains("/released"));
+  }
+}
