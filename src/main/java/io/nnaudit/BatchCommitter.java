@@ -171,7 +171,8 @@ final class BatchCommitter {
     long now = System.currentTimeMillis();
     if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
       LOG.error("nnaudit: {}; failure policy {} ({} similar failures not logged since the last report)", what,
-          settings.failurePolicy(), suppressedFailures, t);
+          settings.failurePolicy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), suppressedFailures,
+          t);
       lastFailureLog = now;
       suppressedFailures = 0;
     } else {

@@ -92,9 +92,32 @@ public class RollingFileSink implements AuditSink {
     channel = ch;
     size = ch.size();
     fileKey = currentFileKey();
+    terminatePartialRecord();
     lastReplacementCheck = System.currentTimeMillis();
     if (created && syncDirectory) {
       forceDirectory();
+    }
+  }
+
+  /**
+   * A process killed in the middle of write(2) can leave the file ending in part of a record. End that line,
+   * so that the records we append stay whole; the fragment is kept as evidence, not deleted.
+   */
+  private void terminatePartialRecord() throws IOException {
+    if (size == 0) {
+      return;
+    }
+    ByteBuffer last = ByteBuffer.allocate(1);
+    try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) { // APPEND channels cannot read
+      reader.read(last, size - 1);
+    }
+    if (last.get(0) != '\n') {
+      LOG.warn("nnaudit: {} ends in a partial record (the process was killed in the middle of a write?); "
+          + "ending that line before appending", path);
+      ByteBuffer nl = ByteBuffer.wrap(new byte[] {'\n'});
+      while (nl.hasRemaining()) {
+        size += channel.write(nl);
+      }
     }
   }
 

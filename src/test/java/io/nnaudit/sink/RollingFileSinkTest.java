@@ -84,6 +84,49 @@ class RollingFileSinkTest {
   }
 
   @Test
+  void aPartialLastRecordIsEndedBeforeAppending() throws Exception {
+    File f = dir.resolve("audit.log").toFile();
+    Files.write(f.toPath(), "whole\nhalf a rec".getBytes(StandardCharsets.UTF_8));
+    RollingFileSink sink = new RollingFileSink(settings(f, "1m", 2));
+    write(sink, "next\n");
+    sink.close();
+    assertEquals(List.of("whole", "half a rec", "next"), TestFiles.lines(f));
+  }
+
+  @Test
+  void configuredModeIsAppliedToNewFiles() throws Exception {
+    File f = dir.resolve("private.log").toFile();
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
+    c.set(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "600");
+    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1k");
+    RollingFileSink sink = new RollingFileSink(NnauditSettings.fromConf(c));
+    for (int i = 0; i < 30; i++) {
+      write(sink, "x".repeat(99) + "\n");
+    }
+    sink.close();
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f.toPath())));
+    File rotated = new File(f.getPath() + ".1");
+    assertTrue(rotated.exists());
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(rotated.toPath())));
+  }
+
+  @Test
+  void aFileMovedAwayIsNoticedAndANewOneStarted() throws Exception {
+    File f = dir.resolve("audit.log").toFile();
+    File moved = dir.resolve("moved-by-logrotate.log").toFile();
+    RollingFileSink sink = new RollingFileSink(settings(f, "1m", 2));
+    write(sink, "before\n");
+    Files.move(f.toPath(), moved.toPath());
+    Thread.sleep(1100); // the sink checks at most once a second
+    write(sink, "after\n");
+    sink.close();
+    assertEquals(List.of("before"), TestFiles.lines(moved));
+    assertEquals(List.of("after"), TestFiles.lines(f));
+    assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(f.toPath())));
+  }
+
+  @Test
   void unwritablePathNamesTheKey() throws Exception {
     File blocker = dir.resolve("not-a-dir").toFile();
     Files.write(blocker.toPath(), new byte[] {1});

@@ -1,0 +1,73 @@
+package io.nnaudit;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** A test main class run in its own JVM, with its output read line by line. */
+final class ChildJvm implements AutoCloseable {
+  final Process process;
+  private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final StringBuffer all = new StringBuffer();
+
+  ChildJvm(Class<?> main, String... args) throws Exception {
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
+    cmd.add("-Xmx1g");
+    cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+    cmd.add("-cp");
+    cmd.add(cp);
+    cmd.add(main.getName());
+    cmd.addAll(Arrays.asList(args));
+    process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        String l;
+        while ((l = r.readLine()) != null) {
+          all.append(l).append('\n');
+          lines.add(l);
+        }
+      } catch (Exception ignored) {
+        // the child died; its output so far is kept
+      }
+    }, "child-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Waits for a line starting with {@code prefix} and returns it. */
+  String awaitLine(String prefix, long timeoutMs) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (System.currentTimeMillis() < deadline) {
+      String l = lines.poll(100, TimeUnit.MILLISECONDS);
+      if (l != null && l.startsWith(prefix)) {
+        return l;
+      }
+      if (l == null && !process.isAlive() && lines.isEmpty()) {
+        break;
+      }
+    }
+    throw new AssertionError("no '" + prefix + "' line from the child; its output:\n" + all);
+  }
+
+  /** SIGKILL, as kill -9. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(60, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}

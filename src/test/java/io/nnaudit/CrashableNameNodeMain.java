@@ -1,0 +1,27 @@
+package io.nnaudit;
+
+import java.io.File;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+/**
+ * Run in a separate JVM by {@link CrashTest}: a NameNode with nnaudit at a given durability that serves RPC
+ * until it is killed with SIGKILL. Arguments: baseDir auditFile durability. Prints {@code READY port=N}.
+ */
+public final class CrashableNameNodeMain {
+  private CrashableNameNodeMain() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = MiniClusterSupport.conf(new File(args[0]), new File(args[1]),
+        QueuedAuditLogger.class.getName());
+    conf.set(NnauditConfigKeys.DURABILITY_KEY, args[2]);
+    conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 16);
+    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    System.out.println("READY port=" + cluster.getNameNodePort());
+    System.out.flush();
+    Thread.sleep(Long.MAX_VALUE);
+  }
+}
