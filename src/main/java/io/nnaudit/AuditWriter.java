@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.format.AuditRecordFormatter;
@@ -16,9 +17,13 @@ import org.slf4j.LoggerFactory;
  * and hands it to the {@link BatchCommitter}, which writes it with one write call and fsyncs as configured.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
- * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again: a busy NameNode gets large
- * batches and few writes (and, under durability=sync, few fsyncs: group commit), an idle one gets a write per
- * event and no added latency. A pending drop report is written ahead of the batch in which the writer notices
+ * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch that did not
+ * fill up it lingers ({@code nnaudit.writer.linger.ms}, default 1 ms) so that events gather: on a busy
+ * NameNode the handlers' offers then find no waiting writer to signal, and the writer wakes and writes once
+ * per linger instead of once per event, which is what a handler thread would otherwise pay for in context
+ * switches. A handler that finds the queue full unparks the writer at once, so the linger never makes a
+ * handler wait. Under durability=sync there is no linger: every handler is waiting for the fsync, and the
+ * fsync itself is where batches gather (group commit). A pending drop report is written ahead of the batch in which the writer notices
  * it. The sink writes straight to the file channel, so the end of each write is the flush: there is no
  * user-space buffer in which records could wait.
  *
@@ -47,6 +52,7 @@ final class AuditWriter implements Runnable {
   private final WriterMetrics metrics;
   private final int batchMax;
   private final long idlePollMs;
+  private final long lingerNanos;
   private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private StringBuilder text = new StringBuilder(16 * 1024);
@@ -63,6 +69,7 @@ final class AuditWriter implements Runnable {
     this.metrics = metrics;
     this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics);
     this.batchMax = settings.batchMaxEvents();
+    this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
     this.idlePollMs = settings.durability() == Durability.INTERVAL
         ? Math.min(IDLE_POLL_MS, settings.durabilityIntervalMs()) : IDLE_POLL_MS;
   }
@@ -96,8 +103,15 @@ final class AuditWriter implements Runnable {
         }
         batch.add(first);
         queue.drainTo(batch, batchMax - 1);
+        metrics.batchDrained(batch.size());
         writeBatch(batch, drops.takeUnreported());
+        boolean full = batch.size() >= batchMax;
         batch.clear();
+        if (!full && lingerNanos > 0 && !pipeline.isClosing()) {
+          // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
+          // the queue full, and close(), unpark us at once.
+          LockSupport.parkNanos(this, lingerNanos);
+        }
       }
     } finally {
       try {

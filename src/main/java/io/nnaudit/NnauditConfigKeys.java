@@ -67,6 +67,13 @@ public final class NnauditConfigKeys {
   public static final String FAILURE_RETRY_INTERVAL_MS_KEY = PREFIX + "failure.retry.interval.ms";
   public static final long FAILURE_RETRY_INTERVAL_MS_DEFAULT = 500L;
 
+  /**
+   * After a batch that did not fill up, how long the writer lets new events gather before it drains again, in
+   * milliseconds; 0 writes as soon as events arrive. Ignored (0) under durability=sync.
+   */
+  public static final String WRITER_LINGER_MS_KEY = PREFIX + "writer.linger.ms";
+  public static final long WRITER_LINGER_MS_DEFAULT = 1L;
+
   /** The longest the JVM shutdown hook waits for the queue to drain to the file, in milliseconds. */
   public static final String SHUTDOWN_TIMEOUT_MS_KEY = PREFIX + "shutdown.timeout.ms";
   public static final long SHUTDOWN_TIMEOUT_MS_DEFAULT = 10_000L;

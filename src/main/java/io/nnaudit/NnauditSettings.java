@@ -42,6 +42,7 @@ public final class NnauditSettings {
   private final long dropWarnIntervalMs;
   private final String sinkClass;
   private final Durability durability;
+  private final long writerLingerMs;
   private final long durabilityIntervalMs;
   private final int durabilityIntervalRecords;
   private final FailurePolicy failurePolicy;
@@ -78,6 +79,8 @@ public final class NnauditSettings {
         DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
     this.sinkClass = conf.getTrimmed(SINK_CLASS_KEY, SINK_CLASS_DEFAULT);
     this.durability = ConfigCheck.enumValue(conf, DURABILITY_KEY, DURABILITY_DEFAULT, Durability.class);
+    this.writerLingerMs = ConfigCheck.longInRange(conf, WRITER_LINGER_MS_KEY, WRITER_LINGER_MS_DEFAULT, 0, 1000,
+        "milliseconds; 0 writes as soon as events arrive");
     this.durabilityIntervalMs = ConfigCheck.longInRange(conf, DURABILITY_INTERVAL_MS_KEY,
         DURABILITY_INTERVAL_MS_DEFAULT, 1, 3_600_000L, "milliseconds");
     this.durabilityIntervalRecords = ConfigCheck.intInRange(conf, DURABILITY_INTERVAL_RECORDS_KEY,
@@ -190,6 +193,11 @@ public final class NnauditSettings {
     return sinkClass;
   }
 
+  /** The writer's linger in milliseconds: 0 under durability=sync, where every handler is waiting. */
+  public long writerLingerMs() {
+    return durability == Durability.SYNC ? 0 : writerLingerMs;
+  }
+
   public Durability durability() {
     return durability;
   }
@@ -261,7 +269,7 @@ public final class NnauditSettings {
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
         && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
-        && durability == s.durability && durabilityIntervalMs == s.durabilityIntervalMs
+        && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
         && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
         && failureRetryIntervalMs == s.failureRetryIntervalMs
         && callerContextEnabled == s.callerContextEnabled && callerContextMaxLen == s.callerContextMaxLen
