@@ -6,6 +6,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.format.AuditRecordFormatter;
 import io.nnaudit.sink.AuditSink;
@@ -50,6 +51,8 @@ public final class AuditPipeline {
   private final LongAdder accepted = new LongAdder();
   private final LongAdder captureFailed = new LongAdder();
   private final LongAdder blockedWaits = new LongAdder();
+  private final LongAdder blockedWaitNanos = new LongAdder();
+  private volatile NnauditMetricsSource metricsSource;
   private final AtomicInteger handlersInside = new AtomicInteger();
   private volatile boolean closed;
   /** Closed and out of time: the writer stops retrying a failing sink and ends. */
@@ -70,6 +73,7 @@ public final class AuditPipeline {
   static AuditPipeline start(NnauditSettings settings) {
     AuditPipeline p = new AuditPipeline(settings, openSink(settings));
     p.writerThread.start();
+    p.metricsSource = NnauditMetricsSource.register(p);
     ShutdownHookManager.get().addShutdownHook(p.shutdownHook, SHUTDOWN_HOOK_PRIORITY,
         settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
@@ -127,8 +131,12 @@ public final class AuditPipeline {
       }
       if (queue.offer(e)) {
         accepted.increment();
+        if (e.ticket != null) {
+          LockSupport.unpark(writerThread); // sync: this handler waits for the writer, so wake it now
+        }
         return Offer.ACCEPTED;
       }
+      LockSupport.unpark(writerThread); // the queue is full: end the writer's linger
       if (settings.overflowPolicy() == OverflowPolicy.DROP) {
         drops.onDrop(e.timeMillis, "queue full, policy DROP");
         return Offer.DROPPED;
@@ -141,6 +149,7 @@ public final class AuditPipeline {
 
   private Offer offerBlocking(AuditEvent e) {
     blockedWaits.increment();
+    long start = System.nanoTime();
     boolean interrupted = false;
     try {
       while (true) {
@@ -159,10 +168,21 @@ public final class AuditPipeline {
         }
       }
     } finally {
+      blockedWaitNanos.add(System.nanoTime() - start);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  long blockedWaitNanos() {
+    return blockedWaitNanos.sum();
+  }
+
+  /** The metrics2 source name of this pipeline (as in /jmx), or null when metrics could not be registered. */
+  public String metricsSourceName() {
+    NnauditMetricsSource s = metricsSource;
+    return s == null ? null : s.name();
   }
 
   /** Counts an event that arrived after close (see {@link Offer#CLOSED}) as dropped. */
@@ -193,6 +213,11 @@ public final class AuditPipeline {
   /** True once closed and no handler is still inside {@link #offer}: nothing more can enter the queue. */
   boolean isQuiescent() {
     return closed && handlersInside.get() == 0;
+  }
+
+  /** True once close has begun: the writer stops lingering. */
+  boolean isClosing() {
+    return closed;
   }
 
   boolean isOpen() {
@@ -230,12 +255,17 @@ public final class AuditPipeline {
       }
       closed = true;
     }
+    LockSupport.unpark(writerThread);
     try {
       ShutdownHookManager.get().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException shutdownInProgress) {
       // We are the hook, or the JVM is already running hooks: nothing to remove.
     }
     boolean done = joinWriter(timeoutMs);
+    NnauditMetricsSource source = metricsSource;
+    if (source != null) {
+      source.unregister();
+    }
     if (!done) {
       abandoned = true; // a failing sink is no longer retried; the writer ends
     }

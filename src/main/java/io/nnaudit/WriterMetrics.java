@@ -13,7 +13,7 @@ import org.apache.hadoop.metrics2.lib.MutableStat;
  */
 final class WriterMetrics {
   final MetricsRegistry registry = new MetricsRegistry("NnauditWriter");
-  private final MutableStat batchSize = registry.newStat("BatchSize", "Records per write call", "Writes",
+  private final MutableStat batchSize = registry.newStat("BatchSize", "Records per write call", "Ops",
       "Records");
   private final MutableRate writeMicros = registry.newRate("WriteMicros", "Latency of one write call, in µs");
   private final MutableRate fsyncMicros = registry.newRate("FsyncMicros", "Latency of one fsync, in µs");
@@ -25,15 +25,17 @@ final class WriterMetrics {
   volatile long writeFailed;
   volatile long sinkErrors;
   volatile long lastWriteMillis;
+  /** The largest batch the writer has drained: the deepest the queue has been seen. */
+  volatile int peakBatch;
 
   WriterMetrics(int[] percentileIntervals) {
     writeQuantiles = new MutableQuantiles[percentileIntervals.length];
     fsyncQuantiles = new MutableQuantiles[percentileIntervals.length];
     for (int i = 0; i < percentileIntervals.length; i++) {
       int s = percentileIntervals[i];
-      writeQuantiles[i] = registry.newQuantiles("WriteMicros" + s + "s", "Write latency in µs", "Writes", "Micros",
+      writeQuantiles[i] = registry.newQuantiles("WriteMicros" + s + "s", "Write latency in µs", "Ops", "Micros",
           s);
-      fsyncQuantiles[i] = registry.newQuantiles("FsyncMicros" + s + "s", "Fsync latency in µs", "Fsyncs", "Micros",
+      fsyncQuantiles[i] = registry.newQuantiles("FsyncMicros" + s + "s", "Fsync latency in µs", "Ops", "Micros",
           s);
     }
   }
@@ -43,6 +45,12 @@ final class WriterMetrics {
     batches++;
     batchSize.add(n);
     lastWriteMillis = System.currentTimeMillis();
+  }
+
+  void batchDrained(int n) {
+    if (n > peakBatch) {
+      peakBatch = n;
+    }
   }
 
   void writeFailed(int n) {

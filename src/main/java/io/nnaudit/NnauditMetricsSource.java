@@ -1,0 +1,112 @@
+package io.nnaudit;
+
+import org.apache.hadoop.metrics2.MetricsCollector;
+import org.apache.hadoop.metrics2.MetricsInfo;
+import org.apache.hadoop.metrics2.MetricsRecordBuilder;
+import org.apache.hadoop.metrics2.MetricsSource;
+import org.apache.hadoop.metrics2.MetricsSystem;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.metrics2.lib.Interns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pipeline's metrics, published through metrics2, so they appear in the NameNode's {@code /jmx} as
+ * {@code Hadoop:service=NameNode,name=NnauditLogger} (a second audit file in the same JVM gets
+ * {@code NnauditLogger-2}, and so on) and in every configured metrics sink.
+ *
+ * <p>Counters are read from the pipeline's own counters when a snapshot is taken, so the hot path pays for
+ * nothing twice; the batch-size and latency distributions come from the writer's metrics2 registry
+ * ({@link WriterMetrics}), with quantiles when {@code dfs.metrics.percentiles.intervals} is set.
+ */
+final class NnauditMetricsSource implements MetricsSource {
+  private static final Logger LOG = LoggerFactory.getLogger(NnauditMetricsSource.class);
+  static final String BASE_NAME = "NnauditLogger";
+
+  private static final MetricsInfo RECORD = Interns.info(BASE_NAME, "nnaudit audit logger");
+  private static final MetricsInfo FILE = Interns.info("AuditFile", "The audit file this pipeline writes");
+  private static final MetricsInfo POLICY = Interns.info("QueueFullPolicy", "BLOCK or DROP");
+  private static final MetricsInfo DURABILITY = Interns.info("Durability", "none, interval, batch or sync");
+  private static final MetricsInfo CAPACITY = Interns.info("QueueCapacity", "Capacity of the audit queue");
+  private static final MetricsInfo DEPTH = Interns.info("QueueDepth", "Events in the queue now");
+  private static final MetricsInfo PEAK = Interns.info("QueuePeakDepth",
+      "Most events the writer has found queued at once");
+  private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
+  private static final MetricsInfo WRITTEN = Interns.info("EventsWritten", "Records written to the sink");
+  private static final MetricsInfo DROPPED = Interns.info("EventsDropped",
+      "Events dropped (queue full under DROP, or refused by the sink under fail-open)");
+  private static final MetricsInfo FAILED = Interns.info("EventsFailed",
+      "Events that could not be captured, formatted or written");
+  private static final MetricsInfo WAITS = Interns.info("HandlerWaits",
+      "Times a handler found the queue full under BLOCK and waited");
+  private static final MetricsInfo WAIT_MILLIS = Interns.info("HandlerWaitMillis",
+      "Total time handlers spent waiting for room in the queue, in ms");
+  private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
+  private static final MetricsInfo SINCE_WRITE = Interns.info("MillisSinceLastWrite",
+      "Time since the last successful write, in ms (-1 before the first)");
+
+  private final AuditPipeline pipeline;
+  private final String name;
+
+  private NnauditMetricsSource(AuditPipeline pipeline, String name) {
+    this.pipeline = pipeline;
+    this.name = name;
+  }
+
+  /** Registers a source for the pipeline under the first free name; never fails the pipeline. */
+  static NnauditMetricsSource register(AuditPipeline pipeline) {
+    MetricsSystem ms = DefaultMetricsSystem.instance();
+    synchronized (NnauditMetricsSource.class) {
+      for (int i = 1; i < 1000; i++) {
+        String name = i == 1 ? BASE_NAME : BASE_NAME + "-" + i;
+        if (ms.getSource(name) == null) {
+          NnauditMetricsSource s = new NnauditMetricsSource(pipeline, name);
+          try {
+            ms.register(name, "nnaudit audit logger for " + pipeline.settings().file(), s);
+            return s;
+          } catch (RuntimeException e) {
+            LOG.warn("nnaudit: could not register metrics source {}; metrics are off for {}", name,
+                pipeline.settings().file(), e);
+            return null;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  void unregister() {
+    try {
+      DefaultMetricsSystem.instance().unregisterSource(name);
+    } catch (RuntimeException e) {
+      LOG.debug("nnaudit: unregistering metrics source {} failed", name, e);
+    }
+  }
+
+  String name() {
+    return name;
+  }
+
+  @Override
+  public void getMetrics(MetricsCollector collector, boolean all) {
+    AuditStats s = pipeline.stats();
+    WriterMetrics w = pipeline.writerMetrics();
+    long lastWrite = w.lastWriteMillis;
+    MetricsRecordBuilder rb = collector.addRecord(RECORD).setContext("dfs")
+        .tag(FILE, pipeline.settings().file().getPath())
+        .tag(POLICY, pipeline.settings().overflowPolicy().name())
+        .tag(DURABILITY, pipeline.settings().durability().name().toLowerCase(java.util.Locale.ROOT))
+        .addGauge(CAPACITY, s.queueCapacity)
+        .addGauge(DEPTH, s.queueDepth)
+        .addGauge(PEAK, w.peakBatch)
+        .addCounter(ACCEPTED, s.accepted)
+        .addCounter(WRITTEN, s.written)
+        .addCounter(DROPPED, s.dropped)
+        .addCounter(FAILED, s.captureFailed + s.writeFailed)
+        .addCounter(WAITS, s.blockedWaits)
+        .addCounter(WAIT_MILLIS, pipeline.blockedWaitNanos() / 1_000_000)
+        .addCounter(SINK_ERRORS, s.sinkErrors)
+        .addGauge(SINCE_WRITE, lastWrite == 0 ? -1 : System.currentTimeMillis() - lastWrite);
+    w.registry.snapshot(rb, all);
+  }
+}
