@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
+import io.nnaudit.NnauditSettings.RecordFormat;
 import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.format.JsonRecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
@@ -63,7 +65,8 @@ public final class AuditPipeline {
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.metrics = new WriterMetrics(settings.percentileIntervals());
-    this.writer = new AuditWriter(this, queue, sink, new AuditRecordFormatter(settings), drops, settings, metrics);
+    this.writer = new AuditWriter(this, queue, sink, settings.recordFormat() == RecordFormat.JSON
+        ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
     this.writerThread = new Thread(writer, "nnaudit-writer[" + settings.file().getName() + "]");
     this.writerThread.setDaemon(true);
     this.shutdownHook = () -> close(settings.shutdownTimeoutMs());

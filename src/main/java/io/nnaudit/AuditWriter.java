@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.DropTracker.DropReport;
-import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +46,7 @@ final class AuditWriter implements Runnable {
   private final AuditPipeline pipeline;
   private final ArrayBlockingQueue<AuditEvent> queue;
   private final AuditSink sink;
-  private final AuditRecordFormatter formatter;
+  private final RecordFormatter formatter;
   private final DropTracker drops;
   private final BatchCommitter committer;
   private final WriterMetrics metrics;
@@ -60,7 +60,7 @@ final class AuditWriter implements Runnable {
   private long suppressedFailures;
 
   AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
-      AuditRecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
+      RecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
     this.pipeline = pipeline;
     this.queue = queue;
     this.sink = sink;

@@ -31,6 +31,10 @@ public final class NnauditConfigKeys {
   public static final String FILE_PERMISSIONS_KEY = PREFIX + "file.permissions";
   public static final String FILE_PERMISSIONS_DEFAULT = "640";
 
+  /** The record format: {@code hdfs} (the stock hdfs-audit.log line) or {@code json} (one object per line). */
+  public static final String RECORD_FORMAT_KEY = PREFIX + "record.format";
+  public static final String RECORD_FORMAT_DEFAULT = "hdfs";
+
   /** Text put before each record: {@code log4j} (the stock hdfs-audit.log layout) or {@code none}. */
   public static final String RECORD_PREFIX_KEY = PREFIX + "record.prefix";
   public static final String RECORD_PREFIX_DEFAULT = "log4j";

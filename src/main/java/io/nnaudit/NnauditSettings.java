@@ -22,6 +22,14 @@ public final class NnauditSettings {
   /** The largest queue we allow: far more than any NameNode's handler count, small enough to bound memory. */
   public static final int MAX_QUEUE_CAPACITY = 1 << 20;
 
+  /** What a record looks like. */
+  public enum RecordFormat {
+    /** The stock hdfs-audit.log line, byte for byte. */
+    HDFS,
+    /** One JSON object per line, with typed, documented fields. */
+    JSON
+  }
+
   /** How each record begins. */
   public enum RecordPrefix {
     /** {@code %d{ISO8601} %p %c{2}: }, the stock hdfs-audit.log layout. */
@@ -35,6 +43,7 @@ public final class NnauditSettings {
   private final int maxBackups;
   private final String filePermissions;
   private final RecordPrefix recordPrefix;
+  private final RecordFormat recordFormat;
   private final int queueCapacity;
   private final OverflowPolicy overflowPolicy;
   private final int batchMaxEvents;
@@ -63,6 +72,7 @@ public final class NnauditSettings {
         "rotated files kept; 0 is refused because rotation would then destroy audit records");
     this.filePermissions = FilePermissionsValue.parse(conf.getTrimmed(FILE_PERMISSIONS_KEY,
         FILE_PERMISSIONS_DEFAULT), FILE_PERMISSIONS_KEY);
+    this.recordFormat = ConfigCheck.enumValue(conf, RECORD_FORMAT_KEY, RECORD_FORMAT_DEFAULT, RecordFormat.class);
     this.recordPrefix = ConfigCheck.enumValue(conf, RECORD_PREFIX_KEY, RECORD_PREFIX_DEFAULT, RecordPrefix.class);
     int handlers = ConfigCheck.intInRange(conf, DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY,
         DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_DEFAULT, 1, MAX_QUEUE_CAPACITY, "");
@@ -165,6 +175,11 @@ public final class NnauditSettings {
     return filePermissions;
   }
 
+  public RecordFormat recordFormat() {
+    return recordFormat;
+  }
+
+  /** The prefix of hdfs records; json records carry their time in a field. */
   public RecordPrefix recordPrefix() {
     return recordPrefix;
   }
@@ -266,6 +281,7 @@ public final class NnauditSettings {
     NnauditSettings s = (NnauditSettings) o;
     return file.equals(s.file) && maxFileSize == s.maxFileSize && maxBackups == s.maxBackups
         && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
+        && recordFormat == s.recordFormat
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
         && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
@@ -286,7 +302,8 @@ public final class NnauditSettings {
   public String toString() {
     return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
         + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
-        + ", filePermissions=" + filePermissions + ", recordPrefix=" + recordPrefix + ", sink=" + sinkClass
+        + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
+        + ", sink=" + sinkClass
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
         + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;
   }

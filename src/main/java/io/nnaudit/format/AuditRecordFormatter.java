@@ -18,7 +18,7 @@ import org.apache.hadoop.ipc.CallerContext;
  *
  * <p>Not thread-safe (it caches the timestamp text): one instance per writer thread.
  */
-public final class AuditRecordFormatter {
+public final class AuditRecordFormatter implements RecordFormatter {
   /** What {@code %p %c{2}: } prints for the stock audit logger. */
   static final String INFO_TAG = " INFO FSNamesystem.audit: ";
   static final String WARN_TAG = " WARN FSNamesystem.audit: ";
@@ -44,6 +44,7 @@ public final class AuditRecordFormatter {
   }
 
   /** Appends the whole record: prefix, message and a newline. */
+  @Override
   public void appendRecord(StringBuilder sb, AuditEvent e) {
     if (prefix) {
       timestamp.append(sb, e.timeMillis);
@@ -109,6 +110,7 @@ public final class AuditRecordFormatter {
    * {@code count} events were dropped between {@code from} and {@code to} (the times of the first and last of
    * them); {@code total} is the running total since start-up.
    */
+  @Override
   public void appendDropRecord(StringBuilder sb, long nowMillis, long count, long fromMillis, long toMillis,
       long total) {
     if (prefix) {
