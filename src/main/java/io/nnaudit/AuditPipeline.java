@@ -90,16 +90,29 @@ public final class AuditPipeline {
 
   private static AuditSink openSink(NnauditSettings settings) {
     String name = settings.sinkClass();
-    String allowed = "the name of a class implementing " + AuditSink.class.getName()
+    String allowed = "file, log4j2, or the name of a class implementing " + AuditSink.class.getName()
         + " with a public constructor taking " + NnauditSettings.class.getName();
     Class<?> cls;
     try {
       cls = Class.forName(name, true, AuditPipeline.class.getClassLoader());
     } catch (ClassNotFoundException | LinkageError e) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_CLASS_KEY, name, allowed, e);
+      throw sinkUnavailable(name, allowed, e);
     }
+    return instantiate(cls, settings, name, allowed);
+  }
+
+  private static IllegalArgumentException sinkUnavailable(String name, String allowed, Throwable e) {
+    if (name.equals("io.nnaudit.sink.Log4j2Sink")) {
+      return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
+          + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
+          + "HADOOP_CLASSPATH); they are missing: " + e, e);
+    }
+    return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed, e);
+  }
+
+  private static AuditSink instantiate(Class<?> cls, NnauditSettings settings, String name, String allowed) {
     if (!AuditSink.class.isAssignableFrom(cls)) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_CLASS_KEY, name, allowed);
+      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed);
     }
     try {
       Constructor<?> c = cls.getConstructor(NnauditSettings.class);
@@ -109,10 +122,10 @@ public final class AuditPipeline {
       if (cause instanceof IllegalArgumentException) {
         throw (IllegalArgumentException) cause; // the sink's own message names its key
       }
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_CLASS_KEY, name, allowed + "; its constructor failed: "
+      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed + "; its constructor failed: "
           + cause, cause);
-    } catch (ReflectiveOperationException e) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_CLASS_KEY, name, allowed, e);
+    } catch (ReflectiveOperationException | LinkageError e) {
+      throw sinkUnavailable(name, allowed, e);
     }
   }
 

@@ -87,9 +87,14 @@ public final class NnauditConfigKeys {
   public static final long DROP_WARN_INTERVAL_MS_DEFAULT = 10_000L;
 
   /**
-   * The sink the writer hands batches to: a class implementing {@link io.nnaudit.sink.AuditSink} with a
-   * public constructor taking {@link NnauditSettings}. The default writes the rotating audit file.
+   * Where records go: {@code file} (the rotating audit file), {@code log4j2} (a named log4j2 logger), or the
+   * name of a class implementing {@link io.nnaudit.sink.AuditSink} with a public constructor taking
+   * {@link NnauditSettings}.
    */
-  public static final String SINK_CLASS_KEY = PREFIX + "sink.class";
-  public static final String SINK_CLASS_DEFAULT = "io.nnaudit.sink.RollingFileSink";
+  public static final String SINK_KEY = PREFIX + "sink";
+  public static final String SINK_DEFAULT = "file";
+
+  /** With nnaudit.sink=log4j2: the log4j2 logger that receives each record. */
+  public static final String LOG4J2_LOGGER_KEY = PREFIX + "log4j2.logger";
+  public static final String LOG4J2_LOGGER_DEFAULT = "nnaudit.audit";
 }

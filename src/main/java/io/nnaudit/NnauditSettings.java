@@ -50,6 +50,7 @@ public final class NnauditSettings {
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
   private final String sinkClass;
+  private final String log4j2Logger;
   private final Durability durability;
   private final long writerLingerMs;
   private final long durabilityIntervalMs;
@@ -87,7 +88,8 @@ public final class NnauditSettings {
         SHUTDOWN_TIMEOUT_MS_DEFAULT, 0, 3_600_000L, "milliseconds");
     this.dropWarnIntervalMs = ConfigCheck.longInRange(conf, DROP_WARN_INTERVAL_MS_KEY,
         DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
-    this.sinkClass = conf.getTrimmed(SINK_CLASS_KEY, SINK_CLASS_DEFAULT);
+    this.sinkClass = sinkClass(conf.getTrimmed(SINK_KEY, SINK_DEFAULT));
+    this.log4j2Logger = conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT);
     this.durability = ConfigCheck.enumValue(conf, DURABILITY_KEY, DURABILITY_DEFAULT, Durability.class);
     this.writerLingerMs = ConfigCheck.longInRange(conf, WRITER_LINGER_MS_KEY, WRITER_LINGER_MS_DEFAULT, 0, 1000,
         "milliseconds; 0 writes as soon as events arrive");
@@ -120,6 +122,17 @@ public final class NnauditSettings {
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
     return new NnauditSettings(conf);
+  }
+
+  /** The sink class for a value of nnaudit.sink: a short name or a class name. */
+  private static String sinkClass(String raw) {
+    if ("file".equalsIgnoreCase(raw)) {
+      return "io.nnaudit.sink.RollingFileSink";
+    }
+    if ("log4j2".equalsIgnoreCase(raw)) {
+      return "io.nnaudit.sink.Log4j2Sink";
+    }
+    return raw;
   }
 
   private static int[] percentileIntervals(Configuration conf) {
@@ -204,8 +217,18 @@ public final class NnauditSettings {
     return dropWarnIntervalMs;
   }
 
+  /** The class implementing the sink (nnaudit.sink resolved). */
   public String sinkClass() {
     return sinkClass;
+  }
+
+  public String log4j2Logger() {
+    return log4j2Logger;
+  }
+
+  /** Whether records go to the audit file (and so whether nnaudit.file.* and fsync apply). */
+  public boolean fileSink() {
+    return "io.nnaudit.sink.RollingFileSink".equals(sinkClass);
   }
 
   /** The writer's linger in milliseconds: 0 under durability=sync, where every handler is waiting. */
@@ -285,6 +308,7 @@ public final class NnauditSettings {
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
         && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
+        && log4j2Logger.equals(s.log4j2Logger)
         && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
         && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
         && failureRetryIntervalMs == s.failureRetryIntervalMs

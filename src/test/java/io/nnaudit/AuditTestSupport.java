@@ -18,7 +18,7 @@ final class AuditTestSupport {
   static Configuration conf(File auditFile) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getPath());
-    c.set(NnauditConfigKeys.SINK_CLASS_KEY, GatedFileSink.class.getName());
+    c.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     c.setLong(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, 1000);
     return c;
   }

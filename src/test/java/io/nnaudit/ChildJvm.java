@@ -17,7 +17,19 @@ final class ChildJvm implements AutoCloseable {
   private final StringBuffer all = new StringBuffer();
 
   ChildJvm(Class<?> main, String... args) throws Exception {
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    this(entry -> true, main, args);
+  }
+
+  /** A child whose classpath keeps only the entries {@code keep} accepts. */
+  ChildJvm(java.util.function.Predicate<String> keep, Class<?> main, String... args) throws Exception {
+    String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    StringBuilder kept = new StringBuilder();
+    for (String entry : full.split(File.pathSeparator)) {
+      if (keep.test(entry)) {
+        kept.append(kept.length() == 0 ? "" : File.pathSeparator).append(entry);
+      }
+    }
+    String cp = kept.toString();
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
     cmd.add("-Xmx1g");
@@ -56,6 +68,15 @@ final class ChildJvm implements AutoCloseable {
       }
     }
     throw new AssertionError("no '" + prefix + "' line from the child; its output:\n" + all);
+  }
+
+  /** Waits for the child to exit and returns all it printed. */
+  String awaitExit(long timeoutMs) throws InterruptedException {
+    if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("the child did not exit; its output:\n" + all);
+    }
+    Thread.sleep(100); // let the reader drain
+    return all.toString();
   }
 
   /** SIGKILL, as kill -9. */

@@ -16,7 +16,7 @@ import io.nnaudit.sink.RollingFileSink;
 /**
  * The real file sink with test hooks in front of each write: an optional delay (a slow disk), an optional gate
  * that holds writes until the test opens it (a stalled disk), and a record of every write's size in records.
- * Configured with {@code nnaudit.sink.class}; its state is static because FSNamesystem creates the logger.
+ * Configured with {@code nnaudit.sink}; its state is static because FSNamesystem creates the logger.
  */
 public class GatedFileSink extends RollingFileSink {
   static volatile long delayMillis;

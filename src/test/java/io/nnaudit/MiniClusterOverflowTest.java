@@ -38,7 +38,7 @@ class MiniClusterOverflowTest {
     File ours = dir.resolve("nnaudit.log").toFile();
     Configuration conf = MiniClusterSupport.conf(dir.toFile(), ours, QueuedAuditLogger.class.getName());
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 10);
-    conf.set(NnauditConfigKeys.SINK_CLASS_KEY, GatedFileSink.class.getName());
+    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     assertEquals(10, logger.stats().queueCapacity, "the queue is sized to the handler count");

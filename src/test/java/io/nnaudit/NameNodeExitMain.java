@@ -23,7 +23,7 @@ public final class NameNodeExitMain {
     Configuration conf = MiniClusterSupport.conf(base, audit, QueuedAuditLogger.class.getName());
     conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, ops + 100);
     conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 10);
-    conf.set(NnauditConfigKeys.SINK_CLASS_KEY, GatedFileSink.class.getName());
+    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     FileSystem fs = cluster.getFileSystem();
     GatedFileSink.delayMillis = 20; // ~500 records/s: the burst outruns the writer
