@@ -81,7 +81,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       String trackingId = settings.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
       CallerContext ctx = settings.callerContextEnabled() && callerContext != null
           && callerContext.isContextValid() ? callerContext : null;
-      SyncTicket ticket = settings.durability() == Durability.SYNC ? new SyncTicket(Thread.currentThread()) : null;
+      SyncTicket ticket = settings.durability() == Durability.SYNC ? SyncTicket.forCurrentThread() : null;
       event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,
           trackingId, Server.getProtocol(), ctx, ticket);
     } catch (Throwable t) {
@@ -101,8 +101,12 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
         current.dropClosed(event);
       }
     }
-    if (result == AuditPipeline.Offer.ACCEPTED && event.ticket != null) {
-      event.ticket.await(pipeline); // durability=sync: return only once the record is fsynced
+    if (event.ticket != null) {
+      if (result != AuditPipeline.Offer.ACCEPTED) {
+        event.ticket.release(); // dropped (and counted): the operation is answered all the same
+      } else if (event.ticket.mustWait()) {
+        event.ticket.await(pipeline); // durability=sync outside an RPC: return once the record is fsynced
+      }
     }
   }
 
