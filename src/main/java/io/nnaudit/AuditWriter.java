@@ -17,13 +17,15 @@ import org.slf4j.LoggerFactory;
  * and hands it to the {@link BatchCommitter}, which writes it with one write call and fsyncs as configured.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
- * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch that did not
- * fill up it lingers ({@code nnaudit.writer.linger.ms}, default 1 ms) so that events gather: on a busy
+ * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch smaller than
+ * half the queue it lingers ({@code nnaudit.writer.linger.ms}, default 1 ms) so that events gather: on a busy
  * NameNode the handlers' offers then find no waiting writer to signal, and the writer wakes and writes once
  * per linger instead of once per event, which is what a handler thread would otherwise pay for in context
  * switches. A handler that finds the queue full unparks the writer at once, so the linger never makes a
- * handler wait. Under durability=sync there is no linger: every handler is waiting for the fsync, and the
- * fsync itself is where batches gather (group commit). A pending drop report is written ahead of the batch in which the writer notices
+ * handler wait for long. There is no linger under DROP, where a queue filled by lingering would lose events
+ * to mere load, nor under durability=sync, where every operation waits for the fsync and the fsync itself
+ * is where batches gather (group commit). A batch of half the queue or more ends lingering until the load
+ * falls again. A pending drop report is written ahead of the batch in which the writer notices
  * it. The sink writes straight to the file channel, so the end of each write is the flush: there is no
  * user-space buffer in which records could wait.
  *
@@ -53,6 +55,8 @@ final class AuditWriter implements Runnable {
   private final int batchMax;
   private final long idlePollMs;
   private final long lingerNanos;
+  /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
+  private final int lingerBelow;
   private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private StringBuilder text = new StringBuilder(16 * 1024);
@@ -69,7 +73,10 @@ final class AuditWriter implements Runnable {
     this.metrics = metrics;
     this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics);
     this.batchMax = settings.batchMaxEvents();
-    this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
+    // DROP never lingers: a queue that fills while the writer lingers would drop events under mere load.
+    this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
+        : TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
+    this.lingerBelow = Math.max(1, Math.min(batchMax, settings.queueCapacity() / 2));
     this.idlePollMs = settings.durability() == Durability.INTERVAL
         ? Math.min(IDLE_POLL_MS, settings.durabilityIntervalMs()) : IDLE_POLL_MS;
   }
@@ -105,9 +112,9 @@ final class AuditWriter implements Runnable {
         queue.drainTo(batch, batchMax - 1);
         metrics.batchDrained(batch.size());
         writeBatch(batch, drops.takeUnreported());
-        boolean full = batch.size() >= batchMax;
+        boolean light = batch.size() < lingerBelow;
         batch.clear();
-        if (!full && lingerNanos > 0 && !pipeline.isClosing()) {
+        if (light && lingerNanos > 0 && !pipeline.isClosing()) {
           // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
           // the queue full, and close(), unpark us at once.
           LockSupport.parkNanos(this, lingerNanos);

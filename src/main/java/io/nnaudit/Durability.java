@@ -9,9 +9,9 @@ public enum Durability {
   /** fsync after every batch. */
   BATCH,
   /**
-   * fsync after every batch, and {@code logAuditEvent} returns only once its own record is fsynced: no
-   * operation is acknowledged before its audit record is durable. Handlers waiting together share one fsync
-   * (group commit).
+   * fsync after every batch, and no operation is acknowledged before its own record is fsynced: inside an RPC
+   * the response is postponed until then (see {@link SyncTicket}); outside one, {@code logAuditEvent} waits.
+   * One fsync serves a whole batch (group commit).
    */
   SYNC
 }
