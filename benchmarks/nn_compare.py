@@ -42,24 +42,8 @@ VARIANTS = {
         "log4j.appender.RFAAUDIT.layout.ConversionPattern=" + STOCK_LAYOUT,
         "log4j.appender.RFAAUDIT.MaxFileSize=256MB",
         "log4j.appender.RFAAUDIT.MaxBackupIndex=20"], "hdfs-audit.log"),
-    "stock-async": ({}, [
-        "log4j.logger.%s=INFO,ASYNCAUDIT" % AUDIT_LOGGER,
-        "log4j.additivity.%s=false" % AUDIT_LOGGER,
-        "log4j.appender.ASYNCAUDIT=org.apache.hadoop.hdfs.util.AsyncRFAAppender",
-        "log4j.appender.ASYNCAUDIT.fileName={dir}/hdfs-audit.log",
-        "log4j.appender.ASYNCAUDIT.conversionPattern=" + STOCK_LAYOUT,
-        "log4j.appender.ASYNCAUDIT.maxFileSize=256MB",
-        "log4j.appender.ASYNCAUDIT.maxBackupIndex=20",
-        "log4j.appender.ASYNCAUDIT.blocking=true"], "hdfs-audit.log"),
-    "stock-async-drop": ({}, [
-        "log4j.logger.%s=INFO,ASYNCAUDIT" % AUDIT_LOGGER,
-        "log4j.additivity.%s=false" % AUDIT_LOGGER,
-        "log4j.appender.ASYNCAUDIT=org.apache.hadoop.hdfs.util.AsyncRFAAppender",
-        "log4j.appender.ASYNCAUDIT.fileName={dir}/hdfs-audit.log",
-        "log4j.appender.ASYNCAUDIT.conversionPattern=" + STOCK_LAYOUT,
-        "log4j.appender.ASYNCAUDIT.maxFileSize=256MB",
-        "log4j.appender.ASYNCAUDIT.maxBackupIndex=20",
-        "log4j.appender.ASYNCAUDIT.blocking=false"], "hdfs-audit.log"),
+    "stock-async": ({}, None, "hdfs-audit.log"),       # audit log4j lines: async_audit_log4j(True)
+    "stock-async-drop": ({}, None, "hdfs-audit.log"),  # audit log4j lines: async_audit_log4j(False)
     "nnaudit-block": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "BLOCK"},
                       ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-drop": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "DROP"},
@@ -70,6 +54,20 @@ VARIANTS = {
                                  "nnaudit.writer.batch.max.events": "1"},
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
+
+
+
+def async_audit_log4j(blocking):
+    """Hadoop 3.4's AsyncRFAAppender as shipped (blocking, or not), with the stock layout and file size."""
+    return ["log4j.logger.%s=INFO,ASYNCAUDIT" % AUDIT_LOGGER,
+            "log4j.additivity.%s=false" % AUDIT_LOGGER,
+            "log4j.appender.ASYNCAUDIT=org.apache.hadoop.hdfs.util.AsyncRFAAppender",
+            "log4j.appender.ASYNCAUDIT.fileName={dir}/hdfs-audit.log",
+            "log4j.appender.ASYNCAUDIT.conversionPattern=" + STOCK_LAYOUT,
+            "log4j.appender.ASYNCAUDIT.maxFileSize=256MB",
+            "log4j.appender.ASYNCAUDIT.maxBackupIndex=20",
+            "log4j.appender.ASYNCAUDIT.blocking=%s" % ("true" if blocking else "false")]
+
 
 # measured op -> (audit cmd, setup runs before it)
 OPS = {
@@ -121,6 +119,8 @@ def cpu_ticks(pid):
 
 def start_namenode(cp, variant, threads, run_dir):
     site, audit_log4j, _ = VARIANTS[variant]
+    if audit_log4j is None:
+        audit_log4j = async_audit_log4j(variant == "stock-async")
     entries = {"dfs.namenode.handler.count": str(threads), "dfs.namenode.top.enabled": "false",
                "nnaudit.file.path": os.path.join(run_dir, "nnaudit-audit.log")}
     entries.update(site)

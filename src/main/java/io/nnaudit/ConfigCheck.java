@@ -23,20 +23,7 @@ final class ConfigCheck {
   }
 
   static int intInRange(Configuration conf, String key, int dflt, int min, int max, String meaning) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
-      return dflt;
-    }
-    long v;
-    try {
-      v = Long.parseLong(raw);
-    } catch (NumberFormatException e) {
-      throw invalid(key, raw, rangeText(min, max, meaning), e);
-    }
-    if (v < min || v > max) {
-      throw invalid(key, raw, rangeText(min, max, meaning));
-    }
-    return (int) v;
+    return (int) longInRange(conf, key, dflt, min, max, meaning);
   }
 
   static long longInRange(Configuration conf, String key, long dflt, long min, long max, String meaning) {

@@ -24,6 +24,7 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The queue, the two overflow policies, batching and the writer's survival, against real files. */
@@ -31,26 +32,12 @@ class AuditPipelineTest {
   @TempDir
   Path dir;
   private File file;
-  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
   @BeforeEach
   void setUp() {
-    GatedFileSink.reset();
     file = dir.resolve("audit.log").toFile();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.resume();
-    for (QueuedAuditLogger l : loggers) {
-      l.pipeline().close(10_000);
-    }
-  }
-
-  private QueuedAuditLogger start(Configuration c) {
-    QueuedAuditLogger l = logger(c);
-    loggers.add(l);
-    return l;
   }
 
   /** Blocks the writer inside its first write, so that everything logged afterwards stays queued. */
@@ -77,7 +64,7 @@ class AuditPipelineTest {
   void blockUnderSaturationLosesNothing() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     GatedFileSink.delayMillis = 1; // a slow disk: the 8 producers outrun the writer
     int threads = 8;
     int each = 400;
@@ -104,7 +91,7 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     stallWriter(l);
     int threads = 8;
     int each = 250;
@@ -122,13 +109,7 @@ class AuditPipelineTest {
 
     GatedFileSink.resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    awaitTrue("the drop record", 10_000, () -> {
-      try {
-        return !TestFiles.dropRecords(file).isEmpty();
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    TestFiles.awaitDropRecord(file);
     List<String> drops = TestFiles.dropRecords(file);
     assertEquals(1, drops.size(), drops.toString());
     Matcher m = Pattern.compile(" WARN FSNamesystem\\.audit: nnaudit=dropped\tcount=(\\d+)\tfrom=[-0-9 :,]{23}"
@@ -143,7 +124,7 @@ class AuditPipelineTest {
   void writerTakesEverythingQueuedAsOneBatchWithOneWrite() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     stallWriter(l);
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
@@ -159,7 +140,7 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
     c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     stallWriter(l);
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
@@ -175,7 +156,7 @@ class AuditPipelineTest {
 
   @Test
   void poisonEventsAreSkippedAndCountedAndTheWriterGoesOn() throws Exception {
-    QueuedAuditLogger l = start(conf(file));
+    QueuedAuditLogger l = loggers.start(conf(file));
     FileStatus throwsOnCapture = new FileStatus() {
       @Override
       public String getOwner() {
@@ -210,7 +191,7 @@ class AuditPipelineTest {
   void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     stallWriter(l);
     logCreate(l, "/fills-the-queue");
     boolean[] flagAfter = new boolean[1];
@@ -241,7 +222,7 @@ class AuditPipelineTest {
   void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     stallWriter(l);
     for (int i = 0; i < 60; i++) {
       logCreate(l, "/c" + i);
@@ -265,9 +246,9 @@ class AuditPipelineTest {
   @Test
   void repeatedInitializeSharesOneWriterAndOneFileHandle() throws Exception {
     Configuration c = conf(file);
-    QueuedAuditLogger first = start(c);
+    QueuedAuditLogger first = loggers.start(c);
     for (int i = 0; i < 4; i++) {
-      start(c);
+      loggers.start(c);
     }
     assertEquals(1, writerThreads(), "one writer for one file");
     assertEquals(1, openHandles(file), "one open file handle");
@@ -275,7 +256,7 @@ class AuditPipelineTest {
     // New settings for the same file replace the pipeline; the first logger follows the swap.
     Configuration drop = conf(file);
     drop.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger second = start(drop);
+    QueuedAuditLogger second = loggers.start(drop);
     awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
     assertEquals(1, openHandles(file));
     logCreate(first, "/from-first");

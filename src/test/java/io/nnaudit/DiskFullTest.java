@@ -61,13 +61,7 @@ class DiskFullTest {
           logCreate(l, "/after-free/" + i);
         }
         assertTrue(l.pipeline().awaitWritten(30_000));
-        awaitTrue("the drop record", 10_000, () -> {
-          try {
-            return !TestFiles.dropRecords(audit).isEmpty();
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
+        TestFiles.awaitDropRecord(audit);
       } finally {
         l.pipeline().close(10_000);
       }

@@ -18,6 +18,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The four durability modes, observed through a real file sink that records each fsync. */
@@ -25,27 +26,17 @@ class DurabilityTest {
   @TempDir
   Path dir;
   private File file;
-  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
   @BeforeEach
   void setUp() {
-    GatedFileSink.reset();
     file = dir.resolve("audit.log").toFile();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.resume();
-    for (QueuedAuditLogger l : loggers) {
-      l.pipeline().close(10_000);
-    }
   }
 
   private QueuedAuditLogger start(String durability, Configuration c) {
     c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
-    QueuedAuditLogger l = logger(c);
-    loggers.add(l);
-    return l;
+    return loggers.start(c);
   }
 
   @Test

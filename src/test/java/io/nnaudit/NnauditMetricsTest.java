@@ -26,32 +26,16 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The metrics2 source, read with Hadoop's own MetricsAsserts. */
 class NnauditMetricsTest {
   @TempDir
   Path dir;
-  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
-  @BeforeEach
-  void setUp() {
-    GatedFileSink.reset();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.resume();
-    for (QueuedAuditLogger l : loggers) {
-      l.pipeline().close(10_000);
-    }
-  }
-
-  private QueuedAuditLogger start(Configuration c) {
-    QueuedAuditLogger l = AuditTestSupport.logger(c);
-    loggers.add(l);
-    return l;
-  }
 
   @Test
   void countsGaugesLatenciesAndQuantiles() throws Exception {
@@ -60,7 +44,7 @@ class NnauditMetricsTest {
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
     c.set(NnauditConfigKeys.DURABILITY_KEY, "batch");
     c.set("dfs.metrics.percentiles.intervals", "1");
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     String name = l.pipeline().metricsSourceName();
     assertEquals("NnauditLogger", name);
 
@@ -113,7 +97,7 @@ class NnauditMetricsTest {
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
-    QueuedAuditLogger l = start(c);
+    QueuedAuditLogger l = loggers.start(c);
     GatedFileSink.stall();
     logCreate(l, "/held");
     awaitTrue("the writer to block", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
@@ -134,18 +118,18 @@ class NnauditMetricsTest {
   @Test
   void repeatedInitializeNeverClashesOnTheSourceName() throws Exception {
     File a = dir.resolve("a.log").toFile();
-    QueuedAuditLogger first = start(conf(a));
-    QueuedAuditLogger again = start(conf(a));
+    QueuedAuditLogger first = loggers.start(conf(a));
+    QueuedAuditLogger again = loggers.start(conf(a));
     assertEquals(first.pipeline(), again.pipeline(), "same settings: one pipeline, one source");
     String name = first.pipeline().metricsSourceName();
     assertNotNull(DefaultMetricsSystem.instance().getSource(name));
 
     Configuration changed = conf(a);
     changed.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger swapped = start(changed);
+    QueuedAuditLogger swapped = loggers.start(changed);
     assertEquals(name, swapped.pipeline().metricsSourceName(), "the replaced pipeline gave its name back");
 
-    QueuedAuditLogger other = start(conf(dir.resolve("b.log").toFile()));
+    QueuedAuditLogger other = loggers.start(conf(dir.resolve("b.log").toFile()));
     assertNotEquals(name, other.pipeline().metricsSourceName());
     assertNotNull(DefaultMetricsSystem.instance().getSource(other.pipeline().metricsSourceName()));
 

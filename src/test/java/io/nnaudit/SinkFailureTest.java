@@ -17,6 +17,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Write and fsync errors injected in the real file sink, under both failure policies. */
@@ -24,27 +25,17 @@ class SinkFailureTest {
   @TempDir
   Path dir;
   private File file;
-  private final List<QueuedAuditLogger> loggers = new ArrayList<>();
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
   @BeforeEach
   void setUp() {
-    GatedFileSink.reset();
     file = dir.resolve("audit.log").toFile();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.reset();
-    for (QueuedAuditLogger l : loggers) {
-      l.pipeline().close(10_000);
-    }
   }
 
   private QueuedAuditLogger start(Configuration c) {
     c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 20);
-    QueuedAuditLogger l = logger(c);
-    loggers.add(l);
-    return l;
+    return loggers.start(c);
   }
 
   @Test

@@ -43,6 +43,21 @@ public final class TestFiles {
     return out;
   }
 
+  /** Waits (up to 10 s) until the file holds a drop record; the writer reports drops as soon as it runs. */
+  public static void awaitDropRecord(File f) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 10_000;
+    try {
+      while (dropRecords(f).isEmpty()) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new AssertionError("no nnaudit=dropped record in " + f);
+        }
+        Thread.sleep(2);
+      }
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
   public static List<String> dropRecords(File f) throws IOException {
     List<String> out = new ArrayList<>();
     for (String l : lines(f)) {
