@@ -29,7 +29,11 @@ import org.slf4j.LoggerFactory;
  * <li>DROP: the handler returns at once; the drop is counted exactly, logged at WARN (rate-limited) and
  * reported in the audit stream by {@link DropTracker}.</li>
  * </ul>
- * Nothing else on the handler path takes a lock or allocates beyond the event itself.
+ * A handler that finds the queue full also unparks the writer, ending its linger (see {@link AuditWriter}).
+ * Under durability=sync the handler unparks the writer after every offer and does not wait: its RPC response
+ * is postponed until the fsync (see {@link SyncTicket}). Nothing else on the handler path takes a lock or
+ * allocates beyond the event itself. What happens when the disk fails is the writer's business
+ * ({@link BatchCommitter}): under fail-closed the queue backs up and BLOCK handlers wait, as above.
  *
  * <p>Shutdown order, in {@link #close}: (1) refuse new events (they are counted as dropped); (2) wait for
  * handlers already inside {@code offer} to finish; (3) the writer, seeing the pipeline closed, quiet and
