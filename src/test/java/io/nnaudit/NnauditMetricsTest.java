@@ -67,6 +67,9 @@ class NnauditMetricsTest {
     }
     assertTrue(l.pipeline().awaitWritten(30_000));
 
+    // awaitWritten sees the last write; its fsync follows a moment later.
+    awaitTrue("the last fsync", 10_000, () -> getLongCounter("FsyncMicrosNumOps", getMetrics(name))
+        == getLongCounter("BatchSizeNumOps", getMetrics(name)));
     MetricsRecordBuilder rb = getMetrics(name);
     assertGauge("QueueCapacity", 2, rb);
     assertGauge("QueueDepth", 0, rb);
