@@ -226,18 +226,9 @@ public final class AuditPipeline {
     return metrics;
   }
 
-  DropTracker drops() {
-    return drops;
-  }
-
   /** True once closed and no handler is still inside {@link #offer}: nothing more can enter the queue. */
   boolean isQuiescent() {
     return closed && handlersInside.get() == 0;
-  }
-
-  /** True once close has begun: the writer stops lingering. */
-  boolean isClosing() {
-    return closed;
   }
 
   boolean isOpen() {

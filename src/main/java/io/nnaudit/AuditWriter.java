@@ -43,7 +43,6 @@ final class AuditWriter implements Runnable {
   static final long IDLE_POLL_MS = 50;
   /** A batch text this long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
   static final int WRITE_CHUNK_CHARS = 1 << 20;
-  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final AuditPipeline pipeline;
   private final ArrayBlockingQueue<AuditEvent> queue;
@@ -60,8 +59,7 @@ final class AuditWriter implements Runnable {
   private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private StringBuilder text = new StringBuilder(16 * 1024);
-  private long lastFailureLog = Long.MIN_VALUE;
-  private long suppressedFailures;
+  private final WriterFailureLog failures = new WriterFailureLog();
 
   AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
       RecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
@@ -71,7 +69,7 @@ final class AuditWriter implements Runnable {
     this.formatter = formatter;
     this.drops = drops;
     this.metrics = metrics;
-    this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics);
+    this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics, failures);
     this.batchMax = settings.batchMaxEvents();
     // DROP never lingers: a queue that fills while the writer lingers would drop events under mere load.
     this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
@@ -114,7 +112,7 @@ final class AuditWriter implements Runnable {
         writeBatch(batch, drops.takeUnreported());
         boolean light = batch.size() < lingerBelow;
         batch.clear();
-        if (light && lingerNanos > 0 && !pipeline.isClosing()) {
+        if (light && lingerNanos > 0 && pipeline.isOpen()) {
           // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
           // the queue full, and close(), unpark us at once.
           LockSupport.parkNanos(this, lingerNanos);
@@ -148,7 +146,8 @@ final class AuditWriter implements Runnable {
         if (e.ticket != null) {
           e.ticket.release();
         }
-        logFailure("could not format an audit event (cmd=" + safe(e) + "); it is skipped", t);
+        failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped; "
+            + metrics.writeFailed + " events failed in all", t);
       }
       if (sb.length() >= WRITE_CHUNK_CHARS) {
         flushChunk(sb, report);
@@ -169,18 +168,6 @@ final class AuditWriter implements Runnable {
     }
     sb.setLength(0);
     chunkEvents.clear();
-  }
-
-  private void logFailure(String what, Throwable t) {
-    long now = System.currentTimeMillis();
-    if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
-      LOG.error("nnaudit: {} ({} similar failures not logged since the last report; {} events failed in all)",
-          what, suppressedFailures, metrics.writeFailed, t);
-      lastFailureLog = now;
-      suppressedFailures = 0;
-    } else {
-      suppressedFailures++;
-    }
   }
 
   private static String safe(AuditEvent e) {

@@ -5,8 +5,6 @@ import java.util.List;
 
 import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.sink.AuditSink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the
@@ -27,8 +25,6 @@ import org.slf4j.LoggerFactory;
  * therefore not proof that the earlier data reached the disk. This is logged, not hidden.
  */
 final class BatchCommitter {
-  private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
-  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final NnauditSettings settings;
   private final AuditSink sink;
@@ -37,16 +33,16 @@ final class BatchCommitter {
   private final WriterMetrics metrics;
   private long recordsSinceForce;
   private long lastForceMillis = System.currentTimeMillis();
-  private long lastFailureLog = Long.MIN_VALUE;
-  private long suppressedFailures;
+  private final WriterFailureLog failures;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, AuditPipeline pipeline,
-      WriterMetrics metrics) {
+      WriterMetrics metrics, WriterFailureLog failures) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
     this.pipeline = pipeline;
     this.metrics = metrics;
+    this.failures = failures;
   }
 
   /**
@@ -168,15 +164,8 @@ final class BatchCommitter {
   }
 
   private void logFailure(String what, Throwable t) {
-    long now = System.currentTimeMillis();
-    if (lastFailureLog == Long.MIN_VALUE || now - lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
-      LOG.error("nnaudit: {}; failure policy {} ({} similar failures not logged since the last report)", what,
-          settings.failurePolicy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), suppressedFailures,
-          t);
-      lastFailureLog = now;
-      suppressedFailures = 0;
-    } else {
-      suppressedFailures++;
-    }
+    failures.log(what + "; failure policy "
+        + settings.failurePolicy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), t);
   }
+
 }
