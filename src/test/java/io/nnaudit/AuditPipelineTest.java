@@ -4,6 +4,7 @@ import static io.nnaudit.AuditTestSupport.awaitTrue;
 import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
 import static io.nnaudit.AuditTestSupport.logger;
+import static io.nnaudit.AuditTestSupport.stallWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,13 +39,6 @@ class AuditPipelineTest {
   @BeforeEach
   void setUp() {
     file = dir.resolve("audit.log").toFile();
-  }
-
-  /** Blocks the writer inside its first write, so that everything logged afterwards stays queued. */
-  private void stallWriter(QueuedAuditLogger l) throws InterruptedException {
-    GatedFileSink.stall();
-    logCreate(l, "/stall");
-    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
   }
 
   private static Thread[] run(int threads, int callsEach, Runnable perCall) {
@@ -92,7 +86,7 @@ class AuditPipelineTest {
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l);
+    stallWriter(l, "/stall");
     int threads = 8;
     int each = 250;
     Thread[] ts = run(threads, each, () -> logCreate(l, "/d"));
@@ -125,7 +119,7 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
     QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l);
+    stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
@@ -141,7 +135,7 @@ class AuditPipelineTest {
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
     c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
     QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l);
+    stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
@@ -192,7 +186,7 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l);
+    stallWriter(l, "/stall");
     logCreate(l, "/fills-the-queue");
     boolean[] flagAfter = new boolean[1];
     Throwable[] thrown = new Throwable[1];
@@ -223,7 +217,7 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
     QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l);
+    stallWriter(l, "/stall");
     for (int i = 0; i < 60; i++) {
       logCreate(l, "/c" + i);
     }

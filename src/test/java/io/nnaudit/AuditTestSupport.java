@@ -47,6 +47,16 @@ final class AuditTestSupport {
     l.logAuditEvent(true, "alice (auth:SIMPLE)", localhost(), "create", src, null, stat(), null, null, null);
   }
 
+  /**
+   * Blocks the writer inside a write of the stalled {@link GatedFileSink}, holding the event {@code src}, so
+   * that everything logged afterwards stays queued until {@code GatedFileSink.resume()}.
+   */
+  static void stallWriter(QueuedAuditLogger l, String src) throws InterruptedException {
+    GatedFileSink.stall();
+    logCreate(l, src);
+    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+  }
+
   static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!cond.getAsBoolean()) {

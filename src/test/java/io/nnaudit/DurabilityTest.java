@@ -70,9 +70,7 @@ class DurabilityTest {
     c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 10);
     c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 3_600_000L);
     QueuedAuditLogger l = start("interval", c);
-    GatedFileSink.stall();
-    logCreate(l, "/first");
-    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    AuditTestSupport.stallWriter(l, "/first");
     for (int i = 0; i < 29; i++) {
       logCreate(l, "/i" + i);
     }

@@ -155,9 +155,7 @@ class JsonFormatTest {
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     logger = AuditTestSupport.logger(c);
-    GatedFileSink.stall();
-    AuditTestSupport.logCreate(logger, "/held");
-    awaitTrue("the writer to block", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    AuditTestSupport.stallWriter(logger, "/held");
     for (int i = 0; i < 5; i++) {
       AuditTestSupport.logCreate(logger, "/d" + i);
     }

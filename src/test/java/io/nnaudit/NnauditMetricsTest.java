@@ -49,9 +49,7 @@ class NnauditMetricsTest {
     assertEquals("NnauditLogger", name);
 
     // Stall the disk so that a handler must wait for room, then let everything through.
-    GatedFileSink.stall();
-    logCreate(l, "/m0");
-    awaitTrue("the writer to block", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    AuditTestSupport.stallWriter(l, "/m0");
     logCreate(l, "/m1");
     logCreate(l, "/m2");
     Thread waiter = new Thread(() -> logCreate(l, "/m3"));
@@ -101,9 +99,7 @@ class NnauditMetricsTest {
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
     QueuedAuditLogger l = loggers.start(c);
-    GatedFileSink.stall();
-    logCreate(l, "/held");
-    awaitTrue("the writer to block", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
+    AuditTestSupport.stallWriter(l, "/held");
     logCreate(l, "/queued");
     logCreate(l, "/dropped-1");
     logCreate(l, "/dropped-2");
