@@ -39,7 +39,7 @@ public final class NnauditConfigKeys {
   public static final String RECORD_PREFIX_KEY = PREFIX + "record.prefix";
   public static final String RECORD_PREFIX_DEFAULT = "log4j";
 
-  /** Queue capacity in events; 0 means "the NameNode's dfs.namenode.handler.count". */
+  /** Queue capacity in events; 0 means 16 x the NameNode's dfs.namenode.handler.count. */
   public static final String QUEUE_CAPACITY_KEY = PREFIX + "queue.capacity";
   public static final int QUEUE_CAPACITY_DEFAULT = 0;
 

@@ -31,7 +31,7 @@ class CrashTest {
   Path dir;
 
   private static final int CLIENTS = 8;
-  private static final int QUEUE = 16; // the child's handler count, hence its queue capacity
+  private static final int QUEUE = 16 * 16; // the child's queue: 16 slots for each of its 16 handlers
 
   @Test
   void syncLosesNoAcknowledgedOperation() throws Exception {

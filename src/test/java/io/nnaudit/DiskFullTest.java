@@ -92,7 +92,7 @@ class DiskFullTest {
       QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
       AtomicInteger acked = new AtomicInteger();
       int[] stalledAfter = new int[1];
-      int ops = 100;
+      int ops = 400; // more than the queue (160 for 10 handlers), so that it fills and the handler waits
       Thread client;
       try {
         FileSystem fs = cluster.getFileSystem();

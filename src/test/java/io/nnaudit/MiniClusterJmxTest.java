@@ -61,7 +61,7 @@ class MiniClusterJmxTest {
       assertEquals(records, accepted, "every accepted event is a record in the file");
       assertEquals(accepted, bean.get("EventsWritten").asLong());
       assertEquals(0, bean.get("EventsDropped").asLong());
-      assertEquals(10, bean.get("QueueCapacity").asInt());
+      assertEquals(160, bean.get("QueueCapacity").asInt(), "16 slots for each of 10 handlers");
       assertTrue(bean.get("BatchSizeNumOps").asLong() >= 1);
       assertTrue(bean.has("WriteMicrosAvgTime"), bean.toString());
     } finally {

@@ -41,12 +41,12 @@ class MiniClusterOverflowTest {
     conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
-    assertEquals(10, logger.stats().queueCapacity, "the queue is sized to the handler count");
+    assertEquals(160, logger.stats().queueCapacity, "the queue is sized from the handler count");
     int clients = 32;
     int each = 40;
     AtomicInteger failures = new AtomicInteger();
     try {
-      GatedFileSink.delayMillis = 20; // at most ~50 writes/s: the queue fills and handlers must wait
+      GatedFileSink.delayMillis = 200; // at most 5 writes/s: the queue (160) fills and handlers must wait
       List<Thread> threads = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
         final int id = c;

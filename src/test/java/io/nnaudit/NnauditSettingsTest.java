@@ -37,7 +37,7 @@ class NnauditSettingsTest {
   void defaults() {
     Configuration c = conf();
     NnauditSettings s = NnauditSettings.fromConf(c);
-    assertEquals(10, s.queueCapacity(), "queue sized to the default dfs.namenode.handler.count");
+    assertEquals(160, s.queueCapacity(), "16 slots per handler, 10 handlers by default");
     assertEquals(OverflowPolicy.BLOCK, s.overflowPolicy());
     assertEquals(256L * 1024 * 1024, s.maxFileSize());
     assertEquals(20, s.maxBackups());
@@ -54,7 +54,9 @@ class NnauditSettingsTest {
   void queueFollowsHandlerCountUnlessSet() {
     Configuration c = conf();
     c.setInt("dfs.namenode.handler.count", 64);
-    assertEquals(64, NnauditSettings.fromConf(c).queueCapacity());
+    assertEquals(1024, NnauditSettings.fromConf(c).queueCapacity());
+    c.setInt("dfs.namenode.handler.count", 1 << 19);
+    assertEquals(NnauditSettings.MAX_QUEUE_CAPACITY, NnauditSettings.fromConf(c).queueCapacity(), "capped");
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 500);
     assertEquals(500, NnauditSettings.fromConf(c).queueCapacity());
   }
