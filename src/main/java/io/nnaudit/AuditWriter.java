@@ -157,7 +157,6 @@ final class AuditWriter implements Runnable {
     flushChunk(sb, report);
     if (sb.capacity() > WRITE_CHUNK_CHARS) {
       text = new StringBuilder(16 * 1024);
-      encoder.trim(16 * 1024);
     }
   }
 
