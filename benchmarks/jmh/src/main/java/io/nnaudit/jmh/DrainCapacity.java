@@ -1,0 +1,133 @@
+package io.nnaudit.jmh;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+
+import io.nnaudit.AuditStats;
+import io.nnaudit.QueuedAuditLogger;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The writer's drain capacity against the disk's raw sequential write bandwidth, measured side by side in one
+ * run, alternating, with repeats.
+ * <ul>
+ * <li>nnaudit: a pipeline whose sink holds its first write while one thread fills a queue of
+ * {@code events} create events; then the sink is released and the writer drains the full queue (format,
+ * encode, one write per batch). Timed from release to the last record written, and again after one fsync of
+ * the file.</li>
+ * <li>raw: the same number of bytes written with a FileChannel from a 1 MiB buffer, timed the same two ways.</li>
+ * </ul>
+ * "After fsync" is the figure that counts: it is what the disk can take. "Written" is the page cache's speed.
+ *
+ * <pre>java -cp ... io.nnaudit.jmh.DrainCapacity DIR EVENTS REPEATS CSV</pre>
+ */
+public final class DrainCapacity {
+  public static void main(String[] args) throws Exception {
+    Path dir = Paths.get(args.length > 0 ? args[0] : "target/jmh-files");
+    int events = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
+    int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    Path csv = args.length > 3 ? Paths.get(args[3]) : null;
+    Files.createDirectories(dir);
+    RealisticCreateEvent event = new RealisticCreateEvent();
+    PrintWriter out = csv == null ? null : new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
+    String header = "repeat,kind,events,bytes,written_s,fsynced_s,written_mb_per_s,fsynced_mb_per_s,events_per_s";
+    System.out.println(header);
+    if (out != null) {
+      out.println(header);
+    }
+    drain(dir, event, 50_000); // warm the JIT on a small queue first; not reported
+    for (int r = 1; r <= repeats; r++) {
+      long[] d = drain(dir, event, events);
+      row(out, r, "nnaudit", events, d[0], d[1], d[2]);
+      long[] raw = raw(dir, d[0]);
+      row(out, r, "raw", 0, raw[0], raw[1], raw[2]);
+    }
+    if (out != null) {
+      out.close();
+    }
+  }
+
+  private static void row(PrintWriter out, int r, String kind, int events, long bytes, long writtenNs,
+      long fsyncedNs) {
+    double mb = bytes / 1e6;
+    String line = String.format(Locale.ROOT, "%d,%s,%d,%d,%.3f,%.3f,%.1f,%.1f,%.0f", r, kind, events, bytes,
+        writtenNs / 1e9, fsyncedNs / 1e9, mb / (writtenNs / 1e9), mb / (fsyncedNs / 1e9),
+        events == 0 ? 0.0 : events / (fsyncedNs / 1e9));
+    System.out.println(line);
+    if (out != null) {
+      out.println(line);
+    }
+  }
+
+  /** Returns {bytes, ns to written, ns to fsynced}. */
+  private static long[] drain(Path dir, RealisticCreateEvent event, int events) throws Exception {
+    Path file = dir.resolve("drain.log");
+    Files.deleteIfExists(file);
+    Configuration conf = new Configuration(false);
+    conf.setBoolean("hadoop.caller.context.enabled", true);
+    conf.set("nnaudit.file.path", file.toString());
+    conf.set("nnaudit.file.max.size", "1t");
+    conf.setInt("nnaudit.queue.capacity", events);
+    conf.set("nnaudit.sink", HeldFileSink.class.getName());
+    HeldFileSink.hold();
+    QueuedAuditLogger logger = new QueuedAuditLogger();
+    logger.initialize(conf);
+    for (int i = 0; i < events; i++) {
+      event.logTo(logger);
+    }
+    long start = System.nanoTime();
+    HeldFileSink.release();
+    while (true) {
+      AuditStats s = logger.stats();
+      if (s.written + s.writeFailed >= events) {
+        if (s.writeFailed > 0) {
+          throw new IllegalStateException("the writer failed " + s.writeFailed + " events");
+        }
+        break;
+      }
+      Thread.sleep(1);
+    }
+    long written = System.nanoTime() - start;
+    HeldFileSink.forceCurrent();
+    long fsynced = System.nanoTime() - start;
+    logger.pipeline().close(60_000);
+    long bytes = Files.size(file);
+    Files.delete(file);
+    return new long[] {bytes, written, fsynced};
+  }
+
+  /** The same number of bytes, written sequentially in 1 MiB writes by one FileChannel. */
+  private static long[] raw(Path dir, long bytes) throws IOException {
+    Path file = dir.resolve("raw.bin");
+    Files.deleteIfExists(file);
+    ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+    while (buf.hasRemaining()) {
+      buf.put((byte) 'x');
+    }
+    long start = System.nanoTime();
+    long written;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      long left = bytes;
+      while (left > 0) {
+        buf.clear();
+        buf.limit((int) Math.min(buf.capacity(), left));
+        while (buf.hasRemaining()) {
+          left -= ch.write(buf);
+        }
+      }
+      written = System.nanoTime() - start;
+      ch.force(false);
+    }
+    long fsynced = System.nanoTime() - start;
+    Files.delete(file);
+    return new long[] {bytes, written, fsynced};
+  }
+}
