@@ -3,12 +3,16 @@
 
 Runs Hadoop's unmodified NNThroughputBenchmark (hadoop-hdfs tests jar) in remote mode, over RPC, against one
 NameNode JVM per (variant, thread count, repeat). Repeats are interleaved (A B C ... A B C ...). The NameNode
-is pinned to CPU 0 and the benchmark client to CPU 1 (taskset), which steadies the figures on 2 cores. For
-each measured run it records ops/s from the benchmark, the NameNode's CPU time (utime+stime from
-/proc/PID/stat) before and after, and the audit records on disk against the operations performed.
+is pinned to CPU 0 and the benchmark client to CPU 1 (taskset), which steadies the figures on 2 cores. One
+client JVM per NameNode (io.nnaudit.bench.NnCompareClient) runs the ops one after another: a warm-up pass,
+then the measured pass. For each measured op it records ops/s from the benchmark, the NameNode's CPU time
+(utime+stime from /proc/PID/stat) over the benchmark's timed window only, and the audit records on disk
+against the operations performed.
 
-    python3 benchmarks/nn_compare.py --quick     # a few minutes
-    python3 benchmarks/nn_compare.py --full      # about an hour
+    python3 benchmarks/nn_compare.py --quick     # about 5 minutes
+    python3 benchmarks/nn_compare.py --full      # about 40 minutes
+    python3 benchmarks/nn_compare.py --variants off,nnaudit-sync,nnaudit-sync-per-record \
+        --ops create,fileStatus --threads 64 --files 20000 --out benchmarks/results/group-commit-t64.csv
 
 Raw rows go to benchmarks/results/nn-compare-<mode>.csv; benchmarks/report.py makes the tables and plots.
 Run `mvn -B -DskipTests package` first, or let this script do it (it does unless --no-build).
@@ -55,6 +59,8 @@ VARIANTS = {
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
 
+# What the benchmarks issue compares; the two sync variants are for group commit (durability=sync).
+ISSUE_VARIANTS = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop"]
 
 
 def async_audit_log4j(blocking):
@@ -68,16 +74,6 @@ def async_audit_log4j(blocking):
             "log4j.appender.ASYNCAUDIT.maxBackupIndex=20",
             "log4j.appender.ASYNCAUDIT.blocking=%s" % ("true" if blocking else "false")]
 
-
-# measured op -> (audit cmd, setup runs before it)
-OPS = {
-    "create": ("create", []),
-    "mkdirs": ("mkdirs", []),
-    "open": ("open", ["create"]),
-    "fileStatus": ("getfileinfo", ["create"]),
-    "rename": ("rename", ["create"]),
-    "delete": ("delete", ["create"]),
-}
 
 CLIENT_LOG4J = """log4j.rootLogger=WARN,console
 log4j.appender.console=org.apache.log4j.ConsoleAppender
@@ -109,12 +105,6 @@ def write_site(path, entries):
         for k, v in entries.items():
             f.write("<property><name>%s</name><value>%s</value></property>\n" % (k, v))
         f.write("</configuration>\n")
-
-
-def cpu_ticks(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of the whole line)
 
 
 def start_namenode(cp, variant, threads, run_dir):
@@ -150,88 +140,39 @@ def start_namenode(cp, variant, threads, run_dir):
     raise RuntimeError("NameNode for %s did not start; see %s" % (variant, run_dir))
 
 
-def run_client(cp, port, args, run_dir):
+def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
+    """One client JVM (io.nnaudit.bench.NnCompareClient) runs every op, warm-up passes first; rows for the last."""
     log4j = os.path.join(run_dir, "client-log4j.properties")
     with open(log4j, "w") as f:
         f.write(CLIENT_LOG4J)
-    cmd = ["taskset", "-c", "1", "java", "-XX:TieredStopAtLevel=1", "-Xmx2g",
-           "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
-           "org.apache.hadoop.hdfs.server.namenode.NNThroughputBenchmark",
-           "-fs", "hdfs://127.0.0.1:%d" % port] + args
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+    audit = VARIANTS[v][2]
+    cmd = ["taskset", "-c", "1", "java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
+           "io.nnaudit.bench.NnCompareClient", str(port), str(nn.pid), str(t), str(files), str(passes),
+           ",".join(ops), os.path.join(run_dir, audit) if audit else "-"]
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
+    with open(os.path.join(run_dir, "client.out"), "w") as f:
+        f.write(res.stdout)
     if res.returncode != 0:
-        raise RuntimeError("NNThroughputBenchmark failed: %s\n%s" % (" ".join(args), res.stdout[-3000:]))
-
-    def last(label):
-        found = re.findall(r"%s:\s*([0-9.]+)" % re.escape(label), res.stdout)
-        if not found:
-            raise RuntimeError("no '%s' in benchmark output:\n%s" % (label, res.stdout[-3000:]))
-        return float(found[-1])
-    return int(last("# operations")), int(last("Elapsed Time")), last("Ops per sec")
-
-
-def audit_path(run_dir, variant):
-    return os.path.join(run_dir, VARIANTS[variant][2] or "hdfs-audit.log")
-
-
-def audit_size(run_dir, variant):
-    p = audit_path(run_dir, variant)
-    return os.path.getsize(p) if os.path.exists(p) else 0
-
-
-def count_audit(run_dir, variant, cmd, base, offset):
-    """Records of cmd under base written after offset, and 'Discarded N' losses, once the file stops growing."""
-    audit = VARIANTS[variant][2]
-    path = os.path.join(run_dir, audit or "hdfs-audit.log")
+        raise RuntimeError("NnCompareClient failed (%s t=%d); see %s/client.out" % (v, t, run_dir))
     if audit is None:
         # off: nothing may be written anywhere.
         for name in ("hdfs-audit.log", "nnaudit-audit.log"):
             p = os.path.join(run_dir, name)
             if os.path.exists(p) and os.path.getsize(p) > 0:
                 raise RuntimeError("variant off wrote audit records to " + p)
-        return 0, 0
-    needle = "\tcmd=%s\tsrc=%s/" % (cmd, base)
-    last_size, stable_since = -1, time.time()
-    while time.time() - stable_since < 0.5:
-        size = os.path.getsize(path) if os.path.exists(path) else 0
-        if size != last_size:
-            last_size, stable_since = size, time.time()
-        time.sleep(0.1)
-    records, discarded = 0, 0
-    with open(path, "rb") as raw:
-        raw.seek(offset)
-        text = raw.read().decode("utf-8", errors="replace")
-        for line in text.split("\n"):
-            if needle in line:
-                records += 1
-            m = re.search(r"Discarded (\d+) messages", line)
-            if m:
-                discarded += int(m.group(1))
-    return records, discarded
-
-
-def run_op(cp, nn, port, v, t, r, op, files, run_dir, writer, base_dir):
-    """One op (with its set-up runs); measured and recorded when writer is given."""
-    cmd, setup = OPS[op]
-    common = ["-threads", str(t), "-files", str(files), "-filesPerDir", "1000", "-baseDirName", base_dir]
-    for s in setup:
-        run_client(cp, port, ["-op", s, "-close", "-keepResults"] + common, run_dir)
-    args = ["-op", op] + common + (["-useExisting", "-keepResults"] if setup else
-                                   ["-close", "-keepResults"] if op == "create" else ["-keepResults"])
-    offset = audit_size(run_dir, v)
-    before = cpu_ticks(nn.pid)
-    n, elapsed, ops_s = run_client(cp, port, args, run_dir)
-    cpu_ms = (cpu_ticks(nn.pid) - before) * 1000.0 / CLK_TCK
-    if writer is None:
-        return
-    records, discarded = count_audit(run_dir, v, cmd, base_dir + "/" + op, offset)
-    expected = 0 if v == "off" else n
-    lost = expected - records
-    writer.writerow([r, t, v, op, n, elapsed, "%.1f" % ops_s, "%.0f" % cpu_ms, "%.2f" % (cpu_ms * 1000.0 / n),
-                     records, discarded, lost])
-    print("t=%-3d r=%d %-24s %-10s %8.0f ops/s  NN %6.1f us/op  records %d/%d%s" % (
-        t, r, v, op, ops_s, cpu_ms * 1000.0 / n, records, expected, "  LOST %d" % lost if lost else ""),
-        flush=True)
+    for line in res.stdout.splitlines():
+        if not line.startswith("RESULT "):
+            continue
+        f = dict(kv.split("=", 1) for kv in line.split()[1:])
+        n, cpu_ms = int(f["ops"]), int(f["nn_cpu_ms"])
+        records, discarded = int(f["records"]), int(f["discarded"])
+        expected = 0 if v == "off" else n
+        lost = expected - records
+        writer.writerow([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
+                         "%.2f" % (cpu_ms * 1000.0 / n), records, discarded, lost])
+        print("t=%-3d r=%d %-24s %-10s %8.0f ops/s  NN %6.1f us/op  records %d/%d%s" % (
+            t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, records, expected,
+            "  LOST %d" % lost if lost else ""), flush=True)
 
 
 def main():
@@ -244,16 +185,19 @@ def main():
     ap.add_argument("--threads", help="comma list of client thread counts")
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--files", type=int)
-    ap.add_argument("--warm-passes", type=int, default=2, help="unmeasured passes before the measured one")
+    ap.add_argument("--warm-passes", type=int, default=1, help="unmeasured passes before the measured one")
     ap.add_argument("--out", help="CSV path")
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     name = "full" if a.full else "quick"
-    ops = (a.ops or ("create,mkdirs,open,fileStatus,rename,delete" if a.full else "create,fileStatus")).split(",")
+    # rename last: it is the only op that needs fresh files after delete (see NnCompareClient)
+    ops = (a.ops or ("create,mkdirs,open,fileStatus,delete,rename" if a.full else "create,fileStatus")).split(",")
     threads = [int(t) for t in (a.threads or ("1,16,64" if a.full else "16")).split(",")]
     repeats = a.repeats or 3
-    files = a.files or (20000 if a.full else 5000)
-    variants = (a.variants or ",".join(VARIANTS)).split(",")
+    # One client thread does about a tenth of what 16 do: fewer files keep its runs as long as the others'.
+    def files_for(t):
+        return a.files or ((10000 if a.full else 5000) if t > 1 else 2000)
+    variants = (a.variants or ",".join(ISSUE_VARIANTS)).split(",")
     warm_passes = a.warm_passes
     out = a.out or os.path.join(ROOT, "benchmarks", "results", "nn-compare-%s.csv" % name)
     for v in variants:
@@ -276,12 +220,8 @@ def main():
                     try:
                         # Warm-up passes over the same ops (under /warmup-N) warm the NameNode's JIT and heap,
                         # so that the last pass, the measured one, sees the steady-state cost.
-                        for p in range(warm_passes + 1):
-                            measured = p == warm_passes
-                            for op in ops:
-                                run_op(cp, nn, port, v, t, r, op, files, run_dir, w if measured else None,
-                                       "/nnThroughputBenchmark" if measured else "/warmup-%d" % p)
-                                f.flush()
+                        run_client(cp, nn, port, v, t, r, ops, files_for(t), warm_passes + 1, run_dir, w)
+                        f.flush()
                     finally:
                         nn.send_signal(signal.SIGTERM)
                         try:

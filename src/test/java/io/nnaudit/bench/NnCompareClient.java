@@ -1,0 +1,262 @@
+package io.nnaudit.bench;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.apache.hadoop.hdfs.server.namenode.NNThroughputBenchmark;
+import org.apache.log4j.AppenderSkeleton;
+import org.apache.log4j.Level;
+import org.apache.log4j.Logger;
+import org.apache.log4j.spi.LoggingEvent;
+
+/**
+ * The client side of {@code benchmarks/nn_compare.py}: one JVM that runs Hadoop's unmodified
+ * NNThroughputBenchmark (remote mode, {@code -fs hdfs://...}) op after op against one NameNode in another
+ * process, so that a run pays one client JVM start instead of one per op.
+ *
+ * <p>For each measured op it prints one {@code RESULT} line with the benchmark's own figures, the NameNode's
+ * CPU time over the benchmark's timed window (from {@code /proc/PID/stat}: taken when the benchmark logs
+ * "Starting N op(s)", just before its threads start, and again when its last StatsDaemon thread has ended,
+ * so set-up and clean-up are left out), and the audit records of that op found in the audit file.
+ *
+ * <p>Files are made once per pass and reused: open, fileStatus and delete run {@code -useExisting} on the
+ * files create left (the client renames the directory back between them); rename gets a fresh, unmeasured
+ * create. Warm-up passes use other base directories.
+ *
+ * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|-</pre>
+ */
+public final class NnCompareClient {
+  private static final long CLK_TCK = 100; // USER_HZ on Linux
+  private static final String STATS_DAEMON = "$StatsDaemon";
+
+  private NnCompareClient() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    String uri = "hdfs://127.0.0.1:" + args[0];
+    int nnPid = Integer.parseInt(args[1]);
+    int threads = Integer.parseInt(args[2]);
+    int files = Integer.parseInt(args[3]);
+    int passes = Integer.parseInt(args[4]);
+    List<String> ops = Arrays.asList(args[5].split(","));
+    String audit = args[6].equals("-") ? null : args[6];
+
+    Window window = new Window(nnPid);
+    Logger benchLog = Logger.getLogger(NNThroughputBenchmark.class);
+    benchLog.setLevel(Level.INFO);
+    benchLog.setAdditivity(false);
+    benchLog.addAppender(window);
+
+    Configuration conf = new HdfsConfiguration();
+    FileSystem.setDefaultUri(conf, uri);
+    try (FileSystem fs = FileSystem.newInstance(conf)) {
+      for (int p = 0; p < passes; p++) {
+        boolean measured = p == passes - 1;
+        String base = measured ? "/nnThroughputBenchmark" : "/warmup-" + p;
+        String intact = null; // the op directory under base holding `files` untouched files, if any
+        for (String op : ops) {
+          boolean existing = !op.equals("create") && !op.equals("mkdirs");
+          if (existing) {
+            if (intact != null) {
+              // -keepResults leaves the NameNode in safe mode (after a saveNamespace): leave it to rename.
+              ((DistributedFileSystem) fs).setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_LEAVE);
+              if (!intact.equals("create") && !fs.rename(new Path(base, intact), new Path(base, "create"))) {
+                throw new IOException("could not rename " + base + "/" + intact + " to " + base + "/create");
+              }
+            } else {
+              run(conf, uri, "create", threads, files, base, false);
+            }
+          }
+          long offset = audit == null ? 0 : size(audit);
+          window.reset();
+          List<String> lines = run(conf, uri, op, threads, files, base, existing);
+          intact = op.equals("create") || op.equals("open") || op.equals("fileStatus") ? op : null;
+          if (!measured) {
+            continue;
+          }
+          long[] records = audit == null ? new long[2] : count(audit, offset, cmd(op), base + "/" + op + "/");
+          System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%d"
+              + " records=%d discarded=%d%n", op, (long) last(lines, "# operations"),
+              (long) last(lines, "Elapsed Time"), last(lines, "Ops per sec"), window.cpuMillis(), records[0],
+              records[1]);
+        }
+      }
+    }
+  }
+
+  private static List<String> run(Configuration conf, String uri, String op, int threads, int files, String base,
+      boolean existing) throws Exception {
+    boolean dirs = op.equals("mkdirs"); // the one op that counts directories, not files
+    List<String> args = new ArrayList<>(Arrays.asList("-fs", uri, "-op", op, "-threads", String.valueOf(threads),
+        dirs ? "-dirs" : "-files", String.valueOf(files), dirs ? "-dirsPerDir" : "-filesPerDir", "1000",
+        "-baseDirName", base, "-keepResults"));
+    if (op.equals("create")) {
+      args.add("-close");
+    }
+    if (existing) {
+      args.add("-useExisting");
+    }
+    Configuration c = new Configuration(conf);
+    c.setInt(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, 16);
+    Window.LINES.clear();
+    NNThroughputBenchmark.runBenchmark(c, args.toArray(new String[0]));
+    return new ArrayList<>(Window.LINES);
+  }
+
+  /** The audit command NNThroughputBenchmark's op makes. */
+  static String cmd(String op) {
+    switch (op) {
+      case "fileStatus":
+        return "getfileinfo";
+      default:
+        return op;
+    }
+  }
+
+  private static double last(List<String> lines, String label) {
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      String l = lines.get(i).trim();
+      if (l.startsWith(label + ":")) {
+        return Double.parseDouble(l.substring(label.length() + 1).trim());
+      }
+    }
+    throw new IllegalStateException("NNThroughputBenchmark printed no '" + label + "' line: " + lines);
+  }
+
+  private static long size(String path) throws IOException {
+    java.nio.file.Path p = Paths.get(path);
+    return Files.exists(p) ? Files.size(p) : 0;
+  }
+
+  /** {records of cmd under dir, "Discarded N" losses} after offset, once the file stops growing. */
+  private static long[] count(String path, long offset, String cmd, String dir) throws Exception {
+    long last = -1;
+    long stableSince = System.nanoTime();
+    while (System.nanoTime() - stableSince < 500_000_000L) {
+      long s = size(path);
+      if (s != last) {
+        last = s;
+        stableSince = System.nanoTime();
+      }
+      Thread.sleep(50);
+    }
+    String needle = "\tcmd=" + cmd + "\tsrc=" + dir;
+    Pattern discarded = Pattern.compile("Discarded (\\d+) messages");
+    long records = 0;
+    long lost = 0;
+    try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
+      byte[] buf = new byte[(int) (f.length() - offset)];
+      f.seek(offset);
+      f.readFully(buf);
+      for (String line : new String(buf, StandardCharsets.UTF_8).split("\n")) {
+        if (line.contains(needle)) {
+          records++;
+        }
+        Matcher m = discarded.matcher(line);
+        if (m.find()) {
+          lost += Long.parseLong(m.group(1));
+        }
+      }
+    }
+    return new long[] {records, lost};
+  }
+
+  /**
+   * Keeps NNThroughputBenchmark's log lines and times its measured window: NameNode CPU ticks when it logs
+   * "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
+   */
+  private static final class Window extends AppenderSkeleton {
+    static final List<String> LINES = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final String statPath;
+    private volatile long startTicks = -1;
+    private volatile long endTicks = -1;
+
+    Window(int pid) {
+      this.statPath = "/proc/" + pid + "/stat";
+    }
+
+    void reset() {
+      startTicks = -1;
+      endTicks = -1;
+    }
+
+    long cpuMillis() throws InterruptedException {
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (endTicks < 0 && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
+      if (startTicks < 0 || endTicks < 0) {
+        throw new IllegalStateException("the benchmark's timed window was not seen");
+      }
+      return (endTicks - startTicks) * 1000 / CLK_TCK;
+    }
+
+    @Override
+    protected void append(LoggingEvent event) {
+      String msg = String.valueOf(event.getRenderedMessage());
+      LINES.add(msg);
+      if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
+        startTicks = ticks();
+        Thread watcher = new Thread(() -> {
+          try {
+            Thread.sleep(5); // the benchmark starts its daemons right after this line
+            while (daemonsAlive()) {
+              Thread.sleep(2);
+            }
+          } catch (InterruptedException e) {
+            return;
+          }
+          endTicks = ticks();
+        }, "nn-cpu-window");
+        watcher.setDaemon(true);
+        watcher.start();
+      }
+    }
+
+    private static boolean daemonsAlive() {
+      Thread[] all = new Thread[Thread.activeCount() + 64];
+      int n = Thread.enumerate(all);
+      for (int i = 0; i < n; i++) {
+        if (all[i].getClass().getName().endsWith(STATS_DAEMON) && all[i].isAlive()) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private long ticks() {
+      try {
+        String stat = new String(Files.readAllBytes(Paths.get(statPath)), StandardCharsets.US_ASCII);
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot read " + statPath, e);
+      }
+    }
+
+    @Override
+    public void close() {
+    }
+
+    @Override
+    public boolean requiresLayout() {
+      return false;
+    }
+  }
+}
