@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
  * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch smaller than
- * half the queue it lingers ({@code nnaudit.writer.linger.ms}, default 1 ms) so that events gather: on a busy
+ * half the queue it lingers ({@code nnaudit.writer.linger.ms}, default 5 ms) so that events gather: on a busy
  * NameNode the handlers' offers then find no waiting writer to signal, and the writer wakes and writes once
  * per linger instead of once per event, which is what a handler thread would otherwise pay for in context
  * switches. A handler that finds the queue full unparks the writer at once, so the linger never makes a

@@ -76,7 +76,7 @@ public final class NnauditConfigKeys {
    * milliseconds; 0 writes as soon as events arrive. Ignored (0) under durability=sync.
    */
   public static final String WRITER_LINGER_MS_KEY = PREFIX + "writer.linger.ms";
-  public static final long WRITER_LINGER_MS_DEFAULT = 1L;
+  public static final long WRITER_LINGER_MS_DEFAULT = 5L;
 
   /** The longest the JVM shutdown hook waits for the queue to drain to the file, in milliseconds. */
   public static final String SHUTDOWN_TIMEOUT_MS_KEY = PREFIX + "shutdown.timeout.ms";
