@@ -29,6 +29,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "nn-compare")
+# The NameNode's own metadata (fsimage, edit log) goes to memory when /dev/shm exists: the edit log's fsyncs
+# and the fsimage of -keepResults' saveNamespace then add no disk noise to the NameNode's CPU time, alike for
+# every variant. Audit files stay on the disk, in WORK.
+META = "/dev/shm/nnaudit-nn-compare" if os.path.isdir("/dev/shm") else os.path.join(WORK, "meta")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 AUDIT_LOGGER = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit"
 STOCK_LAYOUT = "%d{ISO8601} %p %c{2}: %m%n"
@@ -54,6 +58,8 @@ VARIANTS = {
                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync"},
                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
+    "nnaudit-block-linger1": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.writer.linger.ms": "1"},
+                              ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync-per-record": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                                  "nnaudit.writer.batch.max.events": "1"},
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
@@ -123,10 +129,10 @@ def start_namenode(cp, variant, threads, run_dir):
         f.write("log4j.logger.io.nnaudit=INFO\n")
         for line in audit_log4j:
             f.write(line.replace("{dir}", run_dir) + "\n")
-    cmd = ["taskset", "-c", "0", "java", "-Xmx4g", "-Xms4g", "-XX:+UseParallelGC",
+    cmd = ["taskset", "-c", "0", "java", "-Xmx4g", "-Xms4g", "-XX:+UseParallelGC", "-Xlog:gc:file=" + os.path.join(run_dir, "gc.log"),
            "-Dlog4j.configuration=file:" + os.path.join(run_dir, "log4j.properties"),
            "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", cp, "io.nnaudit.bench.BenchNameNodeMain",
-           os.path.join(run_dir, "dfs"), os.path.join(run_dir, "site.xml")]
+           os.path.join(META, os.path.basename(run_dir)), os.path.join(run_dir, "site.xml")]
     out = open(os.path.join(run_dir, "namenode.out"), "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=out, text=True)
     deadline = time.time() + 180
@@ -164,14 +170,17 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
         if not line.startswith("RESULT "):
             continue
         f = dict(kv.split("=", 1) for kv in line.split()[1:])
-        n, cpu_ms = int(f["ops"]), int(f["nn_cpu_ms"])
+        n, cpu_ms, jit_ms, gc_ms = int(f["ops"]), int(f["nn_cpu_ms"]), int(f["nn_jit_ms"]), int(f["nn_gc_ms"])
+        writer_ms = int(f["nn_writer_ms"])
         records, discarded = int(f["records"]), int(f["discarded"])
         expected = 0 if v == "off" else n
         lost = expected - records
         writer.writerow([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
-                         "%.2f" % (cpu_ms * 1000.0 / n), records, discarded, lost])
-        print("t=%-3d r=%d %-24s %-10s %8.0f ops/s  NN %6.1f us/op  records %d/%d%s" % (
-            t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, records, expected,
+                         "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
+                         writer_ms, records, discarded, lost])
+        print("t=%-3d r=%d %-22s %-10s %6.0f ops/s  NN %6.1f us/op (%5.1f w/o JIT; writer %4.1f)  records %d/%d%s" % (
+            t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, (cpu_ms - jit_ms) * 1000.0 / n,
+            writer_ms * 1000.0 / n, records, expected,
             "  LOST %d" % lost if lost else ""), flush=True)
 
 
@@ -194,9 +203,10 @@ def main():
     ops = (a.ops or ("create,mkdirs,open,fileStatus,delete,rename" if a.full else "create,fileStatus")).split(",")
     threads = [int(t) for t in (a.threads or ("1,16,64" if a.full else "16")).split(",")]
     repeats = a.repeats or 3
-    # One client thread does about a tenth of what 16 do: fewer files keep its runs as long as the others'.
+    # Enough operations that the NameNode's CPU over a window is not dominated by a stray GC or JIT compile
+    # (5000 gave twice the CPU per op of 20000); one client thread does about a tenth of what 16 do, so fewer.
     def files_for(t):
-        return a.files or ((10000 if a.full else 5000) if t > 1 else 2000)
+        return a.files or (20000 if t > 1 else 2000)
     variants = (a.variants or ",".join(ISSUE_VARIANTS)).split(",")
     warm_passes = a.warm_passes
     out = a.out or os.path.join(ROOT, "benchmarks", "results", "nn-compare-%s.csv" % name)
@@ -205,12 +215,14 @@ def main():
             sys.exit("unknown variant " + v)
     cp = build(a.no_build)
     shutil.rmtree(WORK, ignore_errors=True)
+    shutil.rmtree(META, ignore_errors=True)
     os.makedirs(WORK)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
-                    "nn_cpu_us_per_op", "audit_records", "audit_discarded", "audit_lost"])
+                    "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
+                    "audit_discarded", "audit_lost"])
         for t in threads:
             for r in range(1, repeats + 1):
                 for v in variants:  # interleaved: A B C ... then A B C ... again
@@ -228,7 +240,7 @@ def main():
                             nn.wait(timeout=60)
                         except subprocess.TimeoutExpired:
                             nn.kill()
-                    shutil.rmtree(os.path.join(run_dir, "dfs"), ignore_errors=True)
+                    shutil.rmtree(os.path.join(META, os.path.basename(run_dir)), ignore_errors=True)
     print("raw results: " + out)
 
 

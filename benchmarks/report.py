@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Tables and plots from the raw results of benchmarks/nn_compare.py, for benchmarks/RESULTS.md.
+"""Tables and plots from the raw results of benchmarks/nn_compare.py and dev-support/bin/jmh, for
+benchmarks/RESULTS.md.
 
-    pip install matplotlib            # once
-    python3 benchmarks/report.py      # reads benchmarks/results/*.csv, writes benchmarks/*.png, the tables in
-                                      # benchmarks/RESULTS.md, and prints the tables
+    pip install matplotlib            # once (or: apt-get install python3-matplotlib)
+    python3 benchmarks/report.py      # reads benchmarks/results/*.csv and benchmarks/results/jmh-*/, writes
+                                      # benchmarks/*.png, the tables in benchmarks/RESULTS.md, and prints them
 
 For each (op, threads, variant) it takes the median over repeats, with min-max, of ops/s and of NameNode CPU
 per op, and each variant's ratio of medians to the "off" variant measured in the same run. Audit records lost
@@ -11,6 +12,7 @@ per op, and each variant's ratio of medians to the "off" variant measured in the
 """
 import csv
 import glob
+import json
 import os
 import statistics
 import sys
@@ -34,23 +36,32 @@ def med(rows, field):
 
 
 def table(groups, title):
+    """One row per (op, threads, variant). NameNode CPU per op is without the JIT compiler threads when the
+    CSV has that column (nn_compare.py since it splits CPU by thread), which is the steadier figure."""
+    any_rows = next(iter(groups.values()))
+    no_jit = "nn_cpu_no_jit_us_per_op" in any_rows[0]
+    cpu_field = "nn_cpu_no_jit_us_per_op" if no_jit else "nn_cpu_us_per_op"
+    cpu_title = "NN CPU µs/op without JIT" if no_jit else "NN CPU µs/op"
     out = ["### " + title, "",
-           "| op | threads | variant | ops/s median (min–max) | × off | NN CPU µs/op median (min–max) | × off | "
-           "records lost |", "|---|---:|---|---:|---:|---:|---:|---:|"]
+           "| op | threads | variant | ops/s median (min–max) | × off | %s median (min–max) | × off | "
+           "writer µs/op | records lost |" % cpu_title, "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
-        cpu, cpu_lo, cpu_hi = med(rows, "nn_cpu_us_per_op")
+        cpu, cpu_lo, cpu_hi = med(rows, cpu_field)
         off = groups.get((op, t, "off"))
         r_ops = "%.2f" % (ops / med(off, "ops_per_sec")[0]) if off else "–"
-        r_cpu = "%.2f" % (cpu / med(off, "nn_cpu_us_per_op")[0]) if off else "–"
+        r_cpu = "%.2f" % (cpu / med(off, cpu_field)[0]) if off else "–"
+        writer = "%.1f" % statistics.median(float(r["nn_writer_ms"]) * 1000.0 / float(r["ops"]) for r in rows) \
+            if "nn_writer_ms" in rows[0] and v.startswith("nnaudit") else "–"
         lost = sum(int(r["audit_lost"]) + int(r["audit_discarded"]) for r in rows) if v != "off" else 0
-        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %d |" % (
-            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, lost))
+        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s | %d |" % (
+            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, writer, lost))
     return "\n".join(out)
 
 
-ORDER = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop", "nnaudit-sync",
+ORDER = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-block-linger1",
+         "nnaudit-drop", "nnaudit-sync",
          "nnaudit-sync-per-record"]
 
 
@@ -116,9 +127,132 @@ def update_results_md(name, text):
         f.write(head + begin + "\n" + body + "\n" + end + tail)
 
 
+JMH_ORDER = ["nnaudit-block", "nnaudit-drop", "hadoop-sync", "hadoop-async", "log4j2-sync", "log4j2-async"]
+
+
+def load_jmh(d):
+    """(threads, variant) -> dict of the figures of one JMH results directory (dev-support/bin/jmh)."""
+    rows = {}
+    for path in sorted(glob.glob(os.path.join(d, "throughput-t*.json"))):
+        with open(path) as f:
+            for b in json.load(f):
+                key = (int(b["threads"]), b["params"]["variant"])
+                sec = b.get("secondaryMetrics", {})
+                rows[key] = {"jmh_score": b["primaryMetric"]["score"],
+                             "alloc": sec.get("gc.alloc.rate.norm", {}).get("score", float("nan")),
+                             "wall": [], "calls": 0, "dropped": 0, "lost": 0}
+    with open(os.path.join(d, "check.csv")) as f:
+        for c in csv.DictReader(f):
+            r = rows.setdefault((int(c["threads"]), c["variant"]),
+                                {"jmh_score": float("nan"), "alloc": float("nan"), "wall": [], "calls": 0,
+                                 "dropped": 0, "lost": 0})
+            r["wall"] += [float(x) for x in c["wall_calls_per_s_all"].split()]
+            r["calls"] += int(c["calls"])
+            r["dropped"] += int(c["dropped"])
+            r["lost"] += int(c["lost"])
+    return rows
+
+
+def jmh_table(rows, title):
+    out = ["### " + title, "",
+           "| threads | variant | calls/s, wall clock: median (min–max) | × hadoop-sync | × log4j2-async | "
+           "bytes allocated per call | dropped | records lost |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for (t, v) in sorted(rows, key=lambda k: (k[0], JMH_ORDER.index(k[1]) if k[1] in JMH_ORDER else 99)):
+        r = rows[(t, v)]
+        if not r["wall"]:
+            continue
+        m = statistics.median(r["wall"])
+
+        def ratio(other):
+            o = rows.get((t, other))
+            return "%.2f" % (m / statistics.median(o["wall"])) if o and o["wall"] else "–"
+        dropped = "%.1f%%" % (100.0 * r["dropped"] / r["calls"]) if r["calls"] else "–"
+        out.append("| %d | %s | %.0f (%.0f–%.0f) | %s | %s | %.0f | %s | %d |" % (
+            t, v, m, min(r["wall"]), max(r["wall"]), ratio("hadoop-sync"), ratio("log4j2-async"), r["alloc"],
+            dropped, r["lost"]))
+    return "\n".join(out)
+
+
+def drain_table(d, title):
+    path = os.path.join(d, "drain.csv")
+    if not os.path.exists(path):
+        return None
+    by = defaultdict(list)
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            by[r["kind"]].append(r)
+    n, raw = by["nnaudit"], by["raw"]
+    out = ["### " + title, "",
+           "| | repeats | MB/s to the page cache (median) | MB/s fsynced (median, min–max) | events/s fsynced |",
+           "|---|---:|---:|---:|---:|"]
+    for name, rs in (("nnaudit writer, full queue", n), ("raw FileChannel, 1 MiB writes", raw)):
+        w = statistics.median(float(r["written_mb_per_s"]) for r in rs)
+        fs = [float(r["fsynced_mb_per_s"]) for r in rs]
+        ev = statistics.median(float(r["events_per_s"]) for r in rs)
+        out.append("| %s | %d | %.0f | %.0f (%.0f–%.0f) | %s |" % (
+            name, len(rs), w, statistics.median(fs), min(fs), max(fs), "%.0f" % ev if ev else "–"))
+    ratio = statistics.median(float(r["fsynced_mb_per_s"]) for r in n) / \
+        statistics.median(float(r["fsynced_mb_per_s"]) for r in raw)
+    out += ["", "Drain capacity / raw bandwidth (fsynced, medians): **%.2f**." % ratio]
+    return "\n".join(out)
+
+
+def jmh_plot(rows, name):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    threads = sorted({k[0] for k in rows})
+    variants = [v for v in JMH_ORDER if any(k[1] == v for k in rows)]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    for v in variants:
+        xs = [t for t in threads if (t, v) in rows and rows[(t, v)]["wall"]]
+        ys = [statistics.median(rows[(t, v)]["wall"]) for t in xs]
+        lo = [y - min(rows[(t, v)]["wall"]) for t, y in zip(xs, ys)]
+        hi = [max(rows[(t, v)]["wall"]) - y for t, y in zip(xs, ys)]
+        axes[0].errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=v)
+        axes[1].plot(xs, [rows[(t, v)]["alloc"] for t in xs], marker="o", label=v)
+    axes[0].set_title("calls/s completed (wall clock, median, min–max)")
+    axes[0].set_yscale("log")
+    axes[1].set_title("bytes allocated per call (-prof gc, all threads)")
+    for ax in axes:
+        ax.set_xlabel("producer threads")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(threads)
+        ax.set_xticklabels([str(t) for t in threads])
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    out = os.path.join(HERE, name + ".png")
+    fig.savefig(out, dpi=90)
+    return out
+
+
+def report_jmh(d):
+    name = os.path.basename(os.path.normpath(d))
+    rows = load_jmh(d)
+    text = jmh_table(rows, name)
+    print(text)
+    print()
+    update_results_md(name, text)
+    drain = drain_table(d, name + "-drain")
+    if drain:
+        print(drain)
+        print()
+        update_results_md(name + "-drain", drain)
+    try:
+        print("plot: " + jmh_plot(rows, name))
+    except ImportError:
+        print("(matplotlib is not installed: pip install matplotlib, for the plots)")
+    print()
+
+
 def main():
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "results", "*.csv")))
+    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "results", "*.csv")) +
+                                   glob.glob(os.path.join(HERE, "results", "jmh-*", "")))
     for p in paths:
+        if os.path.isdir(p):
+            report_jmh(p)
+            continue
         name = os.path.splitext(os.path.basename(p))[0]
         groups = load(p)
         text = table(groups, name)
