@@ -65,6 +65,10 @@ VARIANTS = {
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
 
+# taskset prefixes: NameNode on CPU 0, client on CPU 1, unless --no-pin.
+PIN_NN = ["taskset", "-c", "0"]
+PIN_CLIENT = ["taskset", "-c", "1"]
+
 # What the benchmarks issue compares; the two sync variants are for group commit (durability=sync).
 ISSUE_VARIANTS = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop"]
 
@@ -129,7 +133,8 @@ def start_namenode(cp, variant, threads, run_dir):
         f.write("log4j.logger.io.nnaudit=INFO\n")
         for line in audit_log4j:
             f.write(line.replace("{dir}", run_dir) + "\n")
-    cmd = ["taskset", "-c", "0", "java", "-Xmx4g", "-Xms4g", "-XX:+UseParallelGC", "-Xlog:gc:file=" + os.path.join(run_dir, "gc.log"),
+    cmd = PIN_NN + ["java", "-Xmx4g", "-Xms4g", "-XX:+UseParallelGC",
+                    "-Xlog:gc:file=" + os.path.join(run_dir, "gc.log"),
            "-Dlog4j.configuration=file:" + os.path.join(run_dir, "log4j.properties"),
            "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", cp, "io.nnaudit.bench.BenchNameNodeMain",
            os.path.join(META, os.path.basename(run_dir)), os.path.join(run_dir, "site.xml")]
@@ -152,7 +157,7 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
     with open(log4j, "w") as f:
         f.write(CLIENT_LOG4J)
     audit = VARIANTS[v][2]
-    cmd = ["taskset", "-c", "1", "java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
+    cmd = PIN_CLIENT + ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
            "io.nnaudit.bench.NnCompareClient", str(port), str(nn.pid), str(t), str(files), str(passes),
            ",".join(ops), os.path.join(run_dir, audit) if audit else "-"]
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
@@ -197,7 +202,11 @@ def main():
     ap.add_argument("--warm-passes", type=int, default=1, help="unmeasured passes before the measured one")
     ap.add_argument("--out", help="CSV path")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-pin", action="store_true", help="let the NameNode and the client share both CPUs")
     a = ap.parse_args()
+    if a.no_pin:
+        del PIN_NN[:]
+        del PIN_CLIENT[:]
     name = "full" if a.full else "quick"
     # rename last: it is the only op that needs fresh files after delete (see NnCompareClient)
     ops = (a.ops or ("create,mkdirs,open,fileStatus,delete,rename" if a.full else "create,fileStatus")).split(",")

@@ -153,10 +153,16 @@ def load_jmh(d):
     return rows
 
 
+def written_rate(r):
+    """Calls/s (wall clock, median) times the share of calls that were not dropped: records reaching the file."""
+    return statistics.median(r["wall"]) * (1.0 - float(r["dropped"]) / r["calls"]) if r["calls"] else 0.0
+
+
 def jmh_table(rows, title):
     out = ["### " + title, "",
            "| threads | variant | calls/s, wall clock: median (min–max) | × hadoop-sync | × log4j2-async | "
-           "bytes allocated per call | dropped | records lost |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+           "dropped | records/s | bytes allocated per call | records lost |",
+           "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (t, v) in sorted(rows, key=lambda k: (k[0], JMH_ORDER.index(k[1]) if k[1] in JMH_ORDER else 99)):
         r = rows[(t, v)]
         if not r["wall"]:
@@ -167,9 +173,9 @@ def jmh_table(rows, title):
             o = rows.get((t, other))
             return "%.2f" % (m / statistics.median(o["wall"])) if o and o["wall"] else "–"
         dropped = "%.1f%%" % (100.0 * r["dropped"] / r["calls"]) if r["calls"] else "–"
-        out.append("| %d | %s | %.0f (%.0f–%.0f) | %s | %s | %.0f | %s | %d |" % (
-            t, v, m, min(r["wall"]), max(r["wall"]), ratio("hadoop-sync"), ratio("log4j2-async"), r["alloc"],
-            dropped, r["lost"]))
+        out.append("| %d | %s | %.0f (%.0f–%.0f) | %s | %s | %s | %.0f | %.0f | %d |" % (
+            t, v, m, min(r["wall"]), max(r["wall"]), ratio("hadoop-sync"), ratio("log4j2-async"), dropped,
+            written_rate(r), r["alloc"], r["lost"]))
     return "\n".join(out)
 
 
@@ -206,12 +212,16 @@ def jmh_plot(rows, name):
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     for v in variants:
         xs = [t for t in threads if (t, v) in rows and rows[(t, v)]["wall"]]
-        ys = [statistics.median(rows[(t, v)]["wall"]) for t in xs]
-        lo = [y - min(rows[(t, v)]["wall"]) for t, y in zip(xs, ys)]
-        hi = [max(rows[(t, v)]["wall"]) - y for t, y in zip(xs, ys)]
-        axes[0].errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=v)
+        if v == "nnaudit-drop":  # most of its calls are refused: plot the records it writes
+            ys = [written_rate(rows[(t, v)]) for t in xs]
+            axes[0].plot(xs, ys, marker="o", linestyle="--", label=v + " (records written)")
+        else:
+            ys = [statistics.median(rows[(t, v)]["wall"]) for t in xs]
+            lo = [y - min(rows[(t, v)]["wall"]) for t, y in zip(xs, ys)]
+            hi = [max(rows[(t, v)]["wall"]) - y for t, y in zip(xs, ys)]
+            axes[0].errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=v)
         axes[1].plot(xs, [rows[(t, v)]["alloc"] for t in xs], marker="o", label=v)
-    axes[0].set_title("calls/s completed (wall clock, median, min–max)")
+    axes[0].set_title("calls/s completed, every record written (wall clock, median, min–max)")
     axes[0].set_yscale("log")
     axes[1].set_title("bytes allocated per call (-prof gc, all threads)")
     for ax in axes:
