@@ -55,7 +55,9 @@ def table(groups, title):
         writer = "%.1f" % statistics.median(float(r["nn_writer_ms"]) * 1000.0 / float(r["ops"]) for r in rows) \
             if "nn_writer_ms" in rows[0] and v.startswith("nnaudit") else "–"
         lost = sum(int(r["audit_lost"]) + int(r["audit_discarded"]) for r in rows) if v != "off" else 0
-        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s | %d |" % (
+        if lost and "audit_drops_reported" in rows[0]:
+            lost = "%d (%d reported)" % (lost, sum(int(r["audit_drops_reported"]) for r in rows))
+        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s | %s |" % (
             op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, writer, lost))
     return "\n".join(out)
 

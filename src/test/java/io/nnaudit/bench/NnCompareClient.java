@@ -92,12 +92,12 @@ public final class NnCompareClient {
           if (!measured) {
             continue;
           }
-          long[] records = audit == null ? new long[2] : count(audit, offset, cmd(op), base + "/" + op + "/");
+          long[] records = audit == null ? new long[3] : count(audit, offset, cmd(op), base + "/" + op + "/");
           long[] cpu = window.cpuMillis();
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%d"
-              + " nn_jit_ms=%d nn_gc_ms=%d nn_writer_ms=%d records=%d discarded=%d%n", op,
+              + " nn_jit_ms=%d nn_gc_ms=%d nn_writer_ms=%d records=%d discarded=%d drops_reported=%d%n", op,
               (long) last(lines, "# operations"), (long) last(lines, "Elapsed Time"), last(lines, "Ops per sec"),
-              cpu[0], cpu[1], cpu[2], cpu[3], records[0], records[1]);
+              cpu[0], cpu[1], cpu[2], cpu[3], records[0], records[1], records[2]);
         }
       }
     }
@@ -147,7 +147,11 @@ public final class NnCompareClient {
     return Files.exists(p) ? Files.size(p) : 0;
   }
 
-  /** {records of cmd under dir, "Discarded N" losses} after offset, once the file stops growing. */
+  /**
+   * {records of cmd under dir, reload4j's "Discarded N" losses, nnaudit's reported drops ({@code nnaudit=dropped
+   * count=N} records)} after offset, once the file stops growing. A drop record covers every command, so
+   * during a measured op it counts that op's drops plus any of the set-up just before it.
+   */
   private static long[] count(String path, long offset, String cmd, String dir) throws Exception {
     long last = -1;
     long stableSince = System.nanoTime();
@@ -161,8 +165,10 @@ public final class NnCompareClient {
     }
     String needle = "\tcmd=" + cmd + "\tsrc=" + dir;
     Pattern discarded = Pattern.compile("Discarded (\\d+) messages");
+    Pattern reported = Pattern.compile("nnaudit=dropped\tcount=(\\d+)");
     long records = 0;
     long lost = 0;
+    long dropReported = 0;
     try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
       byte[] buf = new byte[(int) (f.length() - offset)];
       f.seek(offset);
@@ -175,9 +181,13 @@ public final class NnCompareClient {
         if (m.find()) {
           lost += Long.parseLong(m.group(1));
         }
+        Matcher d = reported.matcher(line);
+        if (d.find()) {
+          dropReported += Long.parseLong(d.group(1));
+        }
       }
     }
-    return new long[] {records, lost};
+    return new long[] {records, lost, dropReported};
   }
 
   /**
