@@ -213,9 +213,10 @@ def main():
     threads = [int(t) for t in (a.threads or ("1,16,64" if a.full else "16")).split(",")]
     repeats = a.repeats or 3
     # Enough operations that the NameNode's CPU over a window is not dominated by a stray GC or JIT compile
-    # (5000 gave twice the CPU per op of 20000); one client thread does about a tenth of what 16 do, so fewer.
+    # (5000 gave twice the CPU per op of 20000, so --quick's CPU figures are rough); one client thread does
+    # about a tenth of what 16 do, so fewer.
     def files_for(t):
-        return a.files or (20000 if t > 1 else 2000)
+        return a.files or ((20000 if a.full else 5000) if t > 1 else 2000)
     variants = (a.variants or ",".join(ISSUE_VARIANTS)).split(",")
     warm_passes = a.warm_passes
     out = a.out or os.path.join(ROOT, "benchmarks", "results", "nn-compare-%s.csv" % name)
