@@ -56,7 +56,6 @@ final class AuditWriter implements Runnable {
   private final long lingerNanos;
   /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
   private final int lingerBelow;
-  private final Utf8BatchEncoder encoder = new Utf8BatchEncoder();
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private StringBuilder text = new StringBuilder(16 * 1024);
   private final WriterFailureLog failures = new WriterFailureLog();
@@ -163,7 +162,7 @@ final class AuditWriter implements Runnable {
   /** One write for everything in {@code sb}: the records of {@link #chunkEvents}, after {@code report}'s. */
   private void flushChunk(StringBuilder sb, DropReport report) {
     if (sb.length() > 0) {
-      committer.commit(encoder.encode(sb), chunkEvents, report);
+      committer.commit(Utf8BatchEncoder.encode(sb), chunkEvents, report);
     }
     sb.setLength(0);
     chunkEvents.clear();

@@ -12,8 +12,11 @@ import java.nio.charset.StandardCharsets;
  * cmd unescaped) becomes {@code ?}, as log4j's writer would make it. Writer thread only.
  */
 final class Utf8BatchEncoder {
+  private Utf8BatchEncoder() {
+  }
+
   /** Returns a buffer, ready to read, holding {@code text} in UTF-8. */
-  ByteBuffer encode(StringBuilder text) {
+  static ByteBuffer encode(StringBuilder text) {
     return ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
   }
 }

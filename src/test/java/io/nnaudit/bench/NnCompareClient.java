@@ -21,7 +21,6 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.server.namenode.NNThroughputBenchmark;
 import org.apache.log4j.AppenderSkeleton;
-import org.apache.log4j.Level;
 import org.apache.log4j.Logger;
 import org.apache.log4j.spi.LoggingEvent;
 
@@ -59,11 +58,9 @@ public final class NnCompareClient {
     List<String> ops = Arrays.asList(args[5].split(","));
     String audit = args[6].equals("-") ? null : args[6];
 
+    BenchmarkLogCapture capture = BenchmarkLogCapture.attach();
     Window window = new Window(nnPid);
-    Logger benchLog = Logger.getLogger(NNThroughputBenchmark.class);
-    benchLog.setLevel(Level.INFO);
-    benchLog.setAdditivity(false);
-    benchLog.addAppender(window);
+    Logger.getLogger(NNThroughputBenchmark.class).addAppender(window);
 
     Configuration conf = new HdfsConfiguration();
     FileSystem.setDefaultUri(conf, uri);
@@ -82,28 +79,29 @@ public final class NnCompareClient {
                 throw new IOException("could not rename " + base + "/" + intact + " to " + base + "/create");
               }
             } else {
-              run(conf, uri, "create", threads, files, base, false);
+              run(capture, conf, uri, "create", threads, files, base, false);
             }
           }
           long offset = audit == null ? 0 : size(audit);
           window.reset();
-          List<String> lines = run(conf, uri, op, threads, files, base, existing);
+          run(capture, conf, uri, op, threads, files, base, existing);
           intact = op.equals("create") || op.equals("open") || op.equals("fileStatus") ? op : null;
           if (!measured) {
             continue;
           }
-          long[] records = audit == null ? new long[3] : count(audit, offset, cmd(op), base + "/" + op + "/");
+          long[] records = audit == null ? new long[3] : count(audit, offset, NnBench.auditCmd(op),
+              base + "/" + op + "/");
           long[] cpu = window.cpuMillis();
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%d"
               + " nn_jit_ms=%d nn_gc_ms=%d nn_writer_ms=%d records=%d discarded=%d drops_reported=%d%n", op,
-              (long) last(lines, "# operations"), (long) last(lines, "Elapsed Time"), last(lines, "Ops per sec"),
+              (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
               cpu[0], cpu[1], cpu[2], cpu[3], records[0], records[1], records[2]);
         }
       }
     }
   }
 
-  private static List<String> run(Configuration conf, String uri, String op, int threads, int files, String base,
+  private static void run(BenchmarkLogCapture capture, Configuration conf, String uri, String op, int threads, int files, String base,
       boolean existing) throws Exception {
     boolean dirs = op.equals("mkdirs"); // the one op that counts directories, not files
     List<String> args = new ArrayList<>(Arrays.asList("-fs", uri, "-op", op, "-threads", String.valueOf(threads),
@@ -117,29 +115,8 @@ public final class NnCompareClient {
     }
     Configuration c = new Configuration(conf);
     c.setInt(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, 16);
-    Window.LINES.clear();
+    capture.clear();
     NNThroughputBenchmark.runBenchmark(c, args.toArray(new String[0]));
-    return new ArrayList<>(Window.LINES);
-  }
-
-  /** The audit command NNThroughputBenchmark's op makes. */
-  static String cmd(String op) {
-    switch (op) {
-      case "fileStatus":
-        return "getfileinfo";
-      default:
-        return op;
-    }
-  }
-
-  private static double last(List<String> lines, String label) {
-    for (int i = lines.size() - 1; i >= 0; i--) {
-      String l = lines.get(i).trim();
-      if (l.startsWith(label + ":")) {
-        return Double.parseDouble(l.substring(label.length() + 1).trim());
-      }
-    }
-    throw new IllegalStateException("NNThroughputBenchmark printed no '" + label + "' line: " + lines);
   }
 
   private static long size(String path) throws IOException {
@@ -191,11 +168,10 @@ public final class NnCompareClient {
   }
 
   /**
-   * Keeps NNThroughputBenchmark's log lines and times its measured window: NameNode CPU ticks when it logs
+   * Times NNThroughputBenchmark's measured window (its figures are read by {@link BenchmarkLogCapture}): NameNode CPU ticks when it logs
    * "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
    */
   private static final class Window extends AppenderSkeleton {
-    static final List<String> LINES = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final String taskDir;
     private volatile long[] start;
     private volatile long[] end;
@@ -228,7 +204,6 @@ public final class NnCompareClient {
     @Override
     protected void append(LoggingEvent event) {
       String msg = String.valueOf(event.getRenderedMessage());
-      LINES.add(msg);
       if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
         start = ticks();
         Thread watcher = new Thread(() -> {
