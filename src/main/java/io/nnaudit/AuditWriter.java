@@ -7,13 +7,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.DropTracker.DropReport;
+import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one background thread of a pipeline: it drains the queue in batches, formats each batch into one text,
+ * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into one reused buffer,
  * and hands it to the {@link BatchCommitter}, which writes it with one write call and fsyncs as configured.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
@@ -41,8 +42,8 @@ import org.slf4j.LoggerFactory;
 final class AuditWriter implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
   static final long IDLE_POLL_MS = 50;
-  /** A batch text this long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
-  static final int WRITE_CHUNK_CHARS = 1 << 20;
+  /** A batch this many bytes long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
+  static final int WRITE_CHUNK_BYTES = 1 << 20;
 
   private final AuditPipeline pipeline;
   private final ArrayBlockingQueue<AuditEvent> queue;
@@ -57,7 +58,7 @@ final class AuditWriter implements Runnable {
   /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
   private final int lingerBelow;
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
-  private StringBuilder text = new StringBuilder(16 * 1024);
+  private RecordBuffer text = new RecordBuffer();
   private final WriterFailureLog failures = new WriterFailureLog();
 
   AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
@@ -127,7 +128,7 @@ final class AuditWriter implements Runnable {
   }
 
   private void writeBatch(List<AuditEvent> batch, DropReport report) {
-    StringBuilder sb = text;
+    RecordBuffer sb = text;
     sb.setLength(0);
     chunkEvents.clear();
     if (report != null) {
@@ -148,21 +149,21 @@ final class AuditWriter implements Runnable {
         failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped; "
             + metrics.writeFailed + " events failed in all", t);
       }
-      if (sb.length() >= WRITE_CHUNK_CHARS) {
+      if (sb.length() >= WRITE_CHUNK_BYTES) {
         flushChunk(sb, report);
         report = null;
       }
     }
     flushChunk(sb, report);
-    if (sb.capacity() > WRITE_CHUNK_CHARS) {
-      text = new StringBuilder(16 * 1024);
+    if (sb.capacity() > 2 * WRITE_CHUNK_BYTES) {
+      text = new RecordBuffer(); // a hostile record made it large: let it go
     }
   }
 
   /** One write for everything in {@code sb}: the records of {@link #chunkEvents}, after {@code report}'s. */
-  private void flushChunk(StringBuilder sb, DropReport report) {
+  private void flushChunk(RecordBuffer sb, DropReport report) {
     if (sb.length() > 0) {
-      committer.commit(Utf8BatchEncoder.encode(sb), chunkEvents, report);
+      committer.commit(sb.asByteBuffer(), chunkEvents, report);
     }
     sb.setLength(0);
     chunkEvents.clear();

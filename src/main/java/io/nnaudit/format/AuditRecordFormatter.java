@@ -1,10 +1,12 @@
 package io.nnaudit.format;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
 import io.nnaudit.AuditEvent;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.NnauditSettings.RecordPrefix;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.ipc.CallerContext;
 
 /**
@@ -16,12 +18,28 @@ import org.apache.hadoop.ipc.CallerContext;
  * raw, have their control characters escaped, so a hostile user name can never split a record or forge a field.
  * For any value without control characters the output is identical.
  *
- * <p>Not thread-safe (it caches the timestamp text): one instance per writer thread.
+ * <p>Not thread-safe (it caches the timestamp, address and permission texts): one instance per writer thread.
  */
 public final class AuditRecordFormatter implements RecordFormatter {
   /** What {@code %p %c{2}: } prints for the stock audit logger. */
   static final String INFO_TAG = " INFO FSNamesystem.audit: ";
   static final String WARN_TAG = " WARN FSNamesystem.audit: ";
+  private static final byte[] INFO = RecordBuffer.ascii(INFO_TAG);
+  private static final byte[] WARN = RecordBuffer.ascii(WARN_TAG);
+  private static final byte[] ALLOWED_TRUE = RecordBuffer.ascii("allowed=true\tugi=");
+  private static final byte[] ALLOWED_FALSE = RecordBuffer.ascii("allowed=false\tugi=");
+  private static final byte[] IP = RecordBuffer.ascii("\tip=");
+  private static final byte[] CMD = RecordBuffer.ascii("\tcmd=");
+  private static final byte[] SRC = RecordBuffer.ascii("\tsrc=");
+  private static final byte[] DST = RecordBuffer.ascii("\tdst=");
+  private static final byte[] PERM = RecordBuffer.ascii("\tperm=");
+  private static final byte[] TRACKING_ID = RecordBuffer.ascii("\ttrackingId=");
+  private static final byte[] PROTO = RecordBuffer.ascii("\tproto=");
+  private static final byte[] CALLER_CONTEXT = RecordBuffer.ascii("\tcallerContext=");
+  private static final byte[] NULL = RecordBuffer.ascii("null");
+  private static final byte[] DROPPED = RecordBuffer.ascii("nnaudit=dropped\tcount=");
+  /** Permission bits and the sticky bit: what {@link FsPermission#toShort()} can hold. */
+  private static final int PERMISSION_SLOTS = 1 << 10;
 
   private final boolean prefix;
   private final boolean callerContextEnabled;
@@ -29,6 +47,11 @@ public final class AuditRecordFormatter implements RecordFormatter {
   private final int callerSignatureMaxLen;
   private final boolean trackingIdEnabled;
   private final Log4jTimestamp timestamp;
+  /** The last client address and its text: one client's calls come in runs from the same InetAddress. */
+  private InetAddress lastAddr;
+  private byte[] lastAddrText;
+  /** The text of a plain FsPermission by its bits, made on first use. */
+  private final byte[][] permissionText = new byte[PERMISSION_SLOTS][];
 
   public AuditRecordFormatter(NnauditSettings settings) {
     this(settings, new Log4jTimestamp());
@@ -45,61 +68,88 @@ public final class AuditRecordFormatter implements RecordFormatter {
 
   /** Appends the whole record: prefix, message and a newline. */
   @Override
-  public void appendRecord(StringBuilder sb, AuditEvent e) {
+  public void appendRecord(RecordBuffer out, AuditEvent e) {
     if (prefix) {
-      timestamp.append(sb, e.timeMillis);
-      sb.append(INFO_TAG);
+      timestamp.append(out, e.timeMillis);
+      out.append(INFO);
     }
-    appendMessage(sb, e);
-    sb.append('\n');
+    appendMessage(out, e);
+    out.appendAscii('\n');
   }
 
   /** Appends the message alone, exactly as the stock logger builds it. */
-  public void appendMessage(StringBuilder sb, AuditEvent e) {
-    sb.append("allowed=").append(e.allowed);
-    sb.append("\tugi=");
-    JavaEscaper.appendControlEscaped(sb, e.ugi);
-    sb.append("\tip=");
+  public void appendMessage(RecordBuffer out, AuditEvent e) {
+    out.append(e.allowed ? ALLOWED_TRUE : ALLOWED_FALSE);
+    JavaEscaper.appendControlEscaped(out, e.ugi);
+    out.append(IP);
     if (e.addr != null) {
-      sb.append('/').append(e.addr.getHostAddress());
+      out.append(addressText(e.addr));
     } else {
-      sb.append("null");
+      out.append(NULL);
     }
-    sb.append("\tcmd=");
-    JavaEscaper.appendControlEscaped(sb, e.cmd);
-    sb.append("\tsrc=");
-    JavaEscaper.appendEscaped(sb, e.src);
-    sb.append("\tdst=");
-    JavaEscaper.appendEscaped(sb, e.dst);
-    sb.append("\tperm=");
+    out.append(CMD);
+    JavaEscaper.appendControlEscaped(out, e.cmd);
+    out.append(SRC);
+    JavaEscaper.appendEscaped(out, e.src);
+    out.append(DST);
+    JavaEscaper.appendEscaped(out, e.dst);
+    out.append(PERM);
     if (e.hasStat) {
-      JavaEscaper.appendControlEscaped(sb, e.owner);
-      sb.append(':');
-      JavaEscaper.appendControlEscaped(sb, e.group);
-      sb.append(':').append(e.permission);
+      JavaEscaper.appendControlEscaped(out, e.owner);
+      out.appendAscii(':');
+      JavaEscaper.appendControlEscaped(out, e.group);
+      out.appendAscii(':');
+      appendPermission(out, e.permission);
     } else {
-      sb.append("null");
+      out.append(NULL);
     }
     if (trackingIdEnabled) {
-      sb.append("\ttrackingId=");
-      JavaEscaper.appendControlEscaped(sb, e.trackingId);
+      out.append(TRACKING_ID);
+      JavaEscaper.appendControlEscaped(out, e.trackingId);
     }
-    sb.append("\tproto=").append(e.proto);
+    out.append(PROTO).append(e.proto);
     CallerContext ctx = e.callerContext;
     if (callerContextEnabled && ctx != null && ctx.isContextValid()) {
-      sb.append("\tcallerContext=");
-      // The stock logger escapes first and truncates the escaped text.
-      int start = sb.length();
-      JavaEscaper.appendEscaped(sb, ctx.getContext());
-      if (sb.length() - start > callerContextMaxLen) {
-        sb.setLength(start + callerContextMaxLen);
+      out.append(CALLER_CONTEXT);
+      // The stock logger escapes first and truncates the escaped text, which is ASCII: bytes are chars.
+      int start = out.length();
+      JavaEscaper.appendEscaped(out, ctx.getContext());
+      if (out.length() - start > callerContextMaxLen) {
+        out.setLength(start + callerContextMaxLen);
       }
       byte[] signature = ctx.getSignature();
       if (signature != null && signature.length > 0 && signature.length <= callerSignatureMaxLen) {
-        sb.append(':');
-        JavaEscaper.appendEscaped(sb, new String(signature, StandardCharsets.UTF_8));
+        out.appendAscii(':');
+        JavaEscaper.appendEscaped(out, new String(signature, StandardCharsets.UTF_8));
       }
     }
+  }
+
+  /** {@code "/" + addr.getHostAddress()}, as the stock line prints an InetAddress. */
+  private byte[] addressText(InetAddress addr) {
+    if (addr != lastAddr) {
+      lastAddrText = ("/" + addr.getHostAddress()).getBytes(StandardCharsets.UTF_8);
+      lastAddr = addr;
+    }
+    return lastAddrText;
+  }
+
+  /**
+   * {@code String.valueOf(permission)}. A plain {@link FsPermission}'s text depends only on its bits, so it is
+   * made once per bit pattern; a subclass may print more, so it is asked every time.
+   */
+  private void appendPermission(RecordBuffer out, FsPermission permission) {
+    if (permission == null || permission.getClass() != FsPermission.class) {
+      out.append(String.valueOf(permission));
+      return;
+    }
+    int bits = permission.toShort() & (PERMISSION_SLOTS - 1);
+    byte[] text = permissionText[bits];
+    if (text == null) {
+      text = permission.toString().getBytes(StandardCharsets.UTF_8);
+      permissionText[bits] = text;
+    }
+    out.append(text);
   }
 
   /**
@@ -111,16 +161,16 @@ public final class AuditRecordFormatter implements RecordFormatter {
    * them); {@code total} is the running total since start-up.
    */
   @Override
-  public void appendDropRecord(StringBuilder sb, long nowMillis, long count, long fromMillis, long toMillis,
+  public void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis,
       long total) {
     if (prefix) {
-      timestamp.append(sb, nowMillis);
-      sb.append(WARN_TAG);
+      timestamp.append(out, nowMillis);
+      out.append(WARN);
     }
-    sb.append("nnaudit=dropped\tcount=").append(count).append("\tfrom=");
-    timestamp.append(sb, fromMillis);
-    sb.append("\tto=");
-    timestamp.append(sb, toMillis);
-    sb.append("\ttotal=").append(total).append('\n');
+    out.append(DROPPED).append(count).append("\tfrom=");
+    timestamp.append(out, fromMillis);
+    out.append("\tto=");
+    timestamp.append(out, toMillis);
+    out.append("\ttotal=").append(total).appendAscii('\n');
   }
 }

@@ -2,7 +2,8 @@ package io.nnaudit.format;
 
 /**
  * The escaping of commons-text {@code StringEscapeUtils.escapeJava}, which the stock audit logger applies to
- * src, dst and the caller context, written straight into a {@link StringBuilder} with a no-copy fast path.
+ * src, dst and the caller context, written straight into the writer's {@link RecordBuffer}: a value with
+ * nothing to escape, which is nearly every value, is checked once and copied in bulk.
  *
  * <p>Same output as commons-text (checked by a randomized test against it): {@code "} and {@code \} get a
  * backslash; \b \n \t \f \r their Java escapes; any other UTF-16 unit below 0x20 or above 0x7F becomes
@@ -10,15 +11,16 @@ package io.nnaudit.format;
  * output is always plain ASCII.
  */
 public final class JavaEscaper {
-  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+  private static final byte[] HEX = RecordBuffer.ascii("0123456789ABCDEF");
+  private static final byte[] NULL = RecordBuffer.ascii("null");
 
   private JavaEscaper() {
   }
 
   /** Appends {@code escapeJava(s)}; a null {@code s} appends {@code null}, as the stock line does. */
-  public static void appendEscaped(StringBuilder sb, String s) {
+  public static void appendEscaped(RecordBuffer out, String s) {
     if (s == null) {
-      sb.append("null");
+      out.append(NULL);
       return;
     }
     int n = s.length();
@@ -26,17 +28,13 @@ public final class JavaEscaper {
     while (i < n && isPlain(s.charAt(i))) {
       i++;
     }
-    if (i == n) {
-      sb.append(s);
-      return;
-    }
-    sb.append(s, 0, i);
+    out.appendAscii(s, 0, i);
     for (; i < n; i++) {
       char c = s.charAt(i);
       if (isPlain(c)) {
-        sb.append(c);
+        out.appendAscii(c);
       } else {
-        appendEscape(sb, c);
+        appendEscape(out, c);
       }
     }
   }
@@ -49,29 +47,28 @@ public final class JavaEscaper {
    * backslash itself, so that commons-text {@code unescapeJava} gives back exactly the original value. Any
    * other value, which is every real user name, is written byte for byte as the stock logger writes it.
    */
-  public static void appendControlEscaped(StringBuilder sb, String s) {
+  public static void appendControlEscaped(RecordBuffer out, String s) {
     if (s == null) {
-      sb.append("null");
+      out.append(NULL);
       return;
     }
     int n = s.length();
     int i = 0;
-    while (i < n && !needsRawEscape(s, i)) {
+    char c;
+    while (i < n && (c = s.charAt(i)) >= 0x20 && c < 0x7f && c != '\\') {
       i++;
     }
-    if (i == n) {
-      sb.append(s);
-      return;
-    }
-    sb.append(s, 0, i);
+    out.appendAscii(s, 0, i);
+    // Raw runs (which may hold non-ASCII text and surrogate pairs) go out as UTF-8; the rest escaped.
+    int run = i;
     for (; i < n; i++) {
-      char c = s.charAt(i);
-      if (!needsRawEscape(s, i)) {
-        sb.append(c);
-      } else {
-        appendEscape(sb, c);
+      if (needsRawEscape(s, i)) {
+        out.append(s, run, i);
+        appendEscape(out, s.charAt(i));
+        run = i + 1;
       }
     }
+    out.append(s, run, n);
   }
 
   private static boolean needsRawEscape(String s, int i) {
@@ -95,33 +92,35 @@ public final class JavaEscaper {
     return c >= 0x20 && c <= 0x7f && c != '"' && c != '\\';
   }
 
-  private static void appendEscape(StringBuilder sb, char c) {
+  private static void appendEscape(RecordBuffer out, char c) {
+    out.ensure(6);
+    out.put((byte) '\\');
     switch (c) {
       case '"':
-        sb.append("\\\"");
-        break;
       case '\\':
-        sb.append("\\\\");
+        out.put((byte) c);
         break;
       case '\b':
-        sb.append("\\b");
+        out.put((byte) 'b');
         break;
       case '\n':
-        sb.append("\\n");
+        out.put((byte) 'n');
         break;
       case '\t':
-        sb.append("\\t");
+        out.put((byte) 't');
         break;
       case '\f':
-        sb.append("\\f");
+        out.put((byte) 'f');
         break;
       case '\r':
-        sb.append("\\r");
+        out.put((byte) 'r');
         break;
       default:
-        sb.append('\\').append('u')
-            .append(HEX[(c >> 12) & 0xF]).append(HEX[(c >> 8) & 0xF])
-            .append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
+        out.put((byte) 'u');
+        out.put(HEX[(c >> 12) & 0xF]);
+        out.put(HEX[(c >> 8) & 0xF]);
+        out.put(HEX[(c >> 4) & 0xF]);
+        out.put(HEX[c & 0xF]);
     }
   }
 }

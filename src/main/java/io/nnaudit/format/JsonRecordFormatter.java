@@ -52,7 +52,7 @@ public final class JsonRecordFormatter implements RecordFormatter {
   }
 
   @Override
-  public void appendRecord(StringBuilder sb, AuditEvent e) {
+  public void appendRecord(RecordBuffer sb, AuditEvent e) {
     out.target = sb;
     try (JsonGenerator g = factory.createGenerator(out)) {
       g.writeStartObject();
@@ -87,13 +87,13 @@ public final class JsonRecordFormatter implements RecordFormatter {
       }
       g.writeEndObject();
     } catch (IOException ex) {
-      throw new UncheckedIOException(ex); // cannot happen: the target is a StringBuilder
+      throw new UncheckedIOException(ex); // cannot happen: the target is memory
     }
     sb.append('\n');
   }
 
   @Override
-  public void appendDropRecord(StringBuilder sb, long nowMillis, long count, long fromMillis, long toMillis,
+  public void appendDropRecord(RecordBuffer sb, long nowMillis, long count, long fromMillis, long toMillis,
       long total) {
     out.target = sb;
     try (JsonGenerator g = factory.createGenerator(out)) {
@@ -111,9 +111,9 @@ public final class JsonRecordFormatter implements RecordFormatter {
     sb.append('\n');
   }
 
-  /** A Writer onto the writer thread's batch text. */
+  /** A Writer onto the writer thread's batch (ESCAPE_NON_ASCII makes every char ASCII). */
   private static final class BuilderWriter extends Writer {
-    StringBuilder target;
+    RecordBuffer target;
 
     @Override
     public void write(char[] cbuf, int off, int len) {

@@ -3,17 +3,17 @@ package io.nnaudit.format;
 import io.nnaudit.AuditEvent;
 
 /**
- * Turns events into records, each one line ending in a newline, appended to the writer's batch text.
+ * Turns events into records, each one line ending in a newline, appended to the writer's batch of bytes.
  * Implementations are used by the writer thread alone and need not be thread-safe. A formatter that throws
  * may leave part of a record behind; the writer cuts the text back to where the record began.
  */
 public interface RecordFormatter {
   /** Appends the record of one operation. */
-  void appendRecord(StringBuilder sb, AuditEvent e);
+  void appendRecord(RecordBuffer out, AuditEvent e);
 
   /**
    * Appends the record that reports {@code count} events dropped between {@code fromMillis} and
    * {@code toMillis}, {@code total} since start-up. It must never parse as an operation.
    */
-  void appendDropRecord(StringBuilder sb, long nowMillis, long count, long fromMillis, long toMillis, long total);
+  void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis, long total);
 }

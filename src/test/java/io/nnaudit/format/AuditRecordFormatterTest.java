@@ -25,7 +25,7 @@ class AuditRecordFormatterTest {
   }
 
   private static String record(Configuration c, AuditEvent e) {
-    StringBuilder sb = new StringBuilder();
+    RecordBuffer sb = new RecordBuffer();
     new AuditRecordFormatter(NnauditSettings.fromConf(c), new Log4jTimestamp(ZoneId.of("UTC")))
         .appendRecord(sb, e);
     return sb.toString();
@@ -134,7 +134,7 @@ class AuditRecordFormatterTest {
 
   @Test
   void dropRecordIsWarnAndNotAnOperation() {
-    StringBuilder sb = new StringBuilder();
+    RecordBuffer sb = new RecordBuffer();
     new AuditRecordFormatter(NnauditSettings.fromConf(conf()), new Log4jTimestamp(ZoneId.of("UTC")))
         .appendDropRecord(sb, T, 12, T - 2946, T - 47, 40);
     assertEquals("2026-11-22 09:37:32,947 WARN FSNamesystem.audit: nnaudit=dropped\tcount=12"

@@ -10,13 +10,13 @@ import org.junit.jupiter.api.Test;
 class JavaEscaperTest {
 
   private static String escaped(String s) {
-    StringBuilder sb = new StringBuilder();
+    RecordBuffer sb = new RecordBuffer();
     JavaEscaper.appendEscaped(sb, s);
     return sb.toString();
   }
 
   private static String controlEscaped(String s) {
-    StringBuilder sb = new StringBuilder();
+    RecordBuffer sb = new RecordBuffer();
     JavaEscaper.appendControlEscaped(sb, s);
     return sb.toString();
   }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class Log4jTimestampTest {
 
   private static String format(Log4jTimestamp ts, long millis) {
-    StringBuilder sb = new StringBuilder();
+    RecordBuffer sb = new RecordBuffer();
     ts.append(sb, millis);
     return sb.toString();
   }
