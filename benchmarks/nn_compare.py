@@ -6,7 +6,7 @@ NameNode JVM per (variant, thread count, repeat). Repeats are interleaved (A B C
 is pinned to CPU 0 and the benchmark client to CPU 1 (taskset), which steadies the figures on 2 cores. One
 client JVM per NameNode (io.nnaudit.bench.NnCompareClient) runs the ops one after another: a warm-up pass,
 then the measured pass. For each measured op it records ops/s from the benchmark, the NameNode's CPU time
-(utime+stime from /proc/PID/stat) over the benchmark's timed window only, and the audit records on disk
+(nanoseconds on the CPU from /proc/PID/task/*/schedstat) over the benchmark's timed window only, and the audit records on disk
 against the operations performed.
 
     python3 benchmarks/nn_compare.py --quick     # about 5 minutes
@@ -15,6 +15,8 @@ against the operations performed.
         --ops create,fileStatus --threads 64 --files 20000 --out benchmarks/results/group-commit-t64.csv
 
 Raw rows go to benchmarks/results/nn-compare-<mode>.csv; benchmarks/report.py makes the tables and plots.
+NN_JAVA_OPTS adds JVM options to every NameNode, e.g. for a profiler:
+    NN_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" perf record -a -g -- python3 ...
 Run `mvn -B -DskipTests package` first, or let this script do it (it does unless --no-build).
 """
 import argparse
@@ -33,7 +35,6 @@ WORK = os.path.join(ROOT, "target", "nn-compare")
 # and the fsimage of -keepResults' saveNamespace then add no disk noise to the NameNode's CPU time, alike for
 # every variant. Audit files stay on the disk, in WORK.
 META = "/dev/shm/nnaudit-nn-compare" if os.path.isdir("/dev/shm") else os.path.join(WORK, "meta")
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 AUDIT_LOGGER = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit"
 STOCK_LAYOUT = "%d{ISO8601} %p %c{2}: %m%n"
 NNAUDIT = "io.nnaudit.QueuedAuditLogger"
@@ -133,7 +134,7 @@ def start_namenode(cp, variant, threads, run_dir):
         f.write("log4j.logger.io.nnaudit=INFO\n")
         for line in audit_log4j:
             f.write(line.replace("{dir}", run_dir) + "\n")
-    cmd = PIN_NN + ["java", "-Xmx4g", "-Xms4g", "-XX:+UseParallelGC",
+    cmd = PIN_NN + ["java"] + os.environ.get("NN_JAVA_OPTS", "").split() + ["-Xmx4g", "-Xms4g", "-XX:+UseParallelGC",
                     "-Xlog:gc:file=" + os.path.join(run_dir, "gc.log"),
            "-Dlog4j.configuration=file:" + os.path.join(run_dir, "log4j.properties"),
            "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", cp, "io.nnaudit.bench.BenchNameNodeMain",
@@ -175,8 +176,8 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
         if not line.startswith("RESULT "):
             continue
         f = dict(kv.split("=", 1) for kv in line.split()[1:])
-        n, cpu_ms, jit_ms, gc_ms = int(f["ops"]), int(f["nn_cpu_ms"]), int(f["nn_jit_ms"]), int(f["nn_gc_ms"])
-        writer_ms = int(f["nn_writer_ms"])
+        n, cpu_ms, jit_ms, gc_ms = int(f["ops"]), float(f["nn_cpu_ms"]), float(f["nn_jit_ms"]), float(f["nn_gc_ms"])
+        writer_ms = float(f["nn_writer_ms"])
         records, discarded = int(f["records"]), int(f["discarded"])
         expected = 0 if v == "off" else n
         lost = expected - records

@@ -30,7 +30,8 @@ import org.apache.log4j.spi.LoggingEvent;
  * process, so that a run pays one client JVM start instead of one per op.
  *
  * <p>For each measured op it prints one {@code RESULT} line with the benchmark's own figures, the NameNode's
- * CPU time over the benchmark's timed window (summed over {@code /proc/PID/task/*}/stat: taken when the
+ * CPU time over the benchmark's timed window (summed over {@code /proc/PID/task/*}/schedstat, which counts
+ * nanoseconds on the CPU; taken when the
  * benchmark logs "Starting N op(s)", just before its threads start, and again when its last StatsDaemon thread
  * has ended, so set-up and clean-up are left out), the part of it spent by the JIT compiler threads and by the
  * GC threads and by nnaudit's writer thread, and the audit records of that op found in the audit file. JIT compiles that land in a window are
@@ -43,7 +44,7 @@ import org.apache.log4j.spi.LoggingEvent;
  * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|-</pre>
  */
 public final class NnCompareClient {
-  private static final long CLK_TCK = 100; // USER_HZ on Linux
+  private static final long NANOS_PER_TICK = 10_000_000; // USER_HZ = 100, for the /proc/PID/task/TID/stat fallback
   private static final String STATS_DAEMON = "$StatsDaemon";
 
   private NnCompareClient() {
@@ -91,9 +92,9 @@ public final class NnCompareClient {
           }
           long[] records = audit == null ? new long[3] : count(audit, offset, NnBench.auditCmd(op),
               base + "/" + op + "/");
-          long[] cpu = window.cpuMillis();
-          System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%d"
-              + " nn_jit_ms=%d nn_gc_ms=%d nn_writer_ms=%d records=%d discarded=%d drops_reported=%d%n", op,
+          double[] cpu = window.cpuMillis();
+          System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
+              + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f records=%d discarded=%d drops_reported=%d%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
               cpu[0], cpu[1], cpu[2], cpu[3], records[0], records[1], records[2]);
         }
@@ -186,7 +187,7 @@ public final class NnCompareClient {
     }
 
     /** {all, JIT compiler threads, GC threads, nnaudit writer} CPU milliseconds in the last window. */
-    long[] cpuMillis() throws InterruptedException {
+    double[] cpuMillis() throws InterruptedException {
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (end == null && System.nanoTime() < deadline) {
         Thread.sleep(1);
@@ -194,9 +195,9 @@ public final class NnCompareClient {
       if (start == null || end == null) {
         throw new IllegalStateException("the benchmark's timed window was not seen");
       }
-      long[] ms = new long[4];
+      double[] ms = new double[4];
       for (int i = 0; i < 4; i++) {
-        ms[i] = (end[i] - start[i]) * 1000 / CLK_TCK;
+        ms[i] = (end[i] - start[i]) / 1e6;
       }
       return ms;
     }
@@ -205,7 +206,7 @@ public final class NnCompareClient {
     protected void append(LoggingEvent event) {
       String msg = String.valueOf(event.getRenderedMessage());
       if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
-        start = ticks();
+        start = nanos();
         Thread watcher = new Thread(() -> {
           try {
             Thread.sleep(5); // the benchmark starts its daemons right after this line
@@ -215,7 +216,7 @@ public final class NnCompareClient {
           } catch (InterruptedException e) {
             return;
           }
-          end = ticks();
+          end = nanos();
         }, "nn-cpu-window");
         watcher.setDaemon(true);
         watcher.start();
@@ -234,10 +235,14 @@ public final class NnCompareClient {
     }
 
     /**
-     * {all, JIT, GC, nnaudit writer} CPU ticks of the NameNode's threads. A thread that ended between two readings takes its
-     * ticks with it; the NameNode starts and ends no threads of its own during a benchmark window.
+     * {all, JIT, GC, nnaudit writer} CPU nanoseconds of the NameNode's threads. Each thread's time comes from
+     * {@code schedstat} (the scheduler's own count, in nanoseconds); {@code stat}'s utime+stime is kept only as
+     * a fallback for kernels without it, because it is cut to whole 10 ms ticks per thread, and a window's sum
+     * over 64 handler threads then carries up to 64 × 10 ms of rounding: 30 µs per op over 20000 ops. A
+     * thread that ended between two readings takes its time with it; the NameNode starts and ends no threads
+     * of its own during a benchmark window.
      */
-    private long[] ticks() {
+    private long[] nanos() {
       long[] t = new long[4];
       String[] tids = new java.io.File(taskDir).list();
       if (tids == null) {
@@ -245,24 +250,38 @@ public final class NnCompareClient {
       }
       for (String tid : tids) {
         String stat;
+        long ns;
         try {
-          stat = new String(Files.readAllBytes(Paths.get(taskDir, tid, "stat")), StandardCharsets.US_ASCII);
+          stat = read(Paths.get(taskDir, tid, "stat"));
+          ns = threadNanos(Paths.get(taskDir, tid), stat);
         } catch (IOException gone) {
           continue;
         }
         String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
-        t[0] += ticks;
+        t[0] += ns;
         if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-          t[1] += ticks;
+          t[1] += ns;
         } else if (comm.startsWith("GC Thread") || comm.startsWith("VM Thread")) {
-          t[2] += ticks;
+          t[2] += ns;
         } else if (comm.startsWith("nnaudit-writer")) {
-          t[3] += ticks;
+          t[3] += ns;
         }
       }
       return t;
+    }
+
+    private static long threadNanos(java.nio.file.Path task, String stat) throws IOException {
+      java.nio.file.Path schedstat = task.resolve("schedstat");
+      if (Files.exists(schedstat)) {
+        String s = read(schedstat).trim();
+        return Long.parseLong(s.substring(0, s.indexOf(' ')));
+      }
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK; // utime, stime
+    }
+
+    private static String read(java.nio.file.Path p) throws IOException {
+      return new String(Files.readAllBytes(p), StandardCharsets.US_ASCII);
     }
 
     @Override
