@@ -73,6 +73,12 @@ final class AuditBackend {
           conf.set("nnaudit.queue.full.policy", "DROP");
           conf.setInt("nnaudit.queue.capacity", DROP_QUEUE_CAPACITY);
         }
+        // For experiments: -Dnnaudit.jmh.conf=key=value,key=value overrides nnaudit settings.
+        for (String kv : System.getProperty("nnaudit.jmh.conf", "").split(",")) {
+          if (!kv.isEmpty()) {
+            conf.set(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+          }
+        }
         QueuedAuditLogger l = new QueuedAuditLogger();
         l.initialize(conf);
         return new AuditBackend(variant, file, l, () -> {
