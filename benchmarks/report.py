@@ -62,7 +62,7 @@ def table(groups, title):
     return "\n".join(out)
 
 
-ORDER = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-block-linger1",
+ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-block-linger1",
          "nnaudit-drop", "nnaudit-sync",
          "nnaudit-sync-per-record"]
 
