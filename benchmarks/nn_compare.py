@@ -65,6 +65,8 @@ VARIANTS = {
                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-block-linger1": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.writer.linger.ms": "1"},
                               ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
+    "nnaudit-block-linger20": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.writer.linger.ms": "20"},
+                               ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync-per-record": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                                  "nnaudit.writer.batch.max.events": "1"},
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
