@@ -14,8 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into one reused buffer,
- * and hands it to the {@link BatchCommitter}, which writes it with one write call and fsyncs as configured.
+ * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into
+ * one reused buffer, and hands it to the {@link BatchCommitter}, which writes it with one write call and
+ * fsyncs as configured.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
  * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch smaller than

@@ -149,10 +149,6 @@ public final class RecordBuffer {
     return appendAscii(s, 0, s.length());
   }
 
-  public RecordBuffer append(boolean b) {
-    return b ? appendAscii("true", 0, 4) : appendAscii("false", 0, 5);
-  }
-
   /** Makes room for {@code extra} more bytes. */
   void ensure(int extra) {
     int need = len + extra;

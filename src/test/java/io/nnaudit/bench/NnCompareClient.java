@@ -31,11 +31,11 @@ import org.apache.log4j.spi.LoggingEvent;
  *
  * <p>For each measured op it prints one {@code RESULT} line with the benchmark's own figures, the NameNode's
  * CPU time over the benchmark's timed window (summed over {@code /proc/PID/task/*}/schedstat, which counts
- * nanoseconds on the CPU; taken when the
- * benchmark logs "Starting N op(s)", just before its threads start, and again when its last StatsDaemon thread
- * has ended, so set-up and clean-up are left out), the part of it spent by the JIT compiler threads and by the
- * GC threads and by nnaudit's writer thread, and the audit records of that op found in the audit file. JIT compiles that land in a window are
- * the largest noise in a single run's CPU figure, and they are no cost of auditing in steady state.
+ * nanoseconds on the CPU; taken when the benchmark logs "Starting N op(s)", just before its threads start,
+ * and again when its last StatsDaemon thread has ended, so set-up and clean-up are left out), the part of it
+ * spent by the JIT compiler threads, by the GC threads and by nnaudit's writer thread, and the audit records
+ * of that op found in the audit file. JIT compiles that land in a window are the largest noise in a single
+ * run's CPU figure, and they are no cost of auditing in steady state.
  *
  * <p>Files are made once per pass and reused: open, fileStatus and delete run {@code -useExisting} on the
  * files create left (the client renames the directory back between them); rename gets a fresh, unmeasured
