@@ -44,10 +44,14 @@ def table(groups, title):
     cpu_title = "NN CPU µs/op without JIT" if no_jit else "NN CPU µs/op"
     # With a noop-logger run, CPU is also shown against it: the NameNode's own price of having any logger.
     noop = any(k[2] == "noop-logger" for k in groups)
+    # Since session 4 the CSV also has the CPU of the operation's own path (IPC threads, edit log, GC, writer).
+    path = "nn_path_us_per_op" in any_rows[0]
+    path_head = ("path µs/op median (min–max) | × off | %s" % ("× noop | " if noop else "")) if path else ""
+    path_cols = ("---:|---:|%s" % ("---:|" if noop else "")) if path else ""
     out = ["### " + title, "",
-           "| op | threads | variant | ops/s median (min–max) | × off | %s median (min–max) | × off | %s"
-           "writer µs/op | records lost |" % (cpu_title, "× noop | " if noop else ""),
-           "|---|---:|---|---:|---:|---:|---:|%s---:|---:|" % ("---:|" if noop else "")]
+           "| op | threads | variant | ops/s median (min–max) | × off | %s median (min–max) | × off | %s%s"
+           "writer µs/op | records lost |" % (cpu_title, "× noop | " if noop else "", path_head),
+           "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|" % ("---:|" if noop else "", path_cols)]
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
@@ -57,19 +61,26 @@ def table(groups, title):
         r_cpu = "%.2f" % (cpu / med(off, cpu_field)[0]) if off else "–"
         floor = groups.get((op, t, "noop-logger"))
         r_noop = ("%.2f | " % (cpu / med(floor, cpu_field)[0]) if floor else "– | ") if noop else ""
+        path_text = ""
+        if path:
+            p, p_lo, p_hi = med(rows, "nn_path_us_per_op")
+            path_text = "%.1f (%.1f–%.1f) | %s | " % (
+                p, p_lo, p_hi, "%.2f" % (p / med(off, "nn_path_us_per_op")[0]) if off else "–")
+            if noop:
+                path_text += ("%.2f | " % (p / med(floor, "nn_path_us_per_op")[0])) if floor else "– | "
         writer = "%.1f" % statistics.median(float(r["nn_writer_ms"]) * 1000.0 / float(r["ops"]) for r in rows) \
             if "nn_writer_ms" in rows[0] and v.startswith("nnaudit") else "–"
         lost = sum(int(r["audit_lost"]) + int(r["audit_discarded"]) for r in rows) \
             if v not in ("off", "noop-logger") else 0
         if lost and "audit_drops_reported" in rows[0]:
             lost = "%d (%d reported)" % (lost, sum(int(r["audit_drops_reported"]) for r in rows))
-        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s | %s |" % (
-            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, r_noop, writer, lost))
+        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s%s | %s |" % (
+            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, r_noop, path_text, writer, lost))
     return "\n".join(out)
 
 
 ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-block-linger1", "nnaudit-block-linger20",
-         "nnaudit-drop", "nnaudit-sync",
+         "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
 
 

@@ -33,8 +33,9 @@ import org.apache.log4j.spi.LoggingEvent;
  * CPU time over the benchmark's timed window (summed over {@code /proc/PID/task/*}/schedstat, which counts
  * nanoseconds on the CPU; taken when the benchmark logs "Starting N op(s)", just before its threads start,
  * and again when its last StatsDaemon thread has ended, so set-up and clean-up are left out), the part of it
- * spent by the JIT compiler threads, by the GC threads and by nnaudit's writer thread, and the audit records
- * of that op found in the audit file. JIT compiles that land in a window are the largest noise in a single
+ * spent by the JIT compiler threads, by the GC threads and by nnaudit's writer thread, the part spent on the
+ * operation's own path (IPC threads, edit log, GC, writer: see {@link Window#cpuMillis}), the three other
+ * threads that took most, and the audit records of that op found in the audit file. JIT compiles that land in a window are the largest noise in a single
  * run's CPU figure, and they are no cost of auditing in steady state.
  *
  * <p>Files are made once per pass and reused: open, fileStatus and delete run {@code -useExisting} on the
@@ -94,9 +95,10 @@ public final class NnCompareClient {
               base + "/" + op + "/");
           double[] cpu = window.cpuMillis();
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
-              + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f records=%d discarded=%d drops_reported=%d%n", op,
+              + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
+              + " drops_reported=%d busiest_others=%s%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
-              cpu[0], cpu[1], cpu[2], cpu[3], records[0], records[1], records[2]);
+              cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers());
         }
       }
     }
@@ -174,8 +176,9 @@ public final class NnCompareClient {
    */
   private static final class Window extends AppenderSkeleton {
     private final String taskDir;
-    private volatile long[] start;
-    private volatile long[] end;
+    /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
+    private volatile java.util.Map<String, Long> start;
+    private volatile java.util.Map<String, Long> end;
 
     Window(int pid) {
       this.taskDir = "/proc/" + pid + "/task";
@@ -186,7 +189,13 @@ public final class NnCompareClient {
       end = null;
     }
 
-    /** {all, JIT compiler threads, GC threads, nnaudit writer} CPU milliseconds in the last window. */
+    /**
+     * CPU milliseconds in the last window: {all, JIT compiler threads, GC threads, nnaudit writer, the
+     * operation's path}. The path is the threads an RPC and its audit record pass through: the IPC server's
+     * listener, readers, handlers and responder, the edit log's thread, GC and nnaudit's writer. It leaves out
+     * the JIT and the NameNode's periodic monitors, whose bursts land in some windows and not others and are
+     * no cost of auditing.
+     */
     double[] cpuMillis() throws InterruptedException {
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (end == null && System.nanoTime() < deadline) {
@@ -195,11 +204,52 @@ public final class NnCompareClient {
       if (start == null || end == null) {
         throw new IllegalStateException("the benchmark's timed window was not seen");
       }
-      double[] ms = new double[4];
-      for (int i = 0; i < 4; i++) {
-        ms[i] = (end[i] - start[i]) / 1e6;
+      double[] ms = new double[5];
+      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
+        Long before = start.get(e.getKey());
+        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        double d = (e.getValue() - (before == null ? 0 : before)) / 1e6;
+        ms[0] += d;
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+          ms[1] += d;
+          continue;
+        }
+        boolean gc = comm.startsWith("GC Thread") || comm.startsWith("VM Thread");
+        boolean writer = comm.startsWith("nnaudit-writer");
+        if (gc) {
+          ms[2] += d;
+        }
+        if (writer) {
+          ms[3] += d;
+        }
+        if (gc || writer || comm.startsWith("IPC Server") || comm.startsWith("Socket Reader")
+            || comm.startsWith("FSEditLogAsync")) {
+          ms[4] += d;
+        }
       }
       return ms;
+    }
+
+    /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */
+    String busiestOthers() {
+      List<java.util.Map.Entry<String, Long>> others = new ArrayList<>();
+      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
+        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre") || comm.startsWith("GC Thread")
+            || comm.startsWith("VM Thread") || comm.startsWith("nnaudit-writer") || comm.startsWith("IPC Server")
+            || comm.startsWith("Socket Reader") || comm.startsWith("FSEditLogAsync")) {
+          continue;
+        }
+        Long before = start.get(e.getKey());
+        others.add(new java.util.AbstractMap.SimpleEntry<>(comm, e.getValue() - (before == null ? 0 : before)));
+      }
+      others.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < Math.min(3, others.size()); i++) {
+        sb.append(i == 0 ? "" : ",").append(others.get(i).getKey().replace(' ', '_').replace(',', '_'))
+            .append(':').append(String.format(Locale.ROOT, "%.1f", others.get(i).getValue() / 1e6));
+      }
+      return sb.toString();
     }
 
     @Override
@@ -235,15 +285,15 @@ public final class NnCompareClient {
     }
 
     /**
-     * {all, JIT, GC, nnaudit writer} CPU nanoseconds of the NameNode's threads. Each thread's time comes from
+     * CPU nanoseconds of each of the NameNode's threads. Each thread's time comes from
      * {@code schedstat} (the scheduler's own count, in nanoseconds); {@code stat}'s utime+stime is kept only as
      * a fallback for kernels without it, because it is cut to whole 10 ms ticks per thread, and a window's sum
      * over 64 handler threads then carries up to 64 × 10 ms of rounding: 30 µs per op over 20000 ops. A
      * thread that ended between two readings takes its time with it; the NameNode starts and ends no threads
      * of its own during a benchmark window.
      */
-    private long[] nanos() {
-      long[] t = new long[4];
+    private java.util.Map<String, Long> nanos() {
+      java.util.Map<String, Long> t = new java.util.HashMap<>();
       String[] tids = new java.io.File(taskDir).list();
       if (tids == null) {
         throw new IllegalStateException("cannot list " + taskDir);
@@ -257,15 +307,7 @@ public final class NnCompareClient {
         } catch (IOException gone) {
           continue;
         }
-        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        t[0] += ns;
-        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-          t[1] += ns;
-        } else if (comm.startsWith("GC Thread") || comm.startsWith("VM Thread")) {
-          t[2] += ns;
-        } else if (comm.startsWith("nnaudit-writer")) {
-          t[3] += ns;
-        }
+        t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ns);
       }
       return t;
     }
