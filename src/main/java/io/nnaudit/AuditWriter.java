@@ -129,20 +129,20 @@ final class AuditWriter implements Runnable {
   }
 
   private void writeBatch(List<AuditEvent> batch, DropReport report) {
-    RecordBuffer sb = text;
-    sb.setLength(0);
+    RecordBuffer records = text;
+    records.setLength(0);
     chunkEvents.clear();
     if (report != null) {
-      formatter.appendDropRecord(sb, System.currentTimeMillis(), report.count, report.fromMillis,
+      formatter.appendDropRecord(records, System.currentTimeMillis(), report.count, report.fromMillis,
           report.toMillis, report.total);
     }
     for (AuditEvent e : batch) {
-      int mark = sb.length();
+      int mark = records.length();
       try {
-        formatter.appendRecord(sb, e);
+        formatter.appendRecord(records, e);
         chunkEvents.add(e);
       } catch (Throwable t) {
-        sb.setLength(mark);
+        records.setLength(mark);
         metrics.writeFailed(1);
         if (e.ticket != null) {
           e.ticket.release();
@@ -150,23 +150,23 @@ final class AuditWriter implements Runnable {
         failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped; "
             + metrics.writeFailed + " events failed in all", t);
       }
-      if (sb.length() >= WRITE_CHUNK_BYTES) {
-        flushChunk(sb, report);
+      if (records.length() >= WRITE_CHUNK_BYTES) {
+        flushChunk(records, report);
         report = null;
       }
     }
-    flushChunk(sb, report);
-    if (sb.capacity() > 2 * WRITE_CHUNK_BYTES) {
+    flushChunk(records, report);
+    if (records.capacity() > 2 * WRITE_CHUNK_BYTES) {
       text = new RecordBuffer(); // a hostile record made it large: let it go
     }
   }
 
-  /** One write for everything in {@code sb}: the records of {@link #chunkEvents}, after {@code report}'s. */
-  private void flushChunk(RecordBuffer sb, DropReport report) {
-    if (sb.length() > 0) {
-      committer.commit(sb.asByteBuffer(), chunkEvents, report);
+  /** One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s. */
+  private void flushChunk(RecordBuffer records, DropReport report) {
+    if (records.length() > 0) {
+      committer.commit(records.asByteBuffer(), chunkEvents, report);
     }
-    sb.setLength(0);
+    records.setLength(0);
     chunkEvents.clear();
   }
 
