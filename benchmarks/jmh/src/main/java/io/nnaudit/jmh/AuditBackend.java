@@ -118,6 +118,13 @@ final class AuditBackend {
     rfa.setLayout(new org.apache.log4j.PatternLayout(RELOAD4J_LAYOUT));
     rfa.setMaxFileSize("1000GB"); // no rotation: the check counts one file
     rfa.setMaxBackupIndex(20);
+    // For experiments: -Dnnaudit.jmh.stock.rotate=256MB,1 rotates the stock file (the check then counts only
+    // the live file), as -Dnnaudit.jmh.conf=nnaudit.file.max.size=...,nnaudit.file.max.backups=... does for nnaudit.
+    String rotate = System.getProperty("nnaudit.jmh.stock.rotate", "");
+    if (!rotate.isEmpty()) {
+      rfa.setMaxFileSize(rotate.substring(0, rotate.indexOf(',')));
+      rfa.setMaxBackupIndex(Integer.parseInt(rotate.substring(rotate.indexOf(',') + 1)));
+    }
     rfa.activateOptions();
     org.apache.log4j.Appender top = rfa;
     if (async) {
