@@ -206,7 +206,7 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
         writer.writerow([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
                          "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
                          writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
-                         "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"]])
+                         "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"]])
         print("t=%-3d r=%d %-22s %-10s %6.0f ops/s  NN %6.1f us/op (%5.1f w/o JIT; path %5.1f; writer %4.1f)"
               "  records %d/%d%s" % (
             t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, (cpu_ms - jit_ms) * 1000.0 / n,
@@ -258,7 +258,7 @@ def main():
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others"])
+                    "busiest_others", "path_split"])
         for t in threads:
             for r in range(1, repeats + 1):
                 for v in variants:  # interleaved: A B C ... then A B C ... again

@@ -96,9 +96,10 @@ public final class NnCompareClient {
           double[] cpu = window.cpuMillis();
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
               + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
-              + " drops_reported=%d busiest_others=%s%n", op,
+              + " drops_reported=%d busiest_others=%s path_split=%s%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
-              cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers());
+              cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers(),
+              window.pathSplit());
         }
       }
     }
@@ -228,6 +229,33 @@ public final class NnCompareClient {
         }
       }
       return ms;
+    }
+
+    /** The operation's path split by thread kind: "handlers:MS,readers:MS,...", CPU ms in the last window. */
+    String pathSplit() {
+      String[][] kinds = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
+          {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
+          {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
+      java.util.Map<String, Double> ms = new java.util.LinkedHashMap<>();
+      for (String[] k : kinds) {
+        ms.put(k[0], 0.0);
+      }
+      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
+        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        Long before = start.get(e.getKey());
+        for (String[] k : kinds) {
+          if (comm.startsWith(k[1])) {
+            ms.put(k[0], ms.get(k[0]) + (e.getValue() - (before == null ? 0 : before)) / 1e6);
+            break;
+          }
+        }
+      }
+      StringBuilder sb = new StringBuilder();
+      for (java.util.Map.Entry<String, Double> e : ms.entrySet()) {
+        sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append(':')
+            .append(String.format(Locale.ROOT, "%.1f", e.getValue()));
+      }
+      return sb.toString();
     }
 
     /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */
