@@ -35,8 +35,9 @@ import org.apache.log4j.spi.LoggingEvent;
  * and again when its last StatsDaemon thread has ended, so set-up and clean-up are left out), the part of it
  * spent by the JIT compiler threads, by the GC threads and by nnaudit's writer thread, the part spent on the
  * operation's own path (IPC threads, edit log, GC, writer: see {@link Window#cpuMillis}), the three other
- * threads that took most, and the audit records of that op found in the audit file. JIT compiles that land in a window are the largest noise in a single
- * run's CPU figure, and they are no cost of auditing in steady state.
+ * threads that took most, and the audit records of that op found in the audit file. JIT compiles that land
+ * in a window are the largest noise in a single run's CPU figure, and they are no cost of auditing in steady
+ * state.
  *
  * <p>Files are made once per pass and reused: open, fileStatus and delete run {@code -useExisting} on the
  * files create left (the client renames the directory back between them); rename gets a fresh, unmeasured
@@ -206,25 +207,21 @@ public final class NnCompareClient {
         throw new IllegalStateException("the benchmark's timed window was not seen");
       }
       double[] ms = new double[5];
-      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
-        Long before = start.get(e.getKey());
-        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
-        double d = (e.getValue() - (before == null ? 0 : before)) / 1e6;
+      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
+        String comm = e.getKey();
+        double d = e.getValue();
         ms[0] += d;
-        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+        if (isJit(comm)) {
           ms[1] += d;
           continue;
         }
-        boolean gc = comm.startsWith("GC Thread") || comm.startsWith("VM Thread");
-        boolean writer = comm.startsWith("nnaudit-writer");
-        if (gc) {
+        if (isGc(comm)) {
           ms[2] += d;
         }
-        if (writer) {
+        if (comm.startsWith("nnaudit-writer")) {
           ms[3] += d;
         }
-        if (gc || writer || comm.startsWith("IPC Server") || comm.startsWith("Socket Reader")
-            || comm.startsWith("FSEditLogAsync")) {
+        if (onPath(comm)) {
           ms[4] += d;
         }
       }
@@ -240,42 +237,61 @@ public final class NnCompareClient {
       for (String[] k : kinds) {
         ms.put(k[0], 0.0);
       }
-      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
-        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
-        Long before = start.get(e.getKey());
+      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
         for (String[] k : kinds) {
-          if (comm.startsWith(k[1])) {
-            ms.put(k[0], ms.get(k[0]) + (e.getValue() - (before == null ? 0 : before)) / 1e6);
+          if (e.getKey().startsWith(k[1])) {
+            ms.put(k[0], ms.get(k[0]) + e.getValue());
             break;
           }
         }
       }
-      StringBuilder sb = new StringBuilder();
-      for (java.util.Map.Entry<String, Double> e : ms.entrySet()) {
-        sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append(':')
-            .append(String.format(Locale.ROOT, "%.1f", e.getValue()));
-      }
-      return sb.toString();
+      return join(new ArrayList<>(ms.entrySet()), ms.size());
     }
 
     /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */
     String busiestOthers() {
-      List<java.util.Map.Entry<String, Long>> others = new ArrayList<>();
-      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
-        String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
-        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre") || comm.startsWith("GC Thread")
-            || comm.startsWith("VM Thread") || comm.startsWith("nnaudit-writer") || comm.startsWith("IPC Server")
-            || comm.startsWith("Socket Reader") || comm.startsWith("FSEditLogAsync")) {
-          continue;
+      List<java.util.Map.Entry<String, Double>> others = new ArrayList<>();
+      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
+        if (!isJit(e.getKey()) && !onPath(e.getKey())) {
+          others.add(new java.util.AbstractMap.SimpleEntry<>(e.getKey().replace(' ', '_').replace(',', '_'),
+              e.getValue()));
         }
-        Long before = start.get(e.getKey());
-        others.add(new java.util.AbstractMap.SimpleEntry<>(comm, e.getValue() - (before == null ? 0 : before)));
       }
-      others.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+      others.sort((x, y) -> Double.compare(y.getValue(), x.getValue()));
+      return join(others, 3);
+    }
+
+    /** Each thread's CPU milliseconds in the last window, keyed by its name (comm); names repeat. */
+    private List<java.util.Map.Entry<String, Double>> deltaMillis() {
+      List<java.util.Map.Entry<String, Double>> d = new ArrayList<>();
+      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
+        Long before = start.get(e.getKey());
+        d.add(new java.util.AbstractMap.SimpleEntry<>(e.getKey().substring(e.getKey().indexOf(' ') + 1),
+            (e.getValue() - (before == null ? 0 : before)) / 1e6));
+      }
+      return d;
+    }
+
+    private static boolean isJit(String comm) {
+      return comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre");
+    }
+
+    private static boolean isGc(String comm) {
+      return comm.startsWith("GC Thread") || comm.startsWith("VM Thread");
+    }
+
+    /** The threads an RPC and its audit record pass through: IPC server, edit log, GC, nnaudit's writer. */
+    private static boolean onPath(String comm) {
+      return isGc(comm) || comm.startsWith("nnaudit-writer") || comm.startsWith("IPC Server")
+          || comm.startsWith("Socket Reader") || comm.startsWith("FSEditLogAsync");
+    }
+
+    /** "name:ms,name:ms" for the first {@code n} entries. */
+    private static String join(List<java.util.Map.Entry<String, Double>> entries, int n) {
       StringBuilder sb = new StringBuilder();
-      for (int i = 0; i < Math.min(3, others.size()); i++) {
-        sb.append(i == 0 ? "" : ",").append(others.get(i).getKey().replace(' ', '_').replace(',', '_'))
-            .append(':').append(String.format(Locale.ROOT, "%.1f", others.get(i).getValue() / 1e6));
+      for (int i = 0; i < Math.min(n, entries.size()); i++) {
+        sb.append(i == 0 ? "" : ",").append(entries.get(i).getKey()).append(':')
+            .append(String.format(Locale.ROOT, "%.1f", entries.get(i).getValue()));
       }
       return sb.toString();
     }
