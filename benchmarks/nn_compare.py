@@ -72,6 +72,10 @@ VARIANTS = {
     "nnaudit-sync-tmpfs": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                             "nnaudit.file.path": "{meta}/nnaudit-audit.log"},
                            ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "{meta}/nnaudit-audit.log"),
+    # A/B for a change to the logger itself: nnaudit-block's settings, with the nnaudit jar named by
+    # NN_COMPARE_BASELINE_JAR (e.g. one built from the previous commit) in place of the one just built.
+    "nnaudit-block-baseline": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "BLOCK"},
+                               ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync-per-record": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                                  "nnaudit.writer.batch.max.events": "1"},
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
@@ -139,7 +143,17 @@ def audit_file(variant, run_dir):
     return None if name is None else os.path.join(run_dir, name.replace("{meta}", audit_meta_dir(run_dir)))
 
 
+def baseline_classpath(cp):
+    """The classpath with NN_COMPARE_BASELINE_JAR in place of the nnaudit jar just built (the first entry)."""
+    jar = os.environ.get("NN_COMPARE_BASELINE_JAR")
+    if not jar or not os.path.isfile(jar):
+        sys.exit("variant nnaudit-block-baseline needs NN_COMPARE_BASELINE_JAR=<an nnaudit jar>")
+    return ":".join([os.path.abspath(jar)] + cp.split(":")[1:])
+
+
 def start_namenode(cp, variant, threads, run_dir):
+    if variant.endswith("-baseline"):
+        cp = baseline_classpath(cp)
     site, audit_log4j, _ = VARIANTS[variant]
     site = {k: v.replace("{meta}", audit_meta_dir(run_dir)) for k, v in site.items()}
     if audit_log4j is None:
@@ -249,6 +263,8 @@ def main():
         if v not in VARIANTS:
             sys.exit("unknown variant " + v)
     cp = build(a.no_build)
+    if any(v.endswith("-baseline") for v in variants):
+        print("baseline jar: " + baseline_classpath(cp).split(":")[0])
     shutil.rmtree(WORK, ignore_errors=True)
     shutil.rmtree(META, ignore_errors=True)
     os.makedirs(WORK)

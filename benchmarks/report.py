@@ -79,7 +79,7 @@ def table(groups, title):
     return "\n".join(out)
 
 
-ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-block-linger1", "nnaudit-block-linger20",
+ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block", "nnaudit-block-linger1", "nnaudit-block-linger20",
          "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
 
@@ -95,10 +95,14 @@ def plot(groups, name):
     ops = sorted({k[0] for k in groups})
     threads = sorted({k[1] for k in groups})
     variants = sorted({k[2] for k in groups}, key=order)
-    fig, axes = plt.subplots(2, len(ops), figsize=(6 * len(ops), 8), squeeze=False)
+    any_rows = next(iter(groups.values()))
+    cpu_field = "nn_cpu_no_jit_us_per_op" if "nn_cpu_no_jit_us_per_op" in any_rows[0] else "nn_cpu_us_per_op"
+    cpu_rows = cpu_field in any_rows[0]
+    fig, axes = plt.subplots(3 if cpu_rows else 2, len(ops), figsize=(6 * len(ops), 12 if cpu_rows else 8),
+                             squeeze=False)
     for i, op in enumerate(ops):
         for v in variants:
-            xs, ys, lo, hi, ratio = [], [], [], [], []
+            xs, ys, lo, hi, ratio, cpu_ratio = [], [], [], [], [], []
             for t in threads:
                 rows = groups.get((op, t, v))
                 if not rows:
@@ -110,14 +114,22 @@ def plot(groups, name):
                 hi.append(b - m)
                 off = groups.get((op, t, "off"))
                 ratio.append(m / med(off, "ops_per_sec")[0] if off else float("nan"))
+                if cpu_rows:
+                    cpu_ratio.append(med(rows, cpu_field)[0] / med(off, cpu_field)[0] if off else float("nan"))
             if not xs:
                 continue
             axes[0][i].errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=v)
             axes[1][i].plot(xs, ratio, marker="o", label=v)
+            if cpu_rows:
+                axes[2][i].plot(xs, cpu_ratio, marker="o", label=v)
         axes[0][i].set_title("%s: ops/s (median, min–max)" % op)
         axes[1][i].set_title("%s: throughput / off" % op)
         axes[1][i].axhline(1.0, color="grey", linewidth=0.8)
-        for ax in (axes[0][i], axes[1][i]):
+        if cpu_rows:
+            axes[2][i].set_title("%s: NameNode CPU per op / off (medians)" % op)
+            axes[2][i].axhline(1.0, color="grey", linewidth=0.8)
+            axes[2][i].axhline(1.05, color="red", linewidth=0.8, linestyle="--")
+        for ax in [row[i] for row in axes]:
             ax.set_xlabel("client threads (= handler count)")
             if len(threads) > 1:
                 ax.set_xscale("log", base=2)
@@ -275,6 +287,69 @@ def report_jmh(d):
     print()
 
 
+JMH_EXPERIMENT_MEASURES = ("repeat", "wall_calls_per_s", "dropped", "lost")
+
+
+def jmh_experiment_table(path, title):
+    """A JMH experiment's CSV (benchmarks/jmh-*-experiment.sh): one row per setting, the median wall-clock
+    calls/s with min–max over its repeats, and the calls the check found missing from the file."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    keys = [c for c in rows[0] if c not in JMH_EXPERIMENT_MEASURES]
+    groups = defaultdict(list)
+    for r in rows:
+        groups[tuple(r[k] for k in keys)].append(r)
+    has_lost = "lost" in rows[0]
+    out = ["### " + title, "",
+           "| %s | runs | calls/s median (min–max) |%s" % (" | ".join(keys), " lost |" if has_lost else ""),
+           "|%s---:|---:|%s" % ("---|" * len(keys), "---:|" if has_lost else "")]
+    ordered = sorted(groups, key=lambda k: (k[keys.index("variant")], int(k[keys.index("threads")]), k))
+    for k in ordered:
+        m, lo, hi = med(groups[k], "wall_calls_per_s")
+        lost = " %d |" % sum(int(r["lost"]) for r in groups[k]) if has_lost else ""
+        out.append("| %s | %d | %.0f (%.0f–%.0f) |%s" % (" | ".join(k), len(groups[k]), m, lo, hi, lost))
+    return "\n".join(out), groups, keys, ordered
+
+
+def jmh_experiment_plot(groups, keys, ordered, name):
+    """Bars of the median calls/s (min–max whiskers), one cluster per variant and thread count, one bar per
+    value of the CSV's first column (the thing the experiment varies)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    clusters = []
+    for k in ordered:
+        c = (k[keys.index("variant")], k[keys.index("threads")])
+        if c not in clusters:
+            clusters.append(c)
+    arms = sorted({k[0] for k in ordered})
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(clusters)), 4.5))
+    width = 0.8 / len(arms)
+    for j, arm in enumerate(arms):
+        xs, ys, lo, hi = [], [], [], []
+        for i, (v, t) in enumerate(clusters):
+            match = [k for k in ordered if k[0] == arm and k[keys.index("variant")] == v
+                     and k[keys.index("threads")] == t]
+            if not match:
+                continue
+            m, a, b = med(groups[match[0]], "wall_calls_per_s")
+            xs.append(i + j * width)
+            ys.append(m)
+            lo.append(m - a)
+            hi.append(b - m)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label="%s=%s" % (keys[0], arm))
+    ax.set_xticks([i + width * (len(arms) - 1) / 2 for i in range(len(clusters))])
+    ax.set_xticklabels(["%s\nt=%s" % c for c in clusters], fontsize=8)
+    ax.set_ylabel("calls/s (median, min–max)")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = os.path.join(HERE, name + ".png")
+    fig.savefig(out, dpi=90)
+    return out
+
+
 def main():
     paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "results", "*.csv")) +
                                    glob.glob(os.path.join(HERE, "results", "jmh-*", "")))
@@ -283,6 +358,19 @@ def main():
             report_jmh(p)
             continue
         name = os.path.splitext(os.path.basename(p))[0]
+        with open(p) as f:
+            header = next(csv.reader(f))
+        if "op" not in header:  # a JMH experiment (benchmarks/jmh-*-experiment.sh)
+            text, groups, keys, ordered = jmh_experiment_table(p, name)
+            print(text)
+            print()
+            update_results_md(name, text)
+            try:
+                print("plot: " + jmh_experiment_plot(groups, keys, ordered, name))
+            except ImportError:
+                print("(matplotlib is not installed: pip install matplotlib, for the plots)")
+            print()
+            continue
         groups = load(p)
         text = table(groups, name)
         print(text)
