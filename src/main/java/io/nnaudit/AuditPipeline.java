@@ -2,6 +2,7 @@ package io.nnaudit;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -18,11 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One audit destination: a bounded queue, the writer thread that drains it, and the sink it writes to.
  *
- * <p>Design note. Handlers call {@link #offer}: a non-blocking {@link AuditQueue#offer} first (one CAS, no
- * lock), which is all that happens while the writer keeps up. When the queue is full:
+ * <p>Design note. Handlers call {@link #offer}: a non-blocking {@code ArrayBlockingQueue.offer} first, which
+ * is all that happens while the writer keeps up. When the queue is full:
  * <ul>
- * <li>BLOCK: the handler waits for space in timed waits ({@link AuditQueue#offerWaiting}, signalled by the
- * writer after each drain). It waits as long as the writer is alive and the
+ * <li>BLOCK: the handler waits for space in timed waits. It waits as long as the writer is alive and the
  * pipeline is open; an interrupt does not end the wait (the flag is restored afterwards), because giving up
  * would lose the event. Only a closed pipeline or a dead writer ends the wait, and the event is then counted
  * as dropped.</li>
@@ -45,10 +45,10 @@ public final class AuditPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
   /** Runs before Hadoop's SHUTDOWN_MSG hook (priority 0), after the FileSystem cache's (10). */
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
-  private static final long BLOCK_WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final long BLOCK_WAIT_SLICE_MS = 10;
 
   private final NnauditSettings settings;
-  private final AuditQueue queue;
+  private final ArrayBlockingQueue<AuditEvent> queue;
   private final DropTracker drops;
   private final AuditWriter writer;
   private final WriterMetrics metrics;
@@ -66,7 +66,7 @@ public final class AuditPipeline {
 
   private AuditPipeline(NnauditSettings settings, AuditSink sink) {
     this.settings = settings;
-    this.queue = new AuditQueue(settings.queueCapacity());
+    this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.metrics = new WriterMetrics(settings.percentileIntervals());
     this.writer = new AuditWriter(this, queue, sink, settings.recordFormat() == RecordFormat.JSON
@@ -174,7 +174,7 @@ public final class AuditPipeline {
     try {
       while (true) {
         try {
-          if (queue.offerWaiting(e, BLOCK_WAIT_SLICE_NANOS)) {
+          if (queue.offer(e, BLOCK_WAIT_SLICE_MS, TimeUnit.MILLISECONDS)) {
             accepted.increment();
             return Offer.ACCEPTED;
           }

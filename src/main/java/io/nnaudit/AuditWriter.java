@@ -2,6 +2,7 @@ package io.nnaudit;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -46,14 +47,14 @@ final class AuditWriter implements Runnable {
   static final int WRITE_CHUNK_BYTES = 1 << 20;
 
   private final AuditPipeline pipeline;
-  private final AuditQueue queue;
+  private final ArrayBlockingQueue<AuditEvent> queue;
   private final AuditSink sink;
   private final RecordFormatter formatter;
   private final DropTracker drops;
   private final BatchCommitter committer;
   private final WriterMetrics metrics;
   private final int batchMax;
-  private final long idlePollNanos;
+  private final long idlePollMs;
   private final long lingerNanos;
   /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
   private final int lingerBelow;
@@ -61,7 +62,7 @@ final class AuditWriter implements Runnable {
   private RecordBuffer text = new RecordBuffer();
   private final WriterFailureLog failures = new WriterFailureLog();
 
-  AuditWriter(AuditPipeline pipeline, AuditQueue queue, AuditSink sink,
+  AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
       RecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
     this.pipeline = pipeline;
     this.queue = queue;
@@ -75,8 +76,8 @@ final class AuditWriter implements Runnable {
     this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
         : TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
     this.lingerBelow = Math.max(1, Math.min(batchMax, settings.queueCapacity() / 2));
-    this.idlePollNanos = TimeUnit.MILLISECONDS.toNanos(settings.durability() == Durability.INTERVAL
-        ? Math.min(IDLE_POLL_MS, settings.durabilityIntervalMs()) : IDLE_POLL_MS);
+    this.idlePollMs = settings.durability() == Durability.INTERVAL
+        ? Math.min(IDLE_POLL_MS, settings.durabilityIntervalMs()) : IDLE_POLL_MS;
   }
 
   @Override
@@ -84,8 +85,13 @@ final class AuditWriter implements Runnable {
     List<AuditEvent> batch = new ArrayList<>(Math.min(batchMax, 4096));
     try {
       while (true) {
-        Thread.interrupted(); // see the design note: an interrupt must not reach the file channel
-        if (!queue.awaitNotEmpty(idlePollNanos)) {
+        AuditEvent first;
+        try {
+          first = queue.poll(idlePollMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          continue; // see the design note: never leave with events queued
+        }
+        if (first == null) {
           DropReport report = drops.takeUnreported();
           if (report != null) {
             writeBatch(batch, report);
@@ -101,7 +107,8 @@ final class AuditWriter implements Runnable {
           }
           continue;
         }
-        queue.drainTo(batch, batchMax);
+        batch.add(first);
+        queue.drainTo(batch, batchMax - 1);
         metrics.batchDrained(batch.size());
         writeBatch(batch, drops.takeUnreported());
         boolean light = batch.size() < lingerBelow;
