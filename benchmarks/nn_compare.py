@@ -17,6 +17,7 @@ against the operations performed.
 Raw rows go to benchmarks/results/nn-compare-<mode>.csv; benchmarks/report.py makes the tables and plots.
 NN_JAVA_OPTS adds JVM options to every NameNode, e.g. for a profiler:
     NN_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" perf record -a -g -- python3 ...
+NN_COMPARE_BASELINE_JAR names an older nnaudit jar for the nnaudit-block-baseline variant (an A/B of a change).
 Run `mvn -B -DskipTests package` first, or let this script do it (it does unless --no-build).
 """
 import argparse
@@ -72,14 +73,14 @@ VARIANTS = {
     "nnaudit-sync-tmpfs": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                             "nnaudit.file.path": "{meta}/nnaudit-audit.log"},
                            ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "{meta}/nnaudit-audit.log"),
-    # A/B for a change to the logger itself: nnaudit-block's settings, with the nnaudit jar named by
-    # NN_COMPARE_BASELINE_JAR (e.g. one built from the previous commit) in place of the one just built.
-    "nnaudit-block-baseline": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "BLOCK"},
-                               ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync-per-record": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                                  "nnaudit.writer.batch.max.events": "1"},
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
+
+# A/B for a change to the logger itself: nnaudit-block's settings, with the nnaudit jar named by
+# NN_COMPARE_BASELINE_JAR (e.g. one built from the previous commit) in place of the one just built.
+VARIANTS["nnaudit-block-baseline"] = VARIANTS["nnaudit-block"]
 
 # taskset prefixes: NameNode on CPU 0, client on CPU 1, unless --no-pin.
 PIN_NN = ["taskset", "-c", "0"]
