@@ -35,13 +35,18 @@ def med(rows, field):
     return statistics.median(vals), min(vals), max(vals)
 
 
-def table(groups, title):
-    """One row per (op, threads, variant). NameNode CPU per op is without the JIT compiler threads when the
-    CSV has that column (nn_compare.py since it splits CPU by thread), which is the steadier figure."""
+def cpu_field(groups):
+    """NameNode CPU per op is without the JIT compiler threads when the CSV has that column (nn_compare.py since
+    it splits CPU by thread), which is the steadier figure."""
     any_rows = next(iter(groups.values()))
-    no_jit = "nn_cpu_no_jit_us_per_op" in any_rows[0]
-    cpu_field = "nn_cpu_no_jit_us_per_op" if no_jit else "nn_cpu_us_per_op"
-    cpu_title = "NN CPU µs/op without JIT" if no_jit else "NN CPU µs/op"
+    return "nn_cpu_no_jit_us_per_op" if "nn_cpu_no_jit_us_per_op" in any_rows[0] else "nn_cpu_us_per_op"
+
+
+def table(groups, title):
+    """One row per (op, threads, variant); NameNode CPU per op as cpu_field() says."""
+    any_rows = next(iter(groups.values()))
+    field = cpu_field(groups)
+    cpu_title = "NN CPU µs/op without JIT" if field == "nn_cpu_no_jit_us_per_op" else "NN CPU µs/op"
     # With a noop-logger run, CPU is also shown against it: the NameNode's own price of having any logger.
     noop = any(k[2] == "noop-logger" for k in groups)
     # Since session 4 the CSV also has the CPU of the operation's own path (IPC threads, edit log, GC, writer).
@@ -55,12 +60,12 @@ def table(groups, title):
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
-        cpu, cpu_lo, cpu_hi = med(rows, cpu_field)
+        cpu, cpu_lo, cpu_hi = med(rows, field)
         off = groups.get((op, t, "off"))
         r_ops = "%.2f" % (ops / med(off, "ops_per_sec")[0]) if off else "–"
-        r_cpu = "%.2f" % (cpu / med(off, cpu_field)[0]) if off else "–"
+        r_cpu = "%.2f" % (cpu / med(off, field)[0]) if off else "–"
         floor = groups.get((op, t, "noop-logger"))
-        r_noop = ("%.2f | " % (cpu / med(floor, cpu_field)[0]) if floor else "– | ") if noop else ""
+        r_noop = ("%.2f | " % (cpu / med(floor, field)[0]) if floor else "– | ") if noop else ""
         path_text = ""
         if path:
             p, p_lo, p_hi = med(rows, "nn_path_us_per_op")
@@ -95,11 +100,8 @@ def plot(groups, name):
     ops = sorted({k[0] for k in groups})
     threads = sorted({k[1] for k in groups})
     variants = sorted({k[2] for k in groups}, key=order)
-    any_rows = next(iter(groups.values()))
-    cpu_field = "nn_cpu_no_jit_us_per_op" if "nn_cpu_no_jit_us_per_op" in any_rows[0] else "nn_cpu_us_per_op"
-    cpu_rows = cpu_field in any_rows[0]
-    fig, axes = plt.subplots(3 if cpu_rows else 2, len(ops), figsize=(6 * len(ops), 12 if cpu_rows else 8),
-                             squeeze=False)
+    field = cpu_field(groups)
+    fig, axes = plt.subplots(3, len(ops), figsize=(6 * len(ops), 12), squeeze=False)
     for i, op in enumerate(ops):
         for v in variants:
             xs, ys, lo, hi, ratio, cpu_ratio = [], [], [], [], [], []
@@ -114,21 +116,18 @@ def plot(groups, name):
                 hi.append(b - m)
                 off = groups.get((op, t, "off"))
                 ratio.append(m / med(off, "ops_per_sec")[0] if off else float("nan"))
-                if cpu_rows:
-                    cpu_ratio.append(med(rows, cpu_field)[0] / med(off, cpu_field)[0] if off else float("nan"))
+                cpu_ratio.append(med(rows, field)[0] / med(off, field)[0] if off else float("nan"))
             if not xs:
                 continue
             axes[0][i].errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=v)
             axes[1][i].plot(xs, ratio, marker="o", label=v)
-            if cpu_rows:
-                axes[2][i].plot(xs, cpu_ratio, marker="o", label=v)
+            axes[2][i].plot(xs, cpu_ratio, marker="o", label=v)
         axes[0][i].set_title("%s: ops/s (median, min–max)" % op)
         axes[1][i].set_title("%s: throughput / off" % op)
         axes[1][i].axhline(1.0, color="grey", linewidth=0.8)
-        if cpu_rows:
-            axes[2][i].set_title("%s: NameNode CPU per op / off (medians)" % op)
-            axes[2][i].axhline(1.0, color="grey", linewidth=0.8)
-            axes[2][i].axhline(1.05, color="red", linewidth=0.8, linestyle="--")
+        axes[2][i].set_title("%s: NameNode CPU per op / off (medians)" % op)
+        axes[2][i].axhline(1.0, color="grey", linewidth=0.8)
+        axes[2][i].axhline(1.05, color="red", linewidth=0.8, linestyle="--")
         for ax in [row[i] for row in axes]:
             ax.set_xlabel("client threads (= handler count)")
             if len(threads) > 1:
@@ -362,22 +361,16 @@ def main():
             header = next(csv.reader(f))
         if "op" not in header:  # a JMH experiment (benchmarks/jmh-*-experiment.sh)
             text, groups, keys, ordered = jmh_experiment_table(p, name)
-            print(text)
-            print()
-            update_results_md(name, text)
-            try:
-                print("plot: " + jmh_experiment_plot(groups, keys, ordered, name))
-            except ImportError:
-                print("(matplotlib is not installed: pip install matplotlib, for the plots)")
-            print()
-            continue
-        groups = load(p)
-        text = table(groups, name)
+            make_plot = lambda: jmh_experiment_plot(groups, keys, ordered, name)
+        else:  # nn_compare.py
+            groups = load(p)
+            text = table(groups, name)
+            make_plot = lambda: plot(groups, name)
         print(text)
         print()
         update_results_md(name, text)
         try:
-            print("plot: " + plot(groups, name))
+            print("plot: " + make_plot())
         except ImportError:
             print("(matplotlib is not installed: pip install matplotlib, for the plots)")
         print()
