@@ -139,6 +139,7 @@ def plot(groups, name):
     fig.tight_layout()
     out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
+    plt.close(fig)
     return out
 
 
@@ -264,6 +265,7 @@ def jmh_plot(rows, name):
     fig.tight_layout()
     out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
+    plt.close(fig)
     return out
 
 
@@ -346,6 +348,7 @@ def jmh_experiment_plot(groups, keys, ordered, name):
     fig.tight_layout()
     out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
+    plt.close(fig)
     return out
 
 
