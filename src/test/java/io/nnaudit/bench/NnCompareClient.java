@@ -5,10 +5,14 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -177,10 +181,14 @@ public final class NnCompareClient {
    * "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
    */
   private static final class Window extends AppenderSkeleton {
+    /** {kind, thread-name prefix}: the operation's path by thread kind, in {@link #pathSplit}'s order. */
+    private static final String[][] PATH_KINDS = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
+        {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
+        {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
     private final String taskDir;
     /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
-    private volatile java.util.Map<String, Long> start;
-    private volatile java.util.Map<String, Long> end;
+    private volatile Map<String, Long> start;
+    private volatile Map<String, Long> end;
 
     Window(int pid) {
       this.taskDir = "/proc/" + pid + "/task";
@@ -207,7 +215,7 @@ public final class NnCompareClient {
         throw new IllegalStateException("the benchmark's timed window was not seen");
       }
       double[] ms = new double[5];
-      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
+      for (Map.Entry<String, Double> e : deltaMillis()) {
         String comm = e.getKey();
         double d = e.getValue();
         ms[0] += d;
@@ -215,10 +223,11 @@ public final class NnCompareClient {
           ms[1] += d;
           continue;
         }
-        if (isGc(comm)) {
+        String kind = pathKind(comm);
+        if ("gc".equals(kind)) {
           ms[2] += d;
         }
-        if (comm.startsWith("nnaudit-writer")) {
+        if ("writer".equals(kind)) {
           ms[3] += d;
         }
         if (onPath(comm)) {
@@ -230,19 +239,14 @@ public final class NnCompareClient {
 
     /** The operation's path split by thread kind: "handlers:MS,readers:MS,...", CPU ms in the last window. */
     String pathSplit() {
-      String[][] kinds = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
-          {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
-          {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
-      java.util.Map<String, Double> ms = new java.util.LinkedHashMap<>();
-      for (String[] k : kinds) {
+      Map<String, Double> ms = new LinkedHashMap<>();
+      for (String[] k : PATH_KINDS) {
         ms.put(k[0], 0.0);
       }
-      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
-        for (String[] k : kinds) {
-          if (e.getKey().startsWith(k[1])) {
-            ms.put(k[0], ms.get(k[0]) + e.getValue());
-            break;
-          }
+      for (Map.Entry<String, Double> e : deltaMillis()) {
+        String kind = pathKind(e.getKey());
+        if (kind != null) {
+          ms.put(kind, ms.get(kind) + e.getValue());
         }
       }
       return join(new ArrayList<>(ms.entrySet()), ms.size());
@@ -250,10 +254,10 @@ public final class NnCompareClient {
 
     /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */
     String busiestOthers() {
-      List<java.util.Map.Entry<String, Double>> others = new ArrayList<>();
-      for (java.util.Map.Entry<String, Double> e : deltaMillis()) {
+      List<Map.Entry<String, Double>> others = new ArrayList<>();
+      for (Map.Entry<String, Double> e : deltaMillis()) {
         if (!isJit(e.getKey()) && !onPath(e.getKey())) {
-          others.add(new java.util.AbstractMap.SimpleEntry<>(e.getKey().replace(' ', '_').replace(',', '_'),
+          others.add(new AbstractMap.SimpleEntry<>(e.getKey().replace(' ', '_').replace(',', '_'),
               e.getValue()));
         }
       }
@@ -262,11 +266,11 @@ public final class NnCompareClient {
     }
 
     /** Each thread's CPU milliseconds in the last window, keyed by its name (comm); names repeat. */
-    private List<java.util.Map.Entry<String, Double>> deltaMillis() {
-      List<java.util.Map.Entry<String, Double>> d = new ArrayList<>();
-      for (java.util.Map.Entry<String, Long> e : end.entrySet()) {
+    private List<Map.Entry<String, Double>> deltaMillis() {
+      List<Map.Entry<String, Double>> d = new ArrayList<>();
+      for (Map.Entry<String, Long> e : end.entrySet()) {
         Long before = start.get(e.getKey());
-        d.add(new java.util.AbstractMap.SimpleEntry<>(e.getKey().substring(e.getKey().indexOf(' ') + 1),
+        d.add(new AbstractMap.SimpleEntry<>(e.getKey().substring(e.getKey().indexOf(' ') + 1),
             (e.getValue() - (before == null ? 0 : before)) / 1e6));
       }
       return d;
@@ -276,18 +280,26 @@ public final class NnCompareClient {
       return comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre");
     }
 
-    private static boolean isGc(String comm) {
-      return comm.startsWith("GC Thread") || comm.startsWith("VM Thread");
+    /**
+     * The threads an RPC and its audit record pass through: IPC server, edit log, GC, nnaudit's writer. The IPC
+     * server's other threads (e.g. its idle-connection scanner) count towards the path but have no kind.
+     */
+    private static boolean onPath(String comm) {
+      return pathKind(comm) != null || comm.startsWith("IPC Server");
     }
 
-    /** The threads an RPC and its audit record pass through: IPC server, edit log, GC, nnaudit's writer. */
-    private static boolean onPath(String comm) {
-      return isGc(comm) || comm.startsWith("nnaudit-writer") || comm.startsWith("IPC Server")
-          || comm.startsWith("Socket Reader") || comm.startsWith("FSEditLogAsync");
+    /** The kind in {@link #PATH_KINDS} of a thread, by its name (comm), or null. */
+    private static String pathKind(String comm) {
+      for (String[] k : PATH_KINDS) {
+        if (comm.startsWith(k[1])) {
+          return k[0];
+        }
+      }
+      return null;
     }
 
     /** "name:ms,name:ms" for the first {@code n} entries. */
-    private static String join(List<java.util.Map.Entry<String, Double>> entries, int n) {
+    private static String join(List<Map.Entry<String, Double>> entries, int n) {
       StringBuilder sb = new StringBuilder();
       for (int i = 0; i < Math.min(n, entries.size()); i++) {
         sb.append(i == 0 ? "" : ",").append(entries.get(i).getKey()).append(':')
@@ -336,8 +348,8 @@ public final class NnCompareClient {
      * thread that ended between two readings takes its time with it; the NameNode starts and ends no threads
      * of its own during a benchmark window.
      */
-    private java.util.Map<String, Long> nanos() {
-      java.util.Map<String, Long> t = new java.util.HashMap<>();
+    private Map<String, Long> nanos() {
+      Map<String, Long> t = new HashMap<>();
       String[] tids = new java.io.File(taskDir).list();
       if (tids == null) {
         throw new IllegalStateException("cannot list " + taskDir);
