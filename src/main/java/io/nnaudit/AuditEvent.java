@@ -32,8 +32,8 @@ public final class AuditEvent {
   public final String proto;
   /** The caller context when enabled and valid, else null. */
   public final CallerContext callerContext;
-  /** Under durability=sync, how the handler learns that this record is fsynced; else null. */
-  public final SyncTicket ticket;
+  /** How the operation waits for this record (nnaudit.ack.policy=write, durability=sync); else null. */
+  public final AckTicket ticket;
 
   public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
       String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
@@ -44,7 +44,7 @@ public final class AuditEvent {
 
   public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
       String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
-      String proto, CallerContext callerContext, SyncTicket ticket) {
+      String proto, CallerContext callerContext, AckTicket ticket) {
     this.timeMillis = timeMillis;
     this.allowed = allowed;
     this.ugi = ugi;

@@ -4,7 +4,6 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,69 +18,107 @@ import org.slf4j.LoggerFactory;
 /**
  * One audit destination: a bounded queue, the writer thread that drains it, and the sink it writes to.
  *
+ * <p>The walk of one event: {@link QueuedAuditLogger#logAuditEvent} captures an immutable {@link AuditEvent}
+ * (with an {@link AckTicket} when the operation's acknowledgement waits for its record) and calls
+ * {@link #offer}; the {@link AuditWriter} thread drains the queue in batches, formats them into one buffer and
+ * hands it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs
+ * as configured, and completes the batch's tickets (sending the postponed RPC responses).
+ *
  * <p>Design note. Handlers call {@link #offer}: a non-blocking {@code ArrayBlockingQueue.offer} first, which
  * is all that happens while the writer keeps up. When the queue is full:
  * <ul>
- * <li>BLOCK: the handler waits for space in timed waits. It waits as long as the writer is alive and the
- * pipeline is open; an interrupt does not end the wait (the flag is restored afterwards), because giving up
- * would lose the event. Only a closed pipeline or a dead writer ends the wait, and the event is then counted
- * as dropped.</li>
- * <li>DROP: the handler returns at once; the drop is counted exactly, logged at WARN (rate-limited) and
- * reported in the audit stream by {@link DropTracker}.</li>
+ * <li>BLOCK: the handler waits for space in timed slices, through interrupts (the flag is restored
+ * afterwards), for at most {@code nnaudit.handler.max.wait.ms}. At that bound, or when the writer is gone, the
+ * event is {@link Offer#REFUSED}: counted, and the operation's response aborted with an error, never sent as
+ * success.</li>
+ * <li>DROP: the handler returns at once; the drop is counted exactly, logged at WARN (rate-limited, by the
+ * writer, not the handler) and reported in the audit stream by {@link DropTracker}.</li>
  * </ul>
  * A handler that finds the queue full also unparks the writer, ending its linger (see {@link AuditWriter}).
- * Under durability=sync the handler unparks the writer after every offer and does not wait: its RPC response
- * is postponed until the fsync (see {@link SyncTicket}). Nothing else on the handler path takes a lock or
- * allocates beyond the event itself. What happens when the disk fails is the writer's business
- * ({@link BatchCommitter}): under fail-closed the queue backs up and BLOCK handlers wait, as above.
+ * Nothing else on the handler path takes a lock or allocates beyond the event itself. What happens when the
+ * disk fails is the committer's business: under fail-closed the queue backs up and BLOCK handlers wait.
  *
- * <p>Shutdown order, in {@link #close}: (1) refuse new events (they are counted as dropped); (2) wait for
- * handlers already inside {@code offer} to finish; (3) the writer, seeing the pipeline closed, quiet and
- * empty, writes what is left, closes the sink and ends; (4) wait for it, up to the timeout. A JVM shutdown
- * hook registered with Hadoop's {@link ShutdownHookManager} runs the same close, bounded by
- * {@code nnaudit.shutdown.timeout.ms}.
+ * <p>Two ways to stop, in this order of events:
+ * <ul>
+ * <li>{@link #shutdown}, the JVM shutdown hook (registered with Hadoop's {@link ShutdownHookManager}). A real
+ * NameNode goes on serving RPCs while the hooks run, so the pipeline does not close: (1) handlers stop
+ * queueing and wait for the hand-over; (2) the writer drains everything accepted, writes the last drop report
+ * and ends, leaving the sink open; (3) the hook fsyncs (durability other than none) and hands the sink over;
+ * (4) from then until the JVM halts, each handler writes (and under sync fsyncs) its own record under
+ * {@link #directLock} before its operation is acknowledged. If the writer cannot drain within
+ * {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are never acknowledged.</li>
+ * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
+ * (the logger follows its slot to the replacement, or refuses the event); (2) wait for handlers already
+ * inside {@code offer}; (3) the writer, seeing the pipeline closed, quiet and empty, writes what is left,
+ * closes the sink and ends; (4) wait for it, up to the timeout, after which it stops retrying.</li>
+ * </ul>
+ * A writer that dies of an error it could not handle switches the pipeline to direct writing in the same way.
+ *
+ * <p>Fields: the settings, queue, counters and the lifecycle are shared and thread-safe; {@code writer},
+ * {@code writerThread} and {@code metricsSource} are set once by {@link #open} before anything reads them
+ * outside the registry's lock (published through the slot's volatile field or the thread start).
  */
 public final class AuditPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
   /** Runs before Hadoop's SHUTDOWN_MSG hook (priority 0), after the FileSystem cache's (10). */
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
   private static final long BLOCK_WAIT_SLICE_MS = 10;
+  private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
 
   private final NnauditSettings settings;
   private final ArrayBlockingQueue<AuditEvent> queue;
   private final DropTracker drops;
-  private final AuditWriter writer;
   private final WriterMetrics metrics;
-  private final Thread writerThread;
+  private final Lifecycle life = new Lifecycle();
   private final Runnable shutdownHook;
   private final LongAdder accepted = new LongAdder();
   private final LongAdder captureFailed = new LongAdder();
   private final LongAdder blockedWaits = new LongAdder();
   private final LongAdder blockedWaitNanos = new LongAdder();
+  private final LongAdder aborted = new LongAdder();
+  private final LongAdder writtenDirect = new LongAdder();
+  private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
+  /** Held by a handler writing its own record after the hand-over; guards the writer's formatter and sink. */
+  private final Object directLock = new Object();
+  private volatile AuditWriter writer;
+  private volatile Thread writerThread;
   private volatile NnauditMetricsSource metricsSource;
-  private final AtomicInteger handlersInside = new AtomicInteger();
-  private volatile boolean closed;
-  /** Closed and out of time: the writer stops retrying a failing sink and ends. */
-  private volatile boolean abandoned;
 
-  private AuditPipeline(NnauditSettings settings, AuditSink sink) {
+  private AuditPipeline(NnauditSettings settings) {
     this.settings = settings;
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.metrics = new WriterMetrics(settings.percentileIntervals());
-    this.writer = new AuditWriter(this, queue, sink, settings.recordFormat() == RecordFormat.JSON
-        ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
-    this.writerThread = new Thread(writer, "nnaudit-writer[" + settings.file().getName() + "]");
-    this.writerThread.setDaemon(true);
-    this.shutdownHook = () -> close(settings.shutdownTimeoutMs());
+    this.shutdownHook = this::shutdown;
   }
 
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
   static AuditPipeline start(NnauditSettings settings) {
-    AuditPipeline p = new AuditPipeline(settings, openSink(settings));
-    p.writerThread.start();
-    p.metricsSource = NnauditMetricsSource.register(p);
-    ShutdownHookManager.get().addShutdownHook(p.shutdownHook, SHUTDOWN_HOOK_PRIORITY,
+    AuditPipeline p = prepare(settings);
+    p.open(openSink(settings));
+    return p;
+  }
+
+  /**
+   * A pipeline that queues events but does not write yet: a replacement is published before the pipeline it
+   * replaces closes the file, so that no event finds neither open. Checks that the sink can be loaded.
+   */
+  static AuditPipeline prepare(NnauditSettings settings) {
+    checkSinkClass(settings);
+    return new AuditPipeline(settings);
+  }
+
+  /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
+  void open(AuditSink sink) {
+    AuditWriter w = new AuditWriter(life, queue, sink, settings.recordFormat() == RecordFormat.JSON
+        ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
+    Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
+    t.setDaemon(true);
+    writer = w;
+    writerThread = t;
+    t.start();
+    metricsSource = NnauditMetricsSource.register(this);
+    ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
         settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
     String weakened = settings.weakenedSyncGuarantee();
@@ -89,35 +126,48 @@ public final class AuditPipeline {
       LOG.warn("nnaudit: durability=sync is weakened: {}; such operations are acknowledged without a durable "
           + "record (they are counted as dropped)", weakened);
     }
-    return p;
   }
 
-  private static AuditSink openSink(NnauditSettings settings) {
-    String name = settings.sinkClass();
-    String allowed = "file, log4j2, or the name of a class implementing " + AuditSink.class.getName()
-        + " with a public constructor taking " + NnauditSettings.class.getName();
-    Class<?> cls;
+  private void runWriter(AuditWriter w) {
+    boolean normal = false;
     try {
-      cls = Class.forName(name, true, AuditPipeline.class.getClassLoader());
-    } catch (ClassNotFoundException | LinkageError e) {
-      throw sinkUnavailable(name, allowed, e);
+      w.run();
+      normal = true;
+    } finally {
+      life.writerExited = true;
+      if (!normal) {
+        degradeToDirect();
+      }
     }
-    return instantiate(cls, settings, name, allowed);
   }
 
-  private static IllegalArgumentException sinkUnavailable(String name, String allowed, Throwable e) {
-    if (name.equals("io.nnaudit.sink.Log4j2Sink")) {
-      return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
-          + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
-          + "HADOOP_CLASSPATH); they are missing: " + e, e);
+  /**
+   * The writer died of something it could not handle: refuse queueing, fail what it left queued, and let
+   * handlers write their own records from now on. Runs on the dying writer thread.
+   */
+  private void degradeToDirect() {
+    LOG.error("nnaudit: the audit writer for {} ended unexpectedly; handlers now write their own records",
+        settings.file());
+    synchronized (this) {
+      life.direct = true;
+      life.closed = true;
     }
-    return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed, e);
+    while (!life.isQuiescent()) {
+      Thread.yield();
+    }
+    AuditEvent e;
+    while ((e = queue.poll()) != null) {
+      metrics.writeFailed(1);
+      if (e.ticket != null) {
+        metrics.aborted(1);
+        e.ticket.abort("the audit writer ended unexpectedly");
+      }
+    }
+    life.handedOver = true;
   }
 
-  private static AuditSink instantiate(Class<?> cls, NnauditSettings settings, String name, String allowed) {
-    if (!AuditSink.class.isAssignableFrom(cls)) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed);
-    }
+  static AuditSink openSink(NnauditSettings settings) {
+    Class<?> cls = checkSinkClass(settings);
     try {
       Constructor<?> c = cls.getConstructor(NnauditSettings.class);
       return (AuditSink) c.newInstance(settings);
@@ -126,50 +176,89 @@ public final class AuditPipeline {
       if (cause instanceof IllegalArgumentException) {
         throw (IllegalArgumentException) cause; // the sink's own message names its key
       }
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, allowed + "; its constructor failed: "
-          + cause, cause);
+      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, settings.sinkClass(), sinkAllowed()
+          + "; its constructor failed: " + cause, cause);
     } catch (ReflectiveOperationException | LinkageError e) {
-      throw sinkUnavailable(name, allowed, e);
+      throw sinkUnavailable(settings.sinkClass(), e);
     }
+  }
+
+  private static Class<?> checkSinkClass(NnauditSettings settings) {
+    String name = settings.sinkClass();
+    Class<?> cls;
+    try {
+      cls = Class.forName(name, true, AuditPipeline.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw sinkUnavailable(name, e);
+    }
+    if (!AuditSink.class.isAssignableFrom(cls)) {
+      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed());
+    }
+    try {
+      cls.getConstructor(NnauditSettings.class);
+    } catch (NoSuchMethodException | LinkageError e) {
+      throw sinkUnavailable(name, e);
+    }
+    return cls;
+  }
+
+  private static String sinkAllowed() {
+    return "file, log4j2, or the name of a class implementing " + AuditSink.class.getName()
+        + " with a public constructor taking " + NnauditSettings.class.getName();
+  }
+
+  private static IllegalArgumentException sinkUnavailable(String name, Throwable e) {
+    if (name.equals("io.nnaudit.sink.Log4j2Sink")) {
+      return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
+          + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
+          + "HADOOP_CLASSPATH); they are missing: " + e, e);
+    }
+    return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed(), e);
   }
 
   /** What became of an offered event. */
   enum Offer {
+    /** In the queue; the writer will write it. */
     ACCEPTED,
-    /** Dropped by the DROP policy (or a BLOCK wait ended by close); already counted. */
+    /** Written on the calling thread (after the shutdown hook handed the sink over). */
+    WRITTEN,
+    /** Dropped by the DROP policy; counted. The operation may be acknowledged (DROP is lossy by choice). */
     DROPPED,
-    /** The pipeline was closed before the event entered; not counted, the caller decides. */
+    /** Could not be queued or written; counted. The operation must not be acknowledged as audited. */
+    REFUSED,
+    /** The pipeline was closed before the event entered; not counted: follow the slot, or {@link #refuse}. */
     CLOSED
   }
 
   /** Hands one event to the writer, by the overflow policy. Never throws. */
   Offer offer(AuditEvent e) {
-    handlersInside.incrementAndGet();
+    life.handlersInside.incrementAndGet();
     try {
-      if (closed) {
+      if (life.closed) {
         return Offer.CLOSED;
       }
       if (queue.offer(e)) {
         accepted.increment();
-        if (e.ticket != null) {
-          LockSupport.unpark(writerThread); // sync: this handler waits for the writer, so wake it now
-        }
         return Offer.ACCEPTED;
       }
-      LockSupport.unpark(writerThread); // the queue is full: end the writer's linger
+      Thread t = writerThread;
+      if (t != null) {
+        LockSupport.unpark(t); // the queue is full: end the writer's linger
+      }
       if (settings.overflowPolicy() == OverflowPolicy.DROP) {
         drops.onDrop(e.timeMillis, "queue full, policy DROP");
         return Offer.DROPPED;
       }
       return offerBlocking(e);
     } finally {
-      handlersInside.decrementAndGet();
+      life.handlersInside.decrementAndGet();
     }
   }
 
   private Offer offerBlocking(AuditEvent e) {
     blockedWaits.increment();
     long start = System.nanoTime();
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(settings.handlerMaxWaitMs());
     boolean interrupted = false;
     try {
       while (true) {
@@ -181,10 +270,13 @@ public final class AuditPipeline {
         } catch (InterruptedException ie) {
           interrupted = true; // keep waiting: BLOCK loses nothing
         }
-        if (closed || !writerThread.isAlive()) {
-          drops.onDrop(e.timeMillis, closed ? "the audit pipeline closed while the handler waited"
-              : "the writer thread is not running");
-          return Offer.DROPPED;
+        if (life.closed || life.writerExited) {
+          return Offer.CLOSED; // the caller writes directly, follows the slot, or refuses
+        }
+        if (System.nanoTime() - deadline >= 0) {
+          refuse(e, "the audit queue stayed full for " + settings.handlerMaxWaitMs() + " ms ("
+              + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY + ")");
+          return Offer.REFUSED;
         }
       }
     } finally {
@@ -193,6 +285,40 @@ public final class AuditPipeline {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * For an event that found this pipeline closed (and no replacement): after the shutdown hook, writes it on
+   * the calling thread once the sink is handed over; otherwise refuses it. Never throws.
+   */
+  Offer afterClose(AuditEvent e) {
+    if (!life.direct) {
+      refuse(e, "the audit pipeline is closed");
+      return Offer.REFUSED;
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+        Math.min(settings.handlerMaxWaitMs(), settings.shutdownTimeoutMs() + 1000));
+    while (!life.handedOver) {
+      if (life.abandoned || System.nanoTime() - deadline >= 0) {
+        refuse(e, "the audit writer did not finish before the NameNode stopped");
+        return Offer.REFUSED;
+      }
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    synchronized (directLock) {
+      if (writer.writeDirect(e)) {
+        writtenDirect.increment();
+        return Offer.WRITTEN;
+      }
+    }
+    return Offer.REFUSED; // the committer counted it and settled its ticket
+  }
+
+  /** Counts an event that will have no record and whose operation must not be acknowledged as audited. */
+  void refuse(AuditEvent e, String why) {
+    drops.onDrop(e.timeMillis, why);
+    aborted.increment();
+    refusals.error("an audit event was refused and its operation is not acknowledged as audited: " + why, null);
   }
 
   long blockedWaitNanos() {
@@ -205,34 +331,16 @@ public final class AuditPipeline {
     return s == null ? null : s.name();
   }
 
-  /** Counts an event that arrived after close (see {@link Offer#CLOSED}) as dropped. */
-  void dropClosed(AuditEvent e) {
-    drops.onDrop(e.timeMillis, "the audit pipeline is closed");
-  }
-
   void countCaptureFailure() {
     captureFailed.increment();
-  }
-
-  boolean writerAlive() {
-    return writerThread.isAlive();
-  }
-
-  boolean isAbandoned() {
-    return abandoned;
   }
 
   WriterMetrics writerMetrics() {
     return metrics;
   }
 
-  /** True once closed and no handler is still inside {@link #offer}: nothing more can enter the queue. */
-  boolean isQuiescent() {
-    return closed && handlersInside.get() == 0;
-  }
-
   boolean isOpen() {
-    return !closed;
+    return life.isOpen();
   }
 
   NnauditSettings settings() {
@@ -246,7 +354,7 @@ public final class AuditPipeline {
   public boolean awaitWritten(long timeoutMs) throws InterruptedException {
     long target = accepted.sum();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    while (metrics.written + metrics.writeFailed + drops.droppedAfterAcceptance() < target) {
+    while (metrics.written - writtenDirect.sum() + metrics.writeFailed + drops.droppedAfterAcceptance() < target) {
       if (System.nanoTime() - deadline >= 0) {
         return false;
       }
@@ -256,51 +364,84 @@ public final class AuditPipeline {
   }
 
   /**
+   * The JVM shutdown hook: drains what was accepted, then hands the open sink to the handlers, which write
+   * their own records until the JVM halts (see the design note). Returns whether the hand-over happened.
+   */
+  boolean shutdown() {
+    synchronized (this) {
+      if (life.closed) {
+        return life.handedOver;
+      }
+      life.direct = true;
+      life.closed = true;
+    }
+    boolean done = finishWriter(settings.shutdownTimeoutMs());
+    if (done) {
+      writer.forceBeforeHandOver();
+      life.handedOver = true;
+      LOG.info("nnaudit: the NameNode is stopping; {} drained, handlers now write their own records until the "
+          + "JVM halts: {}", settings.file(), stats());
+    }
+    return done;
+  }
+
+  /**
    * Stops taking events, drains what was accepted into the sink and closes it; idempotent. Returns true when
    * the writer finished within {@code timeoutMs}.
    */
   public boolean close(long timeoutMs) {
     synchronized (this) {
-      if (closed) {
-        return joinWriter(timeoutMs);
+      if (life.closed) {
+        return writerThread == null || joinWriter(timeoutMs);
       }
-      closed = true;
+      life.closed = true;
     }
-    LockSupport.unpark(writerThread);
     try {
       ShutdownHookManager.get().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException shutdownInProgress) {
-      // We are the hook, or the JVM is already running hooks: nothing to remove.
+      // The JVM is already running hooks: nothing to remove.
     }
+    boolean done = finishWriter(timeoutMs);
+    if (done) {
+      LOG.info("nnaudit: closed audit pipeline for {}: {}", settings.file(), stats());
+    }
+    return done;
+  }
+
+  /** After closed is set: wakes the writer, waits for it, and abandons it at the timeout. */
+  private boolean finishWriter(long timeoutMs) {
+    Thread t = writerThread;
+    if (t == null) {
+      return true;
+    }
+    LockSupport.unpark(t);
     boolean done = joinWriter(timeoutMs);
     NnauditMetricsSource source = metricsSource;
     if (source != null) {
       source.unregister();
     }
     if (!done) {
-      abandoned = true; // a failing sink is no longer retried; the writer ends
-    }
-    if (done) {
-      LOG.info("nnaudit: closed audit pipeline for {}: {}", settings.file(), stats());
-    } else {
+      life.abandoned = true; // a failing sink is no longer retried; the writer fails what is left and ends
       LOG.error("nnaudit: the audit writer for {} did not finish within {} ms; {} accepted events are not yet "
-          + "written: {}", settings.file(), timeoutMs, queue.size(), stats());
+          + "written and their operations will not be acknowledged: {}", settings.file(), timeoutMs,
+          queue.size(), stats());
     }
     return done;
   }
 
   private boolean joinWriter(long timeoutMs) {
+    Thread t = writerThread;
     try {
-      writerThread.join(Math.max(1, timeoutMs));
+      t.join(Math.max(1, timeoutMs));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    return !writerThread.isAlive();
+    return !t.isAlive();
   }
 
   public AuditStats stats() {
     return new AuditStats(accepted.sum(), drops.total(), metrics.written, captureFailed.sum(),
         metrics.writeFailed, blockedWaits.sum(), queue.size(), settings.queueCapacity(), metrics.batches,
-        metrics.sinkErrors, drops.droppedAfterAcceptance());
+        metrics.sinkErrors, drops.droppedAfterAcceptance(), aborted.sum() + metrics.aborted);
   }
 }

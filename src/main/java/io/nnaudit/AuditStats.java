@@ -23,9 +23,14 @@ public final class AuditStats {
   /** Write or fsync calls the sink failed. */
   public final long sinkErrors;
   public final long droppedAfterAcceptance;
+  /**
+   * Operations answered with an error instead of success because their record could not be written (a full
+   * queue past nnaudit.handler.max.wait.ms, a closed pipeline, a failed write or fsync that was given up).
+   */
+  public final long aborted;
 
   AuditStats(long accepted, long dropped, long written, long captureFailed, long writeFailed, long blockedWaits,
-      int queueDepth, int queueCapacity, long batches, long sinkErrors, long droppedAfterAcceptance) {
+      int queueDepth, int queueCapacity, long batches, long sinkErrors, long droppedAfterAcceptance, long aborted) {
     this.accepted = accepted;
     this.dropped = dropped;
     this.written = written;
@@ -37,6 +42,7 @@ public final class AuditStats {
     this.batches = batches;
     this.sinkErrors = sinkErrors;
     this.droppedAfterAcceptance = droppedAfterAcceptance;
+    this.aborted = aborted;
   }
 
   @Override
@@ -44,6 +50,6 @@ public final class AuditStats {
     return "accepted=" + accepted + " dropped=" + dropped + " written=" + written + " captureFailed="
         + captureFailed + " writeFailed=" + writeFailed + " blockedWaits=" + blockedWaits + " queueDepth="
         + queueDepth + "/" + queueCapacity + " batches=" + batches + " sinkErrors=" + sinkErrors
-        + " droppedAfterAcceptance=" + droppedAfterAcceptance;
+        + " droppedAfterAcceptance=" + droppedAfterAcceptance + " aborted=" + aborted;
   }
 }

@@ -1,6 +1,7 @@
 package io.nnaudit;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -10,43 +11,41 @@ import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into
- * one reused buffer, and hands it to the {@link BatchCommitter}, which writes it with one write call and
- * fsyncs as configured.
+ * one reused buffer, and hands it to the {@link BatchCommitter}, which writes it with one write call, fsyncs
+ * as configured and completes the batch's tickets.
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
- * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. After a batch smaller than
- * half the queue it lingers ({@code nnaudit.writer.linger.ms}, default 5 ms) so that events gather: on a busy
- * NameNode the handlers' offers then find no waiting writer to signal, and the writer wakes and writes once
- * per linger instead of once per event, which is what a handler thread would otherwise pay for in context
- * switches. A handler that finds the queue full unparks the writer at once, so the linger never makes a
- * handler wait for long. There is no linger under DROP, where a queue filled by lingering would lose events
- * to mere load, nor under durability=sync, where every operation waits for the fsync and the fsync itself
- * is where batches gather (group commit). A batch of half the queue or more ends lingering until the load
- * falls again. A pending drop report is written ahead of the batch in which the writer notices
- * it. The sink writes straight to the file channel, so the end of each write is the flush: there is no
- * user-space buffer in which records could wait.
+ * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. Under the default
+ * {@code nnaudit.ack.policy=write} (and under durability=sync) every RPC's response waits for this thread, so
+ * it never lingers: while it writes one batch the next gathers in the queue, which is group commit to the OS
+ * (or to the disk). Only with {@code ack.policy=queue}, where nobody waits for it, does it linger after a
+ * batch smaller than half the queue ({@code nnaudit.writer.linger.ms}) so that events gather and a busy
+ * NameNode's handlers find no waiting writer to signal; a handler that finds the queue full unparks it at
+ * once, and under DROP it never lingers. A pending drop report is written ahead of the batch in which the
+ * writer notices it. The sink writes straight to the file channel: there is no user-space buffer in which
+ * records could wait.
  *
  * <p>Failures never stop the loop: an event that cannot be formatted is counted in {@code writeFailed},
- * logged and left out; sink failures are handled by the failure policy in {@link BatchCommitter}. Interrupts
- * are ignored, because an interrupted FileChannel closes itself and because leaving early would strand queued
- * events.
+ * logged, left out, and its operation's response aborted; sink failures are handled by the failure policy in
+ * {@link BatchCommitter}; anything else thrown inside an iteration is logged, the tickets of the batch in
+ * hand are aborted (their records may or may not be written), and the loop goes on. Interrupts are ignored,
+ * because an interrupted FileChannel closes itself and because leaving early would strand queued events.
  *
  * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
  * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
- * sink. So every accepted event is written (or counted) before the sink closes.
+ * sink, unless the pipeline is going direct (the shutdown hook), in which case it leaves the sink open for
+ * {@link #writeDirect}. Every field is owned by the writer thread, and after it ends by whoever holds the
+ * pipeline's direct lock.
  */
 final class AuditWriter implements Runnable {
-  private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
   static final long IDLE_POLL_MS = 50;
   /** A batch this many bytes long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
   static final int WRITE_CHUNK_BYTES = 1 << 20;
 
-  private final AuditPipeline pipeline;
+  private final Lifecycle life;
   private final ArrayBlockingQueue<AuditEvent> queue;
   private final AuditSink sink;
   private final RecordFormatter formatter;
@@ -58,20 +57,22 @@ final class AuditWriter implements Runnable {
   private final long lingerNanos;
   /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
   private final int lingerBelow;
+  private final List<AuditEvent> batch;
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private RecordBuffer text = new RecordBuffer();
   private final WriterFailureLog failures = new WriterFailureLog();
 
-  AuditWriter(AuditPipeline pipeline, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink,
-      RecordFormatter formatter, DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
-    this.pipeline = pipeline;
+  AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink, RecordFormatter formatter,
+      DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
+    this.life = life;
     this.queue = queue;
     this.sink = sink;
     this.formatter = formatter;
     this.drops = drops;
     this.metrics = metrics;
-    this.committer = new BatchCommitter(settings, sink, drops, pipeline, metrics, failures);
+    this.committer = new BatchCommitter(settings, sink, drops, life, metrics, failures);
     this.batchMax = settings.batchMaxEvents();
+    this.batch = new ArrayList<>(Math.min(batchMax, 4096));
     // DROP never lingers: a queue that fills while the writer lingers would drop events under mere load.
     this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
         : TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
@@ -82,61 +83,123 @@ final class AuditWriter implements Runnable {
 
   @Override
   public void run() {
-    List<AuditEvent> batch = new ArrayList<>(Math.min(batchMax, 4096));
+    boolean handOver = false;
     try {
       while (true) {
-        AuditEvent first;
         try {
-          first = queue.poll(idlePollMs, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          continue; // see the design note: never leave with events queued
-        }
-        if (first == null) {
-          DropReport report = drops.takeUnreported();
-          if (report != null) {
-            writeBatch(batch, report);
-          }
-          committer.idle();
-          // Quiescent first, then empty: an event offered before the last handler left is seen here.
-          if (pipeline.isQuiescent() && queue.isEmpty()) {
-            DropReport last = drops.takeUnreported();
-            if (last != null) {
-              writeBatch(batch, last);
-            }
+          if (step()) {
+            handOver = life.direct;
             return;
           }
-          continue;
-        }
-        batch.add(first);
-        queue.drainTo(batch, batchMax - 1);
-        metrics.batchDrained(batch.size());
-        writeBatch(batch, drops.takeUnreported());
-        boolean light = batch.size() < lingerBelow;
-        batch.clear();
-        if (light && lingerNanos > 0 && pipeline.isOpen()) {
-          // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
-          // the queue full, and close(), unpark us at once.
-          LockSupport.parkNanos(this, lingerNanos);
+        } catch (Throwable t) {
+          failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+              + "not acknowledged, and the writer goes on", t);
+          abortInHand("the audit writer failed: " + t);
         }
       }
     } finally {
-      try {
-        sink.close();
-      } catch (Throwable t) {
-        LOG.warn("nnaudit: closing the audit sink failed", t);
+      if (!handOver) {
+        try {
+          sink.close();
+        } catch (Throwable t) {
+          failures.log("closing the audit sink failed", t);
+        }
       }
     }
   }
 
-  private void writeBatch(List<AuditEvent> batch, DropReport report) {
+  /** One turn of the loop; true when the writer is done. */
+  private boolean step() {
+    drops.warnIfDue(System.currentTimeMillis(), false);
+    AuditEvent first;
+    try {
+      first = queue.poll(idlePollMs, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      return false; // see the design note: never leave with events queued
+    }
+    if (first == null) {
+      DropReport report = drops.takeUnreported();
+      if (report != null) {
+        writeBatch(batch, report);
+      }
+      committer.idle();
+      // Quiescent first, then empty: an event offered before the last handler left is seen here.
+      if (life.isQuiescent() && queue.isEmpty()) {
+        DropReport last = drops.takeUnreported();
+        if (last != null) {
+          writeBatch(batch, last);
+        }
+        drops.warnIfDue(System.currentTimeMillis(), true);
+        return true;
+      }
+      return false;
+    }
+    batch.add(first);
+    queue.drainTo(batch, batchMax - 1);
+    metrics.batchDrained(batch.size());
+    writeBatch(batch, drops.takeUnreported());
+    boolean light = batch.size() < lingerBelow;
+    batch.clear();
+    if (light && lingerNanos > 0 && life.isOpen()) {
+      // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
+      // the queue full, and close(), unpark us at once.
+      LockSupport.parkNanos(this, lingerNanos);
+    }
+    return false;
+  }
+
+  /** After an unexpected error: the tickets of the batch in hand that are still pending are aborted. */
+  private void abortInHand(String why) {
+    for (AuditEvent e : batch) {
+      if (e.ticket != null) {
+        e.ticket.abort(why); // a ticket already completed ignores this
+      }
+    }
+    batch.clear();
+    chunkEvents.clear();
+    text = new RecordBuffer();
+  }
+
+  /**
+   * After the hand-over, on a handler thread holding the pipeline's direct lock: writes one event (after any
+   * pending drop report) and settles its ticket. Returns whether its record was written.
+   */
+  boolean writeDirect(AuditEvent e) {
+    long writtenBefore = metrics.written;
+    try {
+      writeBatch(Collections.singletonList(e), drops.takeUnreported());
+      drops.warnIfDue(System.currentTimeMillis(), false);
+    } catch (Throwable t) {
+      failures.log("could not write an audit record on the handler thread", t);
+      if (e.ticket != null) {
+        e.ticket.abort("the audit record could not be written: " + t);
+      }
+      return false;
+    }
+    return metrics.written > writtenBefore;
+  }
+
+  /** The shutdown hook, after this thread has ended: fsync what is written before handlers take over. */
+  void forceBeforeHandOver() {
+    committer.forceIfPending();
+  }
+
+  private void writeBatch(List<AuditEvent> events, DropReport report) {
     RecordBuffer records = text;
     records.setLength(0);
     chunkEvents.clear();
     if (report != null) {
-      formatter.appendDropRecord(records, System.currentTimeMillis(), report.count, report.fromMillis,
-          report.toMillis, report.total);
+      try {
+        formatter.appendDropRecord(records, System.currentTimeMillis(), report.count, report.fromMillis,
+            report.toMillis, report.total);
+      } catch (Throwable t) {
+        records.setLength(0);
+        drops.unreport(report);
+        report = null;
+        failures.log("could not format a drop record; the drops stay counted for the next one", t);
+      }
     }
-    for (AuditEvent e : batch) {
+    for (AuditEvent e : events) {
       int mark = records.length();
       try {
         formatter.appendRecord(records, e);
@@ -145,10 +208,11 @@ final class AuditWriter implements Runnable {
         records.setLength(mark);
         metrics.writeFailed(1);
         if (e.ticket != null) {
-          e.ticket.release();
+          metrics.aborted(1);
+          e.ticket.abort("the audit record could not be formatted");
         }
-        failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped; "
-            + metrics.writeFailed + " events failed in all", t);
+        failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
+            + "is not acknowledged; " + metrics.writeFailed + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {
         flushChunk(records, report);

@@ -8,68 +8,114 @@ import io.nnaudit.sink.AuditSink;
 
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the
- * handlers' sync tickets. Writer thread only.
+ * chunk's tickets. Writer thread only (after the writer ends, the handler holding the pipeline's direct lock).
  *
  * <p>Design note. A chunk is written, then fsynced when the durability mode asks (after every chunk for
- * batch and sync; at most every T ms or N records for interval, including from the idle loop). The write and
- * the fsync fail separately: the sink undoes a partial write, so a write is retried whole, while a failed
- * fsync is retried alone (the records are in the file already; writing them again would duplicate them).
+ * batch and sync; at most every T ms or N records for interval, including from the idle loop). Tickets are
+ * completed once the record is where the acknowledgement needs it: after the write under
+ * {@code nnaudit.ack.policy=write}, after the fsync under durability=sync. The write and the fsync fail
+ * separately: the sink undoes a partial write, so a write is retried whole, while a failed fsync is retried
+ * alone (the records are in the file already; writing them again would duplicate them).
  * <ul>
  * <li>fail-closed: retry every {@code nnaudit.failure.retry.interval.ms} until the sink works again. The
  * queue fills and, under BLOCK, handlers wait. Only an abandoned pipeline (closed, and its shutdown time
- * spent) stops retrying; its events are then counted as write failures.</li>
+ * spent) stops retrying; its events are then counted as write failures and their operations' responses are
+ * aborted with an error.</li>
  * <li>fail-open: give the chunk up at once: its events are counted as dropped and reported by a drop record
- * once writing works again; sync tickets are released.</li>
+ * once writing works again; their tickets are released (the operator chose availability).</li>
  * </ul>
- * Linux may report an fsync error only once and then call the pages clean; a retried fsync that succeeds is
- * therefore not proof that the earlier data reached the disk. This is logged, not hidden.
+ * Linux may report an fsync error only once and then call the pages clean, so a retried fsync that succeeds
+ * does not prove that the earlier data reached the disk. A chunk whose fsync failed is therefore never
+ * reported durable: under sync its operations' responses are aborted with an error (fail-closed) or released
+ * and counted as not durable (fail-open), and only chunks written after a successful fsync count as durable.
  */
 final class BatchCommitter {
 
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
-  private final AuditPipeline pipeline;
+  private final Lifecycle life;
   private final WriterMetrics metrics;
+  /** durability=sync: tickets complete after the fsync, not after the write. */
+  private final boolean syncAcks;
   private long recordsSinceForce;
   private long lastForceMillis = System.currentTimeMillis();
   private final WriterFailureLog failures;
 
-  BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, AuditPipeline pipeline,
+  BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,
       WriterMetrics metrics, WriterFailureLog failures) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
-    this.pipeline = pipeline;
+    this.life = life;
     this.metrics = metrics;
     this.failures = failures;
+    this.syncAcks = settings.durability() == Durability.SYNC;
   }
 
   /**
    * Writes {@code bytes}, which hold the records of {@code events} (and, first, the drop record of
-   * {@code report} if not null), then fsyncs if the durability mode asks.
+   * {@code report} if not null), fsyncs if the durability mode asks, and completes the events' tickets.
    */
   void commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
     int n = events.size();
     if (!writeWithRetry(bytes, n)) {
       drops.unreport(report);
-      giveUp(events, "write");
+      giveUp(events);
       return;
     }
     metrics.recordsWritten(n);
     recordsSinceForce += n;
-    boolean durable = false;
-    if (forceDue()) {
-      durable = forceWithRetry();
+    if (!syncAcks) {
+      complete(events); // ack.policy=write: the record is in the OS; a process crash cannot take it
     }
-    for (AuditEvent e : events) {
-      if (e.ticket != null) {
+    if (forceDue()) {
+      boolean durable = forceWithRetry();
+      if (syncAcks) {
         if (durable) {
-          e.ticket.durable();
+          complete(events);
         } else {
-          e.ticket.release();
+          notDurable(events);
         }
       }
+    }
+  }
+
+  private static void complete(List<AuditEvent> events) {
+    for (AuditEvent e : events) {
+      if (e.ticket != null) {
+        e.ticket.done();
+      }
+    }
+  }
+
+  /** Under sync, records whose fsync failed: never reported durable. */
+  private void notDurable(List<AuditEvent> events) {
+    metrics.notDurable(events.size());
+    for (AuditEvent e : events) {
+      if (e.ticket == null) {
+        continue;
+      }
+      if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN && !life.abandoned) {
+        e.ticket.release();
+      } else {
+        metrics.aborted(1);
+        e.ticket.abort("the fsync of the audit file failed, so the record is not known to be durable");
+      }
+    }
+  }
+
+  /** The shutdown hook's hand-over: one fsync of what is written and not yet fsynced, if the mode fsyncs. */
+  void forceIfPending() {
+    if (settings.durability() == Durability.NONE || recordsSinceForce == 0) {
+      return;
+    }
+    try {
+      sink.force();
+      recordsSinceForce = 0;
+    } catch (Throwable t) {
+      metrics.sinkError();
+      logFailure("could not fsync the audit file before the NameNode stopped", t);
     }
   }
 
@@ -112,7 +158,12 @@ final class BatchCommitter {
     }
   }
 
+  /**
+   * fsyncs until it succeeds or the policy gives up. Returns true only if the first attempt succeeded: after
+   * a failed fsync, the pages written before it may be lost even if a retry succeeds.
+   */
   private boolean forceWithRetry() {
+    boolean failedOnce = false;
     while (true) {
       long start = System.nanoTime();
       try {
@@ -120,9 +171,10 @@ final class BatchCommitter {
         metrics.fsyncLatency(System.nanoTime() - start);
         recordsSinceForce = 0;
         lastForceMillis = System.currentTimeMillis();
-        return true;
+        return !failedOnce;
       } catch (Throwable t) {
         metrics.sinkError();
+        failedOnce = true;
         logFailure("could not fsync the audit file (records written since the last fsync may not survive a "
             + "power cut)", t);
         if (!retryAfterFailure()) {
@@ -134,30 +186,37 @@ final class BatchCommitter {
 
   /** Under fail-closed, pauses and says to retry; under fail-open (or once abandoned), says to give up. */
   private boolean retryAfterFailure() {
-    if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN || pipeline.isAbandoned()) {
+    if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned) {
       return false;
     }
     long until = System.currentTimeMillis() + settings.failureRetryIntervalMs();
     long left;
-    while ((left = until - System.currentTimeMillis()) > 0 && !pipeline.isAbandoned()) {
+    while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned) {
       try {
         Thread.sleep(Math.min(left, 50));
       } catch (InterruptedException ignored) {
         // the writer ignores interrupts: see AuditWriter
       }
     }
-    return !pipeline.isAbandoned();
+    return !life.abandoned;
   }
 
-  private void giveUp(List<AuditEvent> events, String what) {
+  private void giveUp(List<AuditEvent> events) {
     long now = System.currentTimeMillis();
-    if (pipeline.isAbandoned()) {
+    boolean abort = life.abandoned;
+    if (abort) {
       metrics.writeFailed(events.size());
     } else {
-      drops.onWriterDrops(events.size(), now, "the audit " + what + " failed, failure policy fail-open");
+      drops.onWriterDrops(events.size(), now, "the audit write failed, failure policy fail-open");
     }
     for (AuditEvent e : events) {
-      if (e.ticket != null) {
+      if (e.ticket == null) {
+        continue;
+      }
+      if (abort) {
+        metrics.aborted(1);
+        e.ticket.abort("the audit file could not be written before the NameNode stopped");
+      } else {
         e.ticket.release();
       }
     }

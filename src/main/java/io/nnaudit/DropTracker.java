@@ -5,14 +5,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
- * Counts dropped events exactly and says so: a rate-limited WARN in the NameNode log (from the handler that
- * dropped, since the writer may be the thing that is stuck) and, through {@link #takeUnreported}, a drop
- * record in the audit stream once the writer runs again.
+ * Counts dropped events exactly and says so: a rate-limited WARN in the NameNode log and, through
+ * {@link #takeUnreported}, a drop record in the audit stream once the writer runs again.
  *
- * <p>Handlers call {@link #onDrop} concurrently; it never blocks: two atomic updates, and at most one handler
- * per warn interval wins a CAS and logs. {@link #takeUnreported} is called by the writer thread only. The
- * count in each report is exact; its from/to span can be off by the few microseconds of a race between a drop
- * and a report, never by a whole event.
+ * <p>Handlers call {@link #onDrop} concurrently; it never blocks and never logs: two atomic updates and a
+ * volatile write of the reason. The WARN line is written by the writer thread ({@link #warnIfDue}, once per
+ * loop turn and at the end), so a handler never pays for logging; a writer stuck inside a write call
+ * therefore delays the line, not the count. {@link #takeUnreported}, {@link #warnIfDue} and
+ * {@link #unreport} are called by the writer thread only (or, after it ended, under the pipeline's direct
+ * lock). The count in each report is exact; its from/to span can be off by the few microseconds of a race
+ * between a drop and a report, never by a whole event.
  */
 final class DropTracker {
   private static final long NONE = Long.MIN_VALUE;
@@ -22,11 +24,13 @@ final class DropTracker {
   private volatile long afterAcceptance;
   private final AtomicLong firstUnreported = new AtomicLong(NONE);
   private volatile long lastDropMillis;
-  private final AtomicLong lastWarnMillis = new AtomicLong(NONE);
+  private volatile String lastReason;
   private final long warnIntervalMs;
   private final Logger log;
   private final String what;
   private long reportedTotal; // writer thread only
+  private long warnedTotal; // writer thread only
+  private long lastWarnMillis = NONE; // writer thread only
 
   DropTracker(long warnIntervalMs, Logger log, String what) {
     this.warnIntervalMs = warnIntervalMs;
@@ -34,20 +38,35 @@ final class DropTracker {
     this.what = what;
   }
 
+  /** A handler's event was dropped. Never blocks, never logs. */
   void onDrop(long nowMillis, String reason) {
     onDrops(1, nowMillis, reason);
   }
 
   void onDrops(long count, long nowMillis, String reason) {
-    long n = total.addAndGet(count);
+    total.addAndGet(count);
     lastDropMillis = nowMillis;
+    lastReason = reason;
     firstUnreported.compareAndSet(NONE, nowMillis);
-    long lastWarn = lastWarnMillis.get();
-    if ((lastWarn == NONE || nowMillis - lastWarn >= warnIntervalMs)
-        && lastWarnMillis.compareAndSet(lastWarn, nowMillis)) {
-      log.warn("nnaudit: dropped {} audit event(s) for {} ({}); {} dropped since start-up. Dropped events are "
-          + "counted and reported in the audit file as nnaudit=dropped records.", count, what, reason, n);
+  }
+
+  /**
+   * Writer thread: logs a WARN for drops not yet warned about, at most once per warn interval, or now when
+   * {@code force} (the writer is ending).
+   */
+  void warnIfDue(long nowMillis, boolean force) {
+    long t = total.get();
+    if (t == warnedTotal) {
+      return;
     }
+    if (!force && lastWarnMillis != NONE && nowMillis - lastWarnMillis < warnIntervalMs) {
+      return;
+    }
+    log.warn("nnaudit: dropped {} audit event(s) for {} (last reason: {}); {} dropped since start-up. Dropped "
+        + "events are counted and reported in the audit file as nnaudit=dropped records.", t - warnedTotal, what,
+        lastReason, t);
+    warnedTotal = t;
+    lastWarnMillis = nowMillis;
   }
 
   /** Writer thread only: accepted events given up by fail-open. */

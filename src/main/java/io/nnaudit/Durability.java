@@ -10,7 +10,7 @@ public enum Durability {
   BATCH,
   /**
    * fsync after every batch, and no operation is acknowledged before its own record is fsynced: inside an RPC
-   * the response is postponed until then (see {@link SyncTicket}); outside one, {@code logAuditEvent} waits.
+   * the response is postponed until then (see {@link AckTicket}); outside one, {@code logAuditEvent} waits.
    * One fsync serves a whole batch (group commit).
    */
   SYNC

@@ -47,6 +47,20 @@ public final class NnauditConfigKeys {
   public static final String QUEUE_FULL_POLICY_KEY = PREFIX + "queue.full.policy";
   public static final String QUEUE_FULL_POLICY_DEFAULT = "BLOCK";
 
+  /**
+   * When an audited operation is acknowledged: {@code write} (its RPC response waits until its record is
+   * written, so a NameNode crash loses no acknowledged operation) or {@code queue} (as soon as it is queued).
+   */
+  public static final String ACK_POLICY_KEY = PREFIX + "ack.policy";
+  public static final String ACK_POLICY_DEFAULT = "write";
+
+  /**
+   * The longest logAuditEvent waits, in milliseconds: for room in the queue under BLOCK, and for its record
+   * when called outside an RPC. At the bound an RPC's response is aborted with an error, never sent as success.
+   */
+  public static final String HANDLER_MAX_WAIT_MS_KEY = PREFIX + "handler.max.wait.ms";
+  public static final long HANDLER_MAX_WAIT_MS_DEFAULT = 60_000L;
+
   /** The most events the writer takes from the queue and writes with one write call. */
   public static final String WRITER_BATCH_MAX_EVENTS_KEY = PREFIX + "writer.batch.max.events";
   public static final int WRITER_BATCH_MAX_EVENTS_DEFAULT = 1024;
@@ -73,7 +87,8 @@ public final class NnauditConfigKeys {
 
   /**
    * After a batch that did not fill up, how long the writer lets new events gather before it drains again, in
-   * milliseconds; 0 writes as soon as events arrive. Ignored (0) under durability=sync.
+   * milliseconds; 0 writes as soon as events arrive. Applies only with nnaudit.ack.policy=queue (and not under
+   * durability=sync or DROP), where no response waits for the writer.
    */
   public static final String WRITER_LINGER_MS_KEY = PREFIX + "writer.linger.ms";
   public static final long WRITER_LINGER_MS_DEFAULT = 5L;

@@ -41,6 +41,10 @@ final class NnauditMetricsSource implements MetricsSource {
       "Times a handler found the queue full under BLOCK and waited");
   private static final MetricsInfo WAIT_MILLIS = Interns.info("HandlerWaitMillis",
       "Total time handlers spent waiting for room in the queue, in ms");
+  private static final MetricsInfo ABORTED = Interns.info("EventsAborted",
+      "Operations answered with an error instead of success because their record could not be written");
+  private static final MetricsInfo NOT_DURABLE = Interns.info("EventsNotDurable",
+      "Records written under durability=sync whose fsync failed, never reported durable");
   private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
   private static final MetricsInfo SINCE_WRITE = Interns.info("MillisSinceLastWrite",
       "Time since the last successful write, in ms (-1 before the first)");
@@ -105,6 +109,8 @@ final class NnauditMetricsSource implements MetricsSource {
         .addCounter(FAILED, s.captureFailed + s.writeFailed)
         .addCounter(WAITS, s.blockedWaits)
         .addCounter(WAIT_MILLIS, pipeline.blockedWaitNanos() / 1_000_000)
+        .addCounter(ABORTED, s.aborted)
+        .addCounter(NOT_DURABLE, w.notDurable)
         .addCounter(SINK_ERRORS, s.sinkErrors)
         .addGauge(SINCE_WRITE, lastWrite == 0 ? -1 : System.currentTimeMillis() - lastWrite);
     w.registry.snapshot(rb, all);

@@ -55,6 +55,8 @@ public final class NnauditSettings {
   private final int queueCapacity;
   private final OverflowPolicy overflowPolicy;
   private final int batchMaxEvents;
+  private final AckPolicy ackPolicy;
+  private final long handlerMaxWaitMs;
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
   private final String sinkClass;
@@ -91,6 +93,9 @@ public final class NnauditSettings {
         : capacity;
     this.overflowPolicy = ConfigCheck.enumValue(conf, QUEUE_FULL_POLICY_KEY, QUEUE_FULL_POLICY_DEFAULT,
         OverflowPolicy.class);
+    this.ackPolicy = ConfigCheck.enumValue(conf, ACK_POLICY_KEY, ACK_POLICY_DEFAULT, AckPolicy.class);
+    this.handlerMaxWaitMs = ConfigCheck.longInRange(conf, HANDLER_MAX_WAIT_MS_KEY, HANDLER_MAX_WAIT_MS_DEFAULT, 1,
+        86_400_000L, "milliseconds");
     this.batchMaxEvents = ConfigCheck.intInRange(conf, WRITER_BATCH_MAX_EVENTS_KEY,
         WRITER_BATCH_MAX_EVENTS_DEFAULT, 1, MAX_QUEUE_CAPACITY, "events per write");
     this.shutdownTimeoutMs = ConfigCheck.longInRange(conf, SHUTDOWN_TIMEOUT_MS_KEY,
@@ -240,9 +245,25 @@ public final class NnauditSettings {
     return "io.nnaudit.sink.RollingFileSink".equals(sinkClass);
   }
 
-  /** The writer's linger in milliseconds: 0 under durability=sync, where every handler is waiting. */
+  /**
+   * The writer's linger in milliseconds: 0 whenever responses wait for the writer (ack policy write, or
+   * durability=sync), where the write itself is where events gather.
+   */
   public long writerLingerMs() {
-    return durability == Durability.SYNC ? 0 : writerLingerMs;
+    return responsesWaitForWriter() ? 0 : writerLingerMs;
+  }
+
+  public AckPolicy ackPolicy() {
+    return ackPolicy;
+  }
+
+  /** Whether an operation's acknowledgement waits for the writer (a ticket per event). */
+  public boolean responsesWaitForWriter() {
+    return ackPolicy == AckPolicy.WRITE || durability == Durability.SYNC;
+  }
+
+  public long handlerMaxWaitMs() {
+    return handlerMaxWaitMs;
   }
 
   public Durability durability() {
@@ -315,7 +336,8 @@ public final class NnauditSettings {
         && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
         && recordFormat == s.recordFormat
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
-        && batchMaxEvents == s.batchMaxEvents && shutdownTimeoutMs == s.shutdownTimeoutMs
+        && batchMaxEvents == s.batchMaxEvents && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
+        && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
         && log4j2Logger.equals(s.log4j2Logger)
         && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
@@ -334,7 +356,7 @@ public final class NnauditSettings {
   @Override
   public String toString() {
     return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
-        + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
+        + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
         + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
         + ", sink=" + sinkClass
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"

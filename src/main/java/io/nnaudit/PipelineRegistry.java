@@ -4,17 +4,25 @@ import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * One pipeline per audit file per JVM, so that repeated {@code initialize} calls (MiniDFSCluster formats with
  * a throw-away FSNamesystem, an HA test runs two NameNodes in one JVM) never leak a writer thread or a file
  * handle, and never have two writers appending to, or rotating, one file.
  *
  * <p>Loggers hold a {@link Slot}, not a pipeline. An {@code initialize} with the same settings joins the
- * running pipeline; one with different settings for the same file starts a new pipeline, points the slot at
- * it and closes the old one, which first writes everything it had accepted. Loggers initialized earlier
- * follow the slot, so none of their events is lost to the swap. Synchronized: it runs at start-up only.
+ * running pipeline. One with different settings for the same file replaces it without losing an event:
+ * (1) the replacement is prepared (its sink class checked) and published in the slot, so new events queue
+ * there; (2) the old pipeline closes, writing everything it had accepted, and loggers whose offer it refuses
+ * follow the slot to the replacement; (3) only then does the replacement open the file and start writing.
+ * If the new sink cannot be opened, the replacement writes to the old settings' sink instead and
+ * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline. Synchronized:
+ * it runs at start-up only.
  */
 final class PipelineRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(PipelineRegistry.class);
   private static final Map<File, Slot> SLOTS = new HashMap<>();
 
   private PipelineRegistry() {
@@ -31,10 +39,17 @@ final class PipelineRegistry {
     if (old.isOpen() && old.settings().equals(settings)) {
       return slot;
     }
-    if (old.isOpen()) {
-      old.close(old.settings().shutdownTimeoutMs()); // closes the file before the new pipeline opens it
+    AuditPipeline next = AuditPipeline.prepare(settings); // throws on a bad sink class: the old one stays
+    slot.current = next;
+    old.close(old.settings().shutdownTimeoutMs()); // closes the file before the replacement opens it
+    try {
+      next.open(AuditPipeline.openSink(settings));
+    } catch (RuntimeException e) {
+      LOG.error("nnaudit: could not open the audit sink with the new settings ({}); writing with the previous "
+          + "settings instead", settings, e);
+      next.open(AuditPipeline.openSink(old.settings()));
+      throw e;
     }
-    slot.current = AuditPipeline.start(settings);
     return slot;
   }
 

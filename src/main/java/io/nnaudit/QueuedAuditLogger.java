@@ -23,8 +23,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On the RPC handler thread, {@code logAuditEvent} captures the event's fields and the time of the call into
  * an immutable {@link AuditEvent} and offers it to the bounded queue of its {@link AuditPipeline}; a background
- * writer formats and writes it. The call never throws. It waits only under the BLOCK policy with a full
- * queue (see {@link AuditPipeline}). Records are the stock {@code hdfs-audit.log} lines.
+ * writer formats and writes it. Records are the stock {@code hdfs-audit.log} lines.
+ *
+ * <p>The call never throws. Inside an RPC it does not wait for the record: with
+ * {@code nnaudit.ack.policy=write} (the default) or durability=sync the RPC's response is postponed until the
+ * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). It waits
+ * only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
+ * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
+ * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for its own write, which runs under a
+ * lock and, under fail-closed with a refusing disk, retries until the JVM halts.
  */
 public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final Logger LOG = LoggerFactory.getLogger(QueuedAuditLogger.class);
@@ -68,6 +75,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     }
     AuditPipeline pipeline = s.current;
     AuditEvent event;
+    AckTicket ticket = null;
     try {
       NnauditSettings settings = pipeline.settings();
       if (!settings.debugCmds().isEmpty() && settings.debugCmds().contains(cmd)
@@ -81,32 +89,67 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       String trackingId = settings.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
       CallerContext ctx = settings.callerContextEnabled() && callerContext != null
           && callerContext.isContextValid() ? callerContext : null;
-      SyncTicket ticket = settings.durability() == Durability.SYNC ? SyncTicket.forCurrentThread() : null;
+      ticket = settings.responsesWaitForWriter() ? AckTicket.forCurrentThread() : null;
       event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,
           trackingId, Server.getProtocol(), ctx, ticket);
     } catch (Throwable t) {
       pipeline.countCaptureFailure();
       logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
+      if (ticket != null) {
+        ticket.abort("the audit event could not be captured"); // its response was already postponed
+      }
       return;
     }
     AuditPipeline.Offer result = pipeline.offer(event);
     if (result == AuditPipeline.Offer.CLOSED) {
-      // A later initialize may have swapped the pipeline under us: follow the slot once.
+      // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is published
+      // before the old pipeline closes, so one step is enough.
       AuditPipeline current = s.current;
       if (current != pipeline) {
         pipeline = current;
         result = current.offer(event);
       }
       if (result == AuditPipeline.Offer.CLOSED) {
-        current.dropClosed(event);
+        result = pipeline.afterClose(event); // the shutdown hook ran: write it here, or refuse it
       }
     }
-    if (event.ticket != null) {
-      if (result != AuditPipeline.Offer.ACCEPTED) {
-        event.ticket.release(); // dropped (and counted): the operation is answered all the same
-      } else if (event.ticket.mustWait()) {
-        event.ticket.await(pipeline); // durability=sync outside an RPC: return once the record is fsynced
-      }
+    settle(pipeline, event, result);
+  }
+
+  /** Completes the acknowledgement of an event by what became of it. Never throws. */
+  private static void settle(AuditPipeline pipeline, AuditEvent event, AuditPipeline.Offer result) {
+    AckTicket ticket = event.ticket;
+    switch (result) {
+      case ACCEPTED:
+        if (ticket != null && ticket.mustWait()
+            && ticket.await(pipeline.settings().handlerMaxWaitMs()) == AckTicket.PENDING) {
+          logCaptureFailure("a caller outside an RPC waited " + pipeline.settings().handlerMaxWaitMs() + " ms ("
+              + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY + ") for its audit record and went on without it", null);
+        }
+        break;
+      case DROPPED:
+        if (ticket != null) {
+          ticket.release(); // DROP: counted and reported; the operation is answered all the same
+        }
+        break;
+      case REFUSED:
+        abortResponse(ticket, "the audit record could not be queued or written");
+        break;
+      default: // WRITTEN: the direct write settled the ticket
+        break;
+    }
+  }
+
+  /**
+   * An operation whose record will not exist is answered with an error: through its ticket, or, with
+   * {@code nnaudit.ack.policy=queue} (no ticket), by postponing and at once aborting the RPC's response.
+   */
+  private static void abortResponse(AckTicket ticket, String why) {
+    try {
+      AckTicket t = ticket != null ? ticket : AckTicket.forCurrentThread();
+      t.abort(why);
+    } catch (Throwable e) {
+      logCaptureFailure("could not abort the response of an unaudited operation", e);
     }
   }
 

@@ -23,6 +23,10 @@ final class WriterMetrics {
   volatile long written;
   volatile long batches;
   volatile long writeFailed;
+  /** Tickets aborted by the writer: operations answered with an error because their record is missing. */
+  volatile long aborted;
+  /** Under sync, records whose fsync failed and that were therefore never reported durable. */
+  volatile long notDurable;
   volatile long sinkErrors;
   volatile long lastWriteMillis;
   /** The largest batch the writer has drained: the deepest the queue has been seen. */
@@ -55,6 +59,14 @@ final class WriterMetrics {
 
   void writeFailed(int n) {
     writeFailed += n;
+  }
+
+  void aborted(int n) {
+    aborted += n;
+  }
+
+  void notDurable(int n) {
+    notDurable += n;
   }
 
   void sinkError() {

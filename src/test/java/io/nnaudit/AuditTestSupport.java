@@ -20,6 +20,10 @@ final class AuditTestSupport {
     c.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getPath());
     c.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     c.setLong(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, 1000);
+    // These tests call logAuditEvent from a test thread, outside an RPC, to drive the queue and the writer
+    // (stalled writers, full queues). Under the default ack policy each such call would wait for its record;
+    // the tests of that wait (AckPolicyTest, the sync tests) set their policy themselves.
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
     return c;
   }
 

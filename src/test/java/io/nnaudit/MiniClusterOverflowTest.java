@@ -39,6 +39,8 @@ class MiniClusterOverflowTest {
     Configuration conf = MiniClusterSupport.conf(dir.toFile(), ours, QueuedAuditLogger.class.getName());
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 10);
     conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
+    // Responses sent as soon as events are queued: 32 clients can then outrun a slow writer and fill the queue.
+    conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     assertEquals(160, logger.stats().queueCapacity, "the queue is sized from the handler count");

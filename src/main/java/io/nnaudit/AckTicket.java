@@ -1,0 +1,75 @@
+package io.nnaudit;
+
+import java.io.IOException;
+
+import org.apache.hadoop.ipc.Server;
+
+/**
+ * How an audited operation is kept from being acknowledged before its record is written (or, under
+ * {@code nnaudit.durability=sync}, fsynced): one ticket per event, completed exactly once by whoever settles
+ * the record's fate.
+ *
+ * <p>Design note. Two kinds, chosen on the handler thread by {@link #forCurrentThread}:
+ * <ul>
+ * <li>{@link PostponedResponse}: inside an RPC (and WebHDFS, whose calls run as RPC server calls), the
+ * response is postponed ({@code Server.Call.postponeResponse}) and the handler returns at once to serve other
+ * calls; the writer sends the response after the write or fsync that covers the record, or aborts it with an
+ * error when the record cannot be written (as FSEditLogAsync aborts a call whose edit could not be synced).
+ * No handler thread sleeps on the disk, and one write acknowledges a whole batch (group commit).</li>
+ * <li>{@link WaitingCaller}: a caller outside an RPC (fsck's servlet, an embedder) parks in {@link #await}
+ * until the ticket completes, in bounded slices and for at most {@code nnaudit.handler.max.wait.ms}.</li>
+ * </ul>
+ * Completion is idempotent: the first of {@link #done}, {@link #release} and {@link #abort} wins, the others
+ * do nothing; none of them throws. Completed by the writer thread, by a handler writing directly after the
+ * shutdown hook, or by the handler itself when its event never entered the queue.
+ */
+public abstract class AckTicket {
+  /** Not yet settled. */
+  static final int PENDING = 0;
+  /** The record is written (or fsynced under sync). */
+  static final int DONE = 1;
+  /** Acknowledged without its record, by a policy that allows it (DROP, fail-open); the loss is counted. */
+  static final int RELEASED = 2;
+  /** Not acknowledged: the record could not be written; an RPC gets an error response. */
+  static final int ABORTED = 3;
+
+  AckTicket() {
+  }
+
+  /** A ticket for the calling thread: a postponed response inside an RPC, else a waiting caller. */
+  static AckTicket forCurrentThread() {
+    Server.Call call = Server.getCurCall().get();
+    if (call != null) {
+      call.postponeResponse();
+      return new PostponedResponse(call);
+    }
+    return new WaitingCaller(Thread.currentThread());
+  }
+
+  /** The record is where the policy needs it: acknowledge the operation. */
+  final void done() {
+    complete(DONE, null);
+  }
+
+  /** Acknowledge without a record (DROP, fail-open); the caller has counted the loss. */
+  final void release() {
+    complete(RELEASED, null);
+  }
+
+  /** The record could not be written: the operation must not be acknowledged as audited. */
+  final void abort(String why) {
+    complete(ABORTED, new IOException("nnaudit: the audit record of this operation could not be written (" + why
+        + "); the operation may have taken effect"));
+  }
+
+  abstract void complete(int how, IOException error);
+
+  /** Whether the caller must wait in {@link #await}: false for a postponed RPC response. */
+  abstract boolean mustWait();
+
+  /**
+   * A caller outside an RPC: waits until the ticket completes or {@code maxWaitMs} pass; returns the final
+   * state, or {@link #PENDING} on time-out.
+   */
+  abstract int await(long maxWaitMs);
+}

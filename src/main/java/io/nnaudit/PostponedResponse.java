@@ -1,0 +1,53 @@
+package io.nnaudit;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.hadoop.ipc.Server;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An RPC whose response waits for its audit record (see {@link AckTicket}). Sending the response is the
+ * completing thread's work: serializing it and, when the connection's queue is empty, writing it to the
+ * socket. The handler's own {@code sendResponse} and ours each count the call down once; whichever is last
+ * sends.
+ */
+final class PostponedResponse extends AckTicket {
+  private static final Logger LOG = LoggerFactory.getLogger(PostponedResponse.class);
+
+  private final Server.Call call;
+  /** Set by the first completion; guards the call's count, which must go down exactly once. */
+  private final AtomicBoolean completed = new AtomicBoolean();
+
+  PostponedResponse(Server.Call call) {
+    this.call = call;
+  }
+
+  @Override
+  void complete(int how, IOException error) {
+    if (!completed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (how == ABORTED) {
+        call.abortResponse(error);
+      } else {
+        call.sendResponse();
+      }
+    } catch (Throwable t) {
+      // The client may be gone; a response that cannot be sent must not stop the thread that sends it.
+      LOG.debug("nnaudit: sending a postponed RPC response failed", t);
+    }
+  }
+
+  @Override
+  boolean mustWait() {
+    return false;
+  }
+
+  @Override
+  int await(long maxWaitMs) {
+    throw new IllegalStateException("a postponed response is not waited for");
+  }
+}

@@ -1,0 +1,34 @@
+package io.nnaudit;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+
+/**
+ * At most one log line per interval from any number of threads: the thread that wins a CAS on the time of
+ * the last line logs, the others count themselves as suppressed. Never blocks.
+ */
+final class RateLimitedLog {
+  private static final long NONE = Long.MIN_VALUE;
+
+  private final Logger log;
+  private final long intervalMs;
+  private final AtomicLong last = new AtomicLong(NONE);
+  private final AtomicLong suppressed = new AtomicLong();
+
+  RateLimitedLog(Logger log, long intervalMs) {
+    this.log = log;
+    this.intervalMs = intervalMs;
+  }
+
+  /** Logs {@code what} at ERROR unless a line was logged less than the interval ago. */
+  void error(String what, Throwable t) {
+    long now = System.currentTimeMillis();
+    long l = last.get();
+    if ((l == NONE || now - l >= intervalMs) && last.compareAndSet(l, now)) {
+      log.error("nnaudit: {} ({} similar lines suppressed since the last one)", what, suppressed.getAndSet(0), t);
+    } else {
+      suppressed.incrementAndGet();
+    }
+  }
+}
