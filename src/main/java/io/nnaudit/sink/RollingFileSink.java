@@ -17,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
@@ -51,12 +52,22 @@ public class RollingFileSink implements AuditSink {
   private final int maxBackups;
   private final boolean syncDirectory;
   private final FileAttribute<Set<PosixFilePermission>> mode;
+  private final ChannelFactory channels;
+  /** Milliseconds from a monotonic source, for the intervals between checks. */
+  private final LongSupplier clock;
   private FileChannel channel;
   private Object fileKey;
   private long size;
   private long lastReplacementCheck;
 
   public RollingFileSink(NnauditSettings settings) {
+    this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
+  }
+
+  /** With the way channels are opened and the clock given: tests watch fsyncs and move time. */
+  RollingFileSink(NnauditSettings settings, ChannelFactory channels, LongSupplier clock) {
+    this.channels = channels;
+    this.clock = clock;
     this.path = settings.file().toPath();
     this.maxSize = settings.maxFileSize();
     this.maxBackups = settings.maxBackups();
@@ -81,19 +92,20 @@ public class RollingFileSink implements AuditSink {
     FileChannel ch;
     boolean created = false;
     try {
-      ch = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+      ch = channels.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
           StandardOpenOption.APPEND), mode);
       created = true;
     } catch (FileAlreadyExistsException exists) {
-      ch = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      ch = channels.open(path, EnumSet.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND));
     } catch (UnsupportedOperationException noPosix) {
-      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      ch = channels.open(path, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.APPEND));
     }
     channel = ch;
     size = ch.size();
     fileKey = currentFileKey();
     terminatePartialRecord();
-    lastReplacementCheck = System.currentTimeMillis();
+    lastReplacementCheck = clock.getAsLong();
     if (created && syncDirectory) {
       forceDirectory();
     }
@@ -167,7 +179,7 @@ public class RollingFileSink implements AuditSink {
   }
 
   private void reopenIfReplaced() throws IOException {
-    long now = System.currentTimeMillis();
+    long now = clock.getAsLong();
     if (now - lastReplacementCheck < REPLACEMENT_CHECK_INTERVAL_MS) {
       return;
     }
