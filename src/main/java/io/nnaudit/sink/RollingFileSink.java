@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  * followed when the file is opened.</li>
  * <li>New files get the mode of {@code nnaudit.file.permissions} (default 640). With a durability other than
  * none, the directory is fsynced after a new file is created, so the file's name survives a power cut.</li>
+ * <li>With a durability other than none, a file the sink stops writing to (rotated, or moved away) is fsynced
+ * before it is closed, since no later fsync covers it; if that fails, the next {@link #force} throws.</li>
  * </ul>
  * Used by the writer thread alone; not thread-safe.
  */
@@ -50,7 +52,8 @@ public class RollingFileSink implements AuditSink {
   private final Path path;
   private final long maxSize;
   private final int maxBackups;
-  private final boolean syncDirectory;
+  /** Durability is not none: fsync a file before closing it, and the directory after creating one. */
+  private final boolean durable;
   private final FileAttribute<Set<PosixFilePermission>> mode;
   private final ChannelFactory channels;
   /** Milliseconds from a monotonic source, for the intervals between checks. */
@@ -59,6 +62,8 @@ public class RollingFileSink implements AuditSink {
   private Object fileKey;
   private long size;
   private long lastReplacementCheck;
+  /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
+  private IOException unreportedForceFailure;
 
   public RollingFileSink(NnauditSettings settings) {
     this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
@@ -71,7 +76,7 @@ public class RollingFileSink implements AuditSink {
     this.path = settings.file().toPath();
     this.maxSize = settings.maxFileSize();
     this.maxBackups = settings.maxBackups();
-    this.syncDirectory = settings.durability() != Durability.NONE;
+    this.durable = settings.durability() != Durability.NONE;
     this.mode = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions()));
     try {
       Path parent = path.getParent();
@@ -106,7 +111,7 @@ public class RollingFileSink implements AuditSink {
     fileKey = currentFileKey();
     terminatePartialRecord();
     lastReplacementCheck = clock.getAsLong();
-    if (created && syncDirectory) {
+    if (created && durable) {
       forceDirectory();
     }
   }
@@ -192,7 +197,7 @@ public class RollingFileSink implements AuditSink {
     }
     if (key == null || !Objects.equals(key, fileKey)) {
       LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
-      closeQuietly();
+      retire(channel);
       open();
     }
   }
@@ -200,6 +205,37 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void force() throws IOException {
     channel.force(false);
+    IOException earlier = unreportedForceFailure;
+    if (earlier != null) {
+      unreportedForceFailure = null;
+      throw earlier;
+    }
+  }
+
+  /**
+   * Closes a file we stop writing to (rotated, or moved away), fsyncing it first unless durability is none: no
+   * later fsync covers it. A failed fsync is kept for the next {@link #force} to throw, so that it is reported
+   * and counted like the failure of any other fsync.
+   */
+  private void retire(FileChannel old) {
+    if (durable) {
+      try {
+        old.force(false);
+      } catch (IOException e) {
+        IOException failure = new IOException("could not fsync the audit file that was at " + path
+            + " (rotated or moved away) before closing it; its last records may not survive a power cut", e);
+        if (unreportedForceFailure == null) {
+          unreportedForceFailure = failure;
+        } else {
+          unreportedForceFailure.addSuppressed(failure);
+        }
+      }
+    }
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.debug("nnaudit: closing {} failed", path, e);
+    }
   }
 
   private void rotateOrKeepAppending() throws IOException {
@@ -215,7 +251,7 @@ public class RollingFileSink implements AuditSink {
 
   /** Shifts file.(N-1)..file.1 up by one, moves the live file to file.1 and opens a new live file. */
   void rotate() throws IOException {
-    channel.close();
+    retire(channel);
     File base = path.toFile();
     Files.deleteIfExists(backup(base, maxBackups));
     for (int i = maxBackups - 1; i >= 1; i--) {
