@@ -1,19 +1,20 @@
 package io.nnaudit.sink;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>Rotation happens before a write, never inside one, so a chunk is never split between two files, and the
  * fsync that follows a write covers the file that holds its records.</li>
+ * <li>A rotation that fails (the live file made append-only or immutable with chattr, say, cannot be renamed)
+ * deletes, shifts and loses nothing: see {@link #rotate}. The sink keeps appending to the live file, logs a WARN,
+ * counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.</li>
  * <li>A write that fails part-way is truncated away before the exception is thrown, so the file never ends in
  * half a record (a full disk, say); the next write appends whole records again.</li>
  * <li>If the file is renamed, deleted or replaced behind our back (logrotate, an operator), the change is
@@ -48,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public class RollingFileSink implements AuditSink {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
   private static final long REPLACEMENT_CHECK_INTERVAL_MS = 1000;
+  /** After a failed rotation the live file keeps growing, and rotation is tried again this much later. */
+  static final long ROTATION_RETRY_INTERVAL_MS = 60_000;
 
   private final Path path;
   private final long maxSize;
@@ -64,6 +70,9 @@ public class RollingFileSink implements AuditSink {
   private long lastReplacementCheck;
   /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
   private IOException unreportedForceFailure;
+  private long nextRotationAttempt = Long.MIN_VALUE;
+  /** Written by the writer thread only; volatile for the metrics. */
+  private volatile long rotationFailures;
 
   public RollingFileSink(NnauditSettings settings) {
     this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
@@ -106,9 +115,18 @@ public class RollingFileSink implements AuditSink {
       ch = channels.open(path, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
           StandardOpenOption.APPEND));
     }
+    long length;
+    Object key;
+    try {
+      length = ch.size();
+      key = currentFileKey();
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(ch);
+      throw e;
+    }
     channel = ch;
-    size = ch.size();
-    fileKey = currentFileKey();
+    size = length;
+    fileKey = key;
     terminatePartialRecord();
     lastReplacementCheck = clock.getAsLong();
     if (created && durable) {
@@ -158,7 +176,10 @@ public class RollingFileSink implements AuditSink {
     }
     reopenIfReplaced();
     if (size >= maxSize) {
-      rotateOrKeepAppending();
+      long now = clock.getAsLong();
+      if (now >= nextRotationAttempt) {
+        rotateOrKeepAppending(now);
+      }
     }
     long before = size;
     try {
@@ -179,7 +200,7 @@ public class RollingFileSink implements AuditSink {
       size = before;
     } catch (IOException t) {
       cause.addSuppressed(t);
-      closeQuietly(); // reopened on the next write; the size is read afresh then
+      closeQuietly(channel); // reopened on the next write; the size is read afresh then
     }
   }
 
@@ -238,44 +259,109 @@ public class RollingFileSink implements AuditSink {
     }
   }
 
-  private void rotateOrKeepAppending() throws IOException {
+  private void rotateOrKeepAppending(long now) {
     try {
       rotate();
     } catch (IOException e) {
-      LOG.warn("nnaudit: could not rotate {}; appending to it instead", path, e);
-      if (channel == null || !channel.isOpen()) {
-        open();
-      }
+      rotationFailures++;
+      nextRotationAttempt = now + ROTATION_RETRY_INTERVAL_MS;
+      LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
+          + "since start-up)", path, e.toString(), ROTATION_RETRY_INTERVAL_MS / 1000, rotationFailures);
+      return;
+    }
+    if (nextRotationAttempt != Long.MIN_VALUE) { // the first success after failures
+      nextRotationAttempt = Long.MIN_VALUE;
+      LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
     }
   }
 
-  /** Shifts file.(N-1)..file.1 up by one, moves the live file to file.1 and opens a new live file. */
+  /**
+   * Moves the live file to file.1 and each backup up by one, deleting the oldest, and opens a new live file.
+   *
+   * <p>The live file moves first, to a temporary name: if it cannot (chattr +a or +i, a sticky directory),
+   * nothing has been touched. Every rename replaces nothing, and the oldest backup is moved aside and deleted
+   * only once everything else has worked; a step that fails undoes the steps before it, in reverse, so the
+   * backups keep their names and the live file its path. The open channel follows the live file through the
+   * renames, so a record written meanwhile is never lost; the channel is closed only when the new file is open.
+   */
   void rotate() throws IOException {
-    retire(channel);
-    File base = path.toFile();
-    Files.deleteIfExists(backup(base, maxBackups));
-    for (int i = maxBackups - 1; i >= 1; i--) {
-      Path from = backup(base, i);
-      if (Files.exists(from)) {
-        Files.move(from, backup(base, i + 1), StandardCopyOption.REPLACE_EXISTING);
+    String stamp = Long.toString(System.currentTimeMillis());
+    Path staged = sibling(".rotating-" + stamp);
+    Path expired = null;
+    Renames renames = new Renames();
+    renames.move(path, staged);
+    try {
+      if (Files.exists(backup(maxBackups), LinkOption.NOFOLLOW_LINKS)) {
+        expired = sibling("." + maxBackups + ".expired-" + stamp);
+        renames.move(backup(maxBackups), expired);
+      }
+      for (int i = maxBackups - 1; i >= 1; i--) {
+        if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
+          renames.move(backup(i), backup(i + 1));
+        }
+      }
+      renames.move(staged, backup(1));
+      FileChannel old = channel;
+      open();
+      retire(old);
+    } catch (IOException | RuntimeException e) {
+      renames.undo(e);
+      throw e;
+    }
+    if (expired != null) {
+      try {
+        Files.delete(expired);
+      } catch (IOException e) {
+        LOG.warn("nnaudit: could not delete {}, the oldest backup of {}", expired, path, e);
       }
     }
-    Files.move(path, backup(base, 1), StandardCopyOption.REPLACE_EXISTING);
-    open();
   }
 
-  private static Path backup(File base, int i) {
-    return new File(base.getPath() + "." + i).toPath();
+  /** The renames of one rotation, so that they can be undone in reverse when a later step fails. */
+  private final class Renames {
+    private final Deque<Path[]> done = new ArrayDeque<>();
+
+    /** Renames; fails if {@code to} exists rather than replace it. */
+    void move(Path from, Path to) throws IOException {
+      Files.move(from, to);
+      done.push(new Path[] {from, to});
+    }
+
+    void undo(Exception cause) {
+      while (!done.isEmpty()) {
+        Path[] step = done.pop();
+        try {
+          Files.move(step[1], step[0]);
+        } catch (IOException e) {
+          cause.addSuppressed(e);
+          LOG.error("nnaudit: a failed rotation of {} could not be undone: {} is still named {} (no file was "
+              + "deleted)", path, step[0], step[1], e);
+        }
+      }
+    }
   }
 
-  private void closeQuietly() {
+  private Path sibling(String suffix) {
+    return path.resolveSibling(path.getFileName() + suffix);
+  }
+
+  private Path backup(int i) {
+    return sibling("." + i);
+  }
+
+  private void closeQuietly(FileChannel ch) {
     try {
-      if (channel != null) {
-        channel.close();
+      if (ch != null) {
+        ch.close();
       }
     } catch (IOException e) {
       LOG.debug("nnaudit: closing {} failed", path, e);
     }
+  }
+
+  /** Rotations that failed since start-up; each leaves every file as it was and is retried a minute later. */
+  public long rotationFailures() {
+    return rotationFailures;
   }
 
   /** Bytes in the live file. */
