@@ -3,21 +3,15 @@ package io.nnaudit.sink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.LinkOption;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.EnumSet;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.LongSupplier;
 
 import io.nnaudit.Durability;
@@ -39,40 +33,51 @@ import org.slf4j.LoggerFactory;
  * counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.</li>
  * <li>A write that fails part-way is truncated away before the exception is thrown, so the file never ends in
  * half a record (a full disk, say); the next write appends whole records again.</li>
+ * <li>Only a regular file owned by the user this process creates files as is opened: a symlink at the path, a
+ * FIFO, a device, a directory or another user's file is refused (see {@link AuditFileOpener}). At start-up the
+ * constructor then throws, naming what it found.</li>
  * <li>If the file is renamed, deleted or replaced behind our back (logrotate, an operator), the change is
- * noticed within a second and a new file is created at the configured path. A symlink at the path is
- * followed when the file is opened.</li>
+ * noticed within a second and a new file is created at the configured path. If what is at the path then is
+ * refused, the sink does not follow it: it keeps appending to the file it has open (the moved one), logs an
+ * ERROR at most once a minute, counts the refusal ({@link #refusedReopens}), does not rotate, and looks at the
+ * path again a second later.</li>
  * <li>New files get the mode of {@code nnaudit.file.permissions} (default 640). With a durability other than
  * none, the directory is fsynced after a new file is created, so the file's name survives a power cut.</li>
  * <li>With a durability other than none, a file the sink stops writing to (rotated, or moved away) is fsynced
  * before it is closed, since no later fsync covers it; if that fails, the next {@link #force} throws.</li>
  * </ul>
- * Used by the writer thread alone; not thread-safe.
+ * Used by the writer thread alone; not thread-safe, except that the counters may be read from any thread.
  */
 public class RollingFileSink implements AuditSink {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
   private static final long REPLACEMENT_CHECK_INTERVAL_MS = 1000;
   /** After a failed rotation the live file keeps growing, and rotation is tried again this much later. */
   static final long ROTATION_RETRY_INTERVAL_MS = 60_000;
+  /** While what is at the path is refused, the ERROR that says so is logged at most this often. */
+  private static final long REFUSAL_LOG_INTERVAL_MS = 60_000;
+  private static final long NEVER = Long.MIN_VALUE;
 
   private final Path path;
   private final long maxSize;
   private final int maxBackups;
   /** Durability is not none: fsync a file before closing it, and the directory after creating one. */
   private final boolean durable;
-  private final FileAttribute<Set<PosixFilePermission>> mode;
-  private final ChannelFactory channels;
+  private final AuditFileOpener opener;
   /** Milliseconds from a monotonic source, for the intervals between checks. */
   private final LongSupplier clock;
   private FileChannel channel;
   private Object fileKey;
   private long size;
   private long lastReplacementCheck;
+  /** The path no longer holds the file we write, and what it holds was refused: no rotation until it does. */
+  private boolean stranded;
+  private long lastRefusalLog = NEVER;
   /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
   private IOException unreportedForceFailure;
-  private long nextRotationAttempt = Long.MIN_VALUE;
+  private long nextRotationAttempt = NEVER;
   /** Written by the writer thread only; volatile for the metrics. */
   private volatile long rotationFailures;
+  private volatile long refusedReopens;
 
   public RollingFileSink(NnauditSettings settings) {
     this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
@@ -80,73 +85,46 @@ public class RollingFileSink implements AuditSink {
 
   /** With the way channels are opened and the clock given: tests watch fsyncs and move time. */
   RollingFileSink(NnauditSettings settings, ChannelFactory channels, LongSupplier clock) {
-    this.channels = channels;
     this.clock = clock;
     this.path = settings.file().toPath();
     this.maxSize = settings.maxFileSize();
     this.maxBackups = settings.maxBackups();
     this.durable = settings.durability() != Durability.NONE;
-    this.mode = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions()));
+    this.opener = new AuditFileOpener(path,
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions())), channels);
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      open();
+      switchTo(opener.open());
     } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
       IllegalArgumentException iae = new IllegalArgumentException("nnaudit: invalid value for "
-          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a file the NameNode"
-          + " user can create and append to (" + e + ").");
+          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a regular file (not"
+          + " a symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create"
+          + " one (" + AuditFileOpener.describe(e) + ").");
       iae.initCause(e);
       throw iae;
     }
   }
 
-  private void open() throws IOException {
-    FileChannel ch;
-    boolean created = false;
-    try {
-      ch = channels.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          StandardOpenOption.APPEND), mode);
-      created = true;
-    } catch (FileAlreadyExistsException exists) {
-      ch = channels.open(path, EnumSet.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND));
-    } catch (UnsupportedOperationException noPosix) {
-      ch = channels.open(path, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.APPEND));
-    }
-    long length;
-    Object key;
-    try {
-      length = ch.size();
-      key = currentFileKey();
-    } catch (IOException | RuntimeException e) {
-      closeQuietly(ch);
-      throw e;
-    }
-    channel = ch;
-    size = length;
-    fileKey = key;
-    terminatePartialRecord();
-    lastReplacementCheck = clock.getAsLong();
-    if (created && durable) {
-      forceDirectory();
-    }
-  }
-
   /**
-   * A process killed in the middle of write(2) can leave the file ending in part of a record. End that line,
-   * so that the records we append stay whole; the fragment is kept as evidence, not deleted.
+   * Makes {@code next} the file we write; the one it replaces is fsynced (unless durability is none) and closed.
+   * A file that ends in part of a record has that line ended, so that the records we append stay whole; the
+   * fragment is kept as evidence.
    */
-  private void terminatePartialRecord() throws IOException {
-    if (size == 0) {
-      return;
+  private void switchTo(AuditFileOpener.OpenFile next) throws IOException {
+    FileChannel old = channel;
+    channel = next.channel;
+    fileKey = next.fileKey;
+    size = channel.size();
+    lastReplacementCheck = clock.getAsLong();
+    stranded = false;
+    if (old != null && old.isOpen()) {
+      retire(old);
     }
-    ByteBuffer last = ByteBuffer.allocate(1);
-    try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) { // APPEND channels cannot read
-      reader.read(last, size - 1);
-    }
-    if (last.get(0) != '\n') {
+    if (next.endsInPartialRecord) {
       LOG.warn("nnaudit: {} ends in a partial record (the process was killed in the middle of a write?); "
           + "ending that line before appending", path);
       ByteBuffer nl = ByteBuffer.wrap(new byte[] {'\n'});
@@ -154,10 +132,15 @@ public class RollingFileSink implements AuditSink {
         size += channel.write(nl);
       }
     }
+    if (next.created && durable) {
+      forceDirectory();
+    }
   }
 
-  private Object currentFileKey() throws IOException {
-    return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+  /** Whether the path still holds the file we write (not a symlink to it). */
+  private boolean pathHoldsOurFile() throws IOException {
+    BasicFileAttributes a = AuditFileOpener.lstat(path);
+    return a != null && Objects.equals(a.fileKey(), fileKey);
   }
 
   private void forceDirectory() {
@@ -172,13 +155,17 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void write(ByteBuffer chunk) throws IOException {
     if (channel == null || !channel.isOpen()) {
-      open();
+      switchTo(opener.open());
     }
-    reopenIfReplaced();
-    if (size >= maxSize) {
-      long now = clock.getAsLong();
-      if (now >= nextRotationAttempt) {
+    long now = clock.getAsLong();
+    if (now - lastReplacementCheck >= REPLACEMENT_CHECK_INTERVAL_MS) {
+      followIfReplaced(now);
+    }
+    if (size >= maxSize && !stranded && now >= nextRotationAttempt) {
+      if (pathHoldsOurFile()) {
         rotateOrKeepAppending(now);
+      } else {
+        followIfReplaced(now); // replaced within the last second
       }
     }
     long before = size;
@@ -204,23 +191,33 @@ public class RollingFileSink implements AuditSink {
     }
   }
 
-  private void reopenIfReplaced() throws IOException {
-    long now = clock.getAsLong();
-    if (now - lastReplacementCheck < REPLACEMENT_CHECK_INTERVAL_MS) {
+  /**
+   * If the path no longer holds the file we write, switches to a new file there, or, if what is there is
+   * refused, keeps writing to the file we have open (wherever it was moved) and looks again a second later.
+   */
+  private void followIfReplaced(long now) throws IOException {
+    lastReplacementCheck = now;
+    if (pathHoldsOurFile()) {
+      stranded = false;
       return;
     }
-    lastReplacementCheck = now;
-    Object key;
+    AuditFileOpener.OpenFile next;
     try {
-      key = currentFileKey();
-    } catch (NoSuchFileException gone) {
-      key = null;
+      next = opener.open();
+    } catch (IOException e) {
+      refusedReopens++;
+      stranded = true;
+      if (lastRefusalLog == NEVER || now - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
+        lastRefusalLog = now;
+        LOG.error("nnaudit: {} was moved, deleted or replaced, and what is there now is not opened ({}). Records "
+            + "keep going to the file that was there (lost if it was deleted), which is not rotated; the path is "
+            + "looked at again every second ({} refusals since start-up)", path, AuditFileOpener.describe(e),
+            refusedReopens);
+      }
+      return;
     }
-    if (key == null || !Objects.equals(key, fileKey)) {
-      LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
-      retire(channel);
-      open();
-    }
+    LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
+    switchTo(next);
   }
 
   @Override
@@ -269,8 +266,8 @@ public class RollingFileSink implements AuditSink {
           + "since start-up)", path, e.toString(), ROTATION_RETRY_INTERVAL_MS / 1000, rotationFailures);
       return;
     }
-    if (nextRotationAttempt != Long.MIN_VALUE) { // the first success after failures
-      nextRotationAttempt = Long.MIN_VALUE;
+    if (nextRotationAttempt != NEVER) { // the first success after failures
+      nextRotationAttempt = NEVER;
       LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
     }
   }
@@ -290,6 +287,7 @@ public class RollingFileSink implements AuditSink {
     Path expired = null;
     Renames renames = new Renames();
     renames.move(path, staged);
+    AuditFileOpener.OpenFile next;
     try {
       if (Files.exists(backup(maxBackups), LinkOption.NOFOLLOW_LINKS)) {
         expired = sibling("." + maxBackups + ".expired-" + stamp);
@@ -301,13 +299,12 @@ public class RollingFileSink implements AuditSink {
         }
       }
       renames.move(staged, backup(1));
-      FileChannel old = channel;
-      open();
-      retire(old);
+      next = opener.open();
     } catch (IOException | RuntimeException e) {
       renames.undo(e);
       throw e;
     }
+    switchTo(next);
     if (expired != null) {
       try {
         Files.delete(expired);
@@ -362,6 +359,14 @@ public class RollingFileSink implements AuditSink {
   /** Rotations that failed since start-up; each leaves every file as it was and is retried a minute later. */
   public long rotationFailures() {
     return rotationFailures;
+  }
+
+  /**
+   * Times the file was found moved or replaced and the sink did not switch to what was at the path (refused,
+   * or it could not be opened); it is looked at again every second while that lasts.
+   */
+  public long refusedReopens() {
+    return refusedReopens;
   }
 
   /** Bytes in the live file. */
