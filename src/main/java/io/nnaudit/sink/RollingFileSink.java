@@ -115,10 +115,11 @@ public class RollingFileSink implements AuditSink {
    * fragment is kept as evidence.
    */
   private void switchTo(AuditFileOpener.OpenFile next) throws IOException {
+    long length = next.channel.size();
     FileChannel old = channel;
     channel = next.channel;
     fileKey = next.fileKey;
-    size = channel.size();
+    size = length;
     lastReplacementCheck = clock.getAsLong();
     stranded = false;
     if (old != null && old.isOpen()) {

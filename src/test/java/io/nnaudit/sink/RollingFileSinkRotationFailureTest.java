@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -144,7 +145,7 @@ class RollingFileSinkRotationFailureTest {
     assertEquals(Set.of("audit.log", "audit.log.1", "audit.log.2", "audit.log.3"), names());
     assertEquals(written.subList(last, written.size()), TestFiles.lines(live.toFile()));
     assertEquals(written.subList(48, last), TestFiles.lines(dir.resolve("audit.log.1").toFile()));
-    assertArrayEquals(grown, java.util.Arrays.copyOf(Files.readAllBytes(dir.resolve("audit.log.1")), grown.length));
+    assertArrayEquals(grown, Arrays.copyOf(Files.readAllBytes(dir.resolve("audit.log.1")), grown.length));
     assertArrayEquals(before.get("audit.log.1"), Files.readAllBytes(dir.resolve("audit.log.2")));
     assertArrayEquals(before.get("audit.log.2"), Files.readAllBytes(dir.resolve("audit.log.3")));
     written.subList(0, 16).clear(); // the oldest backup, deleted by the successful rotation as intended
@@ -163,7 +164,7 @@ class RollingFileSinkRotationFailureTest {
     assertBackupsAre(before);
     assertEquals(Set.of("audit.log", "audit.log.1", "audit.log.2", "audit.log.3"), names());
     byte[] liveAfter = Files.readAllBytes(live);
-    assertArrayEquals(liveBefore, java.util.Arrays.copyOf(liveAfter, liveBefore.length), "back at its path");
+    assertArrayEquals(liveBefore, Arrays.copyOf(liveAfter, liveBefore.length), "back at its path");
     assertEquals(written.subList(48, written.size()), TestFiles.lines(live.toFile()), "and still written to");
     assertEveryRecordOnce();
   }

@@ -2,6 +2,7 @@ package io.nnaudit.sink;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
@@ -30,7 +31,7 @@ final class SinkFixtures {
 
   /** A sink whose channels are opened plainly and whose clock only moves when the test says. */
   static RollingFileSink sink(NnauditSettings settings, ManualClock clock) {
-    return new RollingFileSink(settings, java.nio.channels.FileChannel::open, clock);
+    return new RollingFileSink(settings, FileChannel::open, clock);
   }
 
   /** Milliseconds that pass only when {@link #advance} is called. */
