@@ -1,22 +1,18 @@
 package io.nnaudit.sink;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.LinkOption;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Objects;
-import java.util.Set;
+import java.util.function.LongSupplier;
 
 import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
@@ -32,86 +28,104 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>Rotation happens before a write, never inside one, so a chunk is never split between two files, and the
  * fsync that follows a write covers the file that holds its records.</li>
+ * <li>A rotation that fails (the live file made append-only or immutable with chattr, say, cannot be renamed)
+ * deletes, shifts and loses nothing: see {@link #rotate}. The sink keeps appending to the live file, logs a WARN,
+ * counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.</li>
  * <li>A write that fails part-way is truncated away before the exception is thrown, so the file never ends in
  * half a record (a full disk, say); the next write appends whole records again.</li>
+ * <li>Only a regular file owned by the user this process creates files as is opened: a symlink at the path, a
+ * FIFO, a device, a directory or another user's file is refused (see {@link AuditFileOpener}). At start-up the
+ * constructor then throws, naming what it found.</li>
  * <li>If the file is renamed, deleted or replaced behind our back (logrotate, an operator), the change is
- * noticed within a second and a new file is created at the configured path. A symlink at the path is
- * followed when the file is opened.</li>
+ * noticed within a second and a new file is created at the configured path. If what is at the path then is
+ * refused, the sink does not follow it: it keeps appending to the file it has open (the moved one), logs an
+ * ERROR at most once a minute, counts the refusal ({@link #refusedReopens}), does not rotate, and looks at the
+ * path again a second later.</li>
  * <li>New files get the mode of {@code nnaudit.file.permissions} (default 640). With a durability other than
  * none, the directory is fsynced after a new file is created, so the file's name survives a power cut.</li>
+ * <li>With a durability other than none, a file the sink stops writing to (rotated, or moved away) is fsynced
+ * before it is closed, since no later fsync covers it; if that fails, the next {@link #force} throws.</li>
  * </ul>
- * Used by the writer thread alone; not thread-safe.
+ * Used by the writer thread alone; not thread-safe, except that the counters may be read from any thread.
  */
 public class RollingFileSink implements AuditSink {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
   private static final long REPLACEMENT_CHECK_INTERVAL_MS = 1000;
+  /** After a failed rotation the live file keeps growing, and rotation is tried again this much later. */
+  static final long ROTATION_RETRY_INTERVAL_MS = 60_000;
+  /** While what is at the path is refused, the ERROR that says so is logged at most this often. */
+  private static final long REFUSAL_LOG_INTERVAL_MS = 60_000;
+  private static final long NEVER = Long.MIN_VALUE;
 
   private final Path path;
   private final long maxSize;
   private final int maxBackups;
-  private final boolean syncDirectory;
-  private final FileAttribute<Set<PosixFilePermission>> mode;
+  /** Durability is not none: fsync a file before closing it, and the directory after creating one. */
+  private final boolean durable;
+  private final AuditFileOpener opener;
+  /** Milliseconds from a monotonic source, for the intervals between checks. */
+  private final LongSupplier clock;
   private FileChannel channel;
   private Object fileKey;
   private long size;
   private long lastReplacementCheck;
+  /** The path no longer holds the file we write, and what it holds was refused: no rotation until it does. */
+  private boolean stranded;
+  private long lastRefusalLog = NEVER;
+  /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
+  private IOException unreportedForceFailure;
+  private long nextRotationAttempt = NEVER;
+  /** Written by the writer thread only; volatile for the metrics. */
+  private volatile long rotationFailures;
+  private volatile long refusedReopens;
 
   public RollingFileSink(NnauditSettings settings) {
+    this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
+  }
+
+  /** With the way channels are opened and the clock given: tests watch fsyncs and move time. */
+  RollingFileSink(NnauditSettings settings, ChannelFactory channels, LongSupplier clock) {
+    this.clock = clock;
     this.path = settings.file().toPath();
     this.maxSize = settings.maxFileSize();
     this.maxBackups = settings.maxBackups();
-    this.syncDirectory = settings.durability() != Durability.NONE;
-    this.mode = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions()));
+    this.durable = settings.durability() != Durability.NONE;
+    this.opener = new AuditFileOpener(path,
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions())), channels);
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      open();
+      switchTo(opener.open());
     } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
       IllegalArgumentException iae = new IllegalArgumentException("nnaudit: invalid value for "
-          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a file the NameNode"
-          + " user can create and append to (" + e + ").");
+          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a regular file (not"
+          + " a symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create"
+          + " one (" + AuditFileOpener.describe(e) + ").");
       iae.initCause(e);
       throw iae;
     }
   }
 
-  private void open() throws IOException {
-    FileChannel ch;
-    boolean created = false;
-    try {
-      ch = FileChannel.open(path, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          StandardOpenOption.APPEND), mode);
-      created = true;
-    } catch (FileAlreadyExistsException exists) {
-      ch = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    } catch (UnsupportedOperationException noPosix) {
-      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    }
-    channel = ch;
-    size = ch.size();
-    fileKey = currentFileKey();
-    terminatePartialRecord();
-    lastReplacementCheck = System.currentTimeMillis();
-    if (created && syncDirectory) {
-      forceDirectory();
-    }
-  }
-
   /**
-   * A process killed in the middle of write(2) can leave the file ending in part of a record. End that line,
-   * so that the records we append stay whole; the fragment is kept as evidence, not deleted.
+   * Makes {@code next} the file we write; the one it replaces is fsynced (unless durability is none) and closed.
+   * A file that ends in part of a record has that line ended, so that the records we append stay whole; the
+   * fragment is kept as evidence.
    */
-  private void terminatePartialRecord() throws IOException {
-    if (size == 0) {
-      return;
+  private void switchTo(AuditFileOpener.OpenFile next) throws IOException {
+    long length = next.channel.size();
+    FileChannel old = channel;
+    channel = next.channel;
+    fileKey = next.fileKey;
+    size = length;
+    lastReplacementCheck = clock.getAsLong();
+    stranded = false;
+    if (old != null && old.isOpen()) {
+      retire(old);
     }
-    ByteBuffer last = ByteBuffer.allocate(1);
-    try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) { // APPEND channels cannot read
-      reader.read(last, size - 1);
-    }
-    if (last.get(0) != '\n') {
+    if (next.endsInPartialRecord) {
       LOG.warn("nnaudit: {} ends in a partial record (the process was killed in the middle of a write?); "
           + "ending that line before appending", path);
       ByteBuffer nl = ByteBuffer.wrap(new byte[] {'\n'});
@@ -119,10 +133,15 @@ public class RollingFileSink implements AuditSink {
         size += channel.write(nl);
       }
     }
+    if (next.created && durable) {
+      forceDirectory();
+    }
   }
 
-  private Object currentFileKey() throws IOException {
-    return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+  /** Whether the path still holds the file we write (not a symlink to it). */
+  private boolean pathHoldsOurFile() throws IOException {
+    BasicFileAttributes a = AuditFileOpener.lstat(path);
+    return a != null && Objects.equals(a.fileKey(), fileKey);
   }
 
   private void forceDirectory() {
@@ -137,11 +156,18 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void write(ByteBuffer chunk) throws IOException {
     if (channel == null || !channel.isOpen()) {
-      open();
+      switchTo(opener.open());
     }
-    reopenIfReplaced();
-    if (size >= maxSize) {
-      rotateOrKeepAppending();
+    long now = clock.getAsLong();
+    if (now - lastReplacementCheck >= REPLACEMENT_CHECK_INTERVAL_MS) {
+      followIfReplaced(now);
+    }
+    if (size >= maxSize && !stranded && now >= nextRotationAttempt) {
+      if (pathHoldsOurFile()) {
+        rotateOrKeepAppending(now);
+      } else {
+        followIfReplaced(now); // replaced within the last second
+      }
     }
     long before = size;
     try {
@@ -162,72 +188,186 @@ public class RollingFileSink implements AuditSink {
       size = before;
     } catch (IOException t) {
       cause.addSuppressed(t);
-      closeQuietly(); // reopened on the next write; the size is read afresh then
+      closeQuietly(channel); // reopened on the next write; the size is read afresh then
     }
   }
 
-  private void reopenIfReplaced() throws IOException {
-    long now = System.currentTimeMillis();
-    if (now - lastReplacementCheck < REPLACEMENT_CHECK_INTERVAL_MS) {
+  /**
+   * If the path no longer holds the file we write, switches to a new file there, or, if what is there is
+   * refused, keeps writing to the file we have open (wherever it was moved) and looks again a second later.
+   */
+  private void followIfReplaced(long now) throws IOException {
+    lastReplacementCheck = now;
+    if (pathHoldsOurFile()) {
+      stranded = false;
       return;
     }
-    lastReplacementCheck = now;
-    Object key;
+    AuditFileOpener.OpenFile next;
     try {
-      key = currentFileKey();
-    } catch (NoSuchFileException gone) {
-      key = null;
+      next = opener.open();
+    } catch (IOException e) {
+      refusedReopens++;
+      stranded = true;
+      if (lastRefusalLog == NEVER || now - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
+        lastRefusalLog = now;
+        LOG.error("nnaudit: {} was moved, deleted or replaced, and what is there now is not opened ({}). Records "
+            + "keep going to the file that was there (lost if it was deleted), which is not rotated; the path is "
+            + "looked at again every second ({} refusals since start-up)", path, AuditFileOpener.describe(e),
+            refusedReopens);
+      }
+      return;
     }
-    if (key == null || !Objects.equals(key, fileKey)) {
-      LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
-      closeQuietly();
-      open();
-    }
+    LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
+    switchTo(next);
   }
 
   @Override
   public void force() throws IOException {
     channel.force(false);
+    IOException earlier = unreportedForceFailure;
+    if (earlier != null) {
+      unreportedForceFailure = null;
+      throw earlier;
+    }
   }
 
-  private void rotateOrKeepAppending() throws IOException {
+  /**
+   * Closes a file we stop writing to (rotated, or moved away), fsyncing it first unless durability is none: no
+   * later fsync covers it. A failed fsync is kept for the next {@link #force} to throw, so that it is reported
+   * and counted like the failure of any other fsync.
+   */
+  private void retire(FileChannel old) {
+    if (durable) {
+      try {
+        old.force(false);
+      } catch (IOException e) {
+        IOException failure = new IOException("could not fsync the audit file that was at " + path
+            + " (rotated or moved away) before closing it; its last records may not survive a power cut", e);
+        if (unreportedForceFailure == null) {
+          unreportedForceFailure = failure;
+        } else {
+          unreportedForceFailure.addSuppressed(failure);
+        }
+      }
+    }
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.debug("nnaudit: closing {} failed", path, e);
+    }
+  }
+
+  private void rotateOrKeepAppending(long now) {
     try {
       rotate();
     } catch (IOException e) {
-      LOG.warn("nnaudit: could not rotate {}; appending to it instead", path, e);
-      if (channel == null || !channel.isOpen()) {
-        open();
-      }
+      rotationFailures++;
+      nextRotationAttempt = now + ROTATION_RETRY_INTERVAL_MS;
+      LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
+          + "since start-up)", path, e.toString(), ROTATION_RETRY_INTERVAL_MS / 1000, rotationFailures);
+      return;
+    }
+    if (nextRotationAttempt != NEVER) { // the first success after failures
+      nextRotationAttempt = NEVER;
+      LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
     }
   }
 
-  /** Shifts file.(N-1)..file.1 up by one, moves the live file to file.1 and opens a new live file. */
+  /**
+   * Moves the live file to file.1 and each backup up by one, deleting the oldest, and opens a new live file.
+   *
+   * <p>The live file moves first, to a temporary name: if it cannot (chattr +a or +i, a sticky directory),
+   * nothing has been touched. Every rename replaces nothing, and the oldest backup is moved aside and deleted
+   * only once everything else has worked; a step that fails undoes the steps before it, in reverse, so the
+   * backups keep their names and the live file its path. The open channel follows the live file through the
+   * renames, so a record written meanwhile is never lost; the channel is closed only when the new file is open.
+   */
   void rotate() throws IOException {
-    channel.close();
-    File base = path.toFile();
-    Files.deleteIfExists(backup(base, maxBackups));
-    for (int i = maxBackups - 1; i >= 1; i--) {
-      Path from = backup(base, i);
-      if (Files.exists(from)) {
-        Files.move(from, backup(base, i + 1), StandardCopyOption.REPLACE_EXISTING);
+    String stamp = Long.toString(System.currentTimeMillis());
+    Path staged = sibling(".rotating-" + stamp);
+    Path expired = null;
+    Renames renames = new Renames();
+    renames.move(path, staged);
+    AuditFileOpener.OpenFile next;
+    try {
+      if (Files.exists(backup(maxBackups), LinkOption.NOFOLLOW_LINKS)) {
+        expired = sibling("." + maxBackups + ".expired-" + stamp);
+        renames.move(backup(maxBackups), expired);
+      }
+      for (int i = maxBackups - 1; i >= 1; i--) {
+        if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
+          renames.move(backup(i), backup(i + 1));
+        }
+      }
+      renames.move(staged, backup(1));
+      next = opener.open();
+    } catch (IOException | RuntimeException e) {
+      renames.undo(e);
+      throw e;
+    }
+    switchTo(next);
+    if (expired != null) {
+      try {
+        Files.delete(expired);
+      } catch (IOException e) {
+        LOG.warn("nnaudit: could not delete {}, the oldest backup of {}", expired, path, e);
       }
     }
-    Files.move(path, backup(base, 1), StandardCopyOption.REPLACE_EXISTING);
-    open();
   }
 
-  private static Path backup(File base, int i) {
-    return new File(base.getPath() + "." + i).toPath();
+  /** The renames of one rotation, so that they can be undone in reverse when a later step fails. */
+  private final class Renames {
+    private final Deque<Path[]> done = new ArrayDeque<>();
+
+    /** Renames; fails if {@code to} exists rather than replace it. */
+    void move(Path from, Path to) throws IOException {
+      Files.move(from, to);
+      done.push(new Path[] {from, to});
+    }
+
+    void undo(Exception cause) {
+      while (!done.isEmpty()) {
+        Path[] step = done.pop();
+        try {
+          Files.move(step[1], step[0]);
+        } catch (IOException e) {
+          cause.addSuppressed(e);
+          LOG.error("nnaudit: a failed rotation of {} could not be undone: {} is still named {} (no file was "
+              + "deleted)", path, step[0], step[1], e);
+        }
+      }
+    }
   }
 
-  private void closeQuietly() {
+  private Path sibling(String suffix) {
+    return path.resolveSibling(path.getFileName() + suffix);
+  }
+
+  private Path backup(int i) {
+    return sibling("." + i);
+  }
+
+  private void closeQuietly(FileChannel ch) {
     try {
-      if (channel != null) {
-        channel.close();
+      if (ch != null) {
+        ch.close();
       }
     } catch (IOException e) {
       LOG.debug("nnaudit: closing {} failed", path, e);
     }
+  }
+
+  /** Rotations that failed since start-up; each leaves every file as it was and is retried a minute later. */
+  public long rotationFailures() {
+    return rotationFailures;
+  }
+
+  /**
+   * Times the file was found moved or replaced and the sink did not switch to what was at the path (refused,
+   * or it could not be opened); it is looked at again every second while that lasts.
+   */
+  public long refusedReopens() {
+    return refusedReopens;
   }
 
   /** Bytes in the live file. */

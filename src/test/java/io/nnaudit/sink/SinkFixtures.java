@@ -1,0 +1,56 @@
+package io.nnaudit.sink;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.function.LongSupplier;
+
+import io.nnaudit.NnauditConfigKeys;
+import io.nnaudit.NnauditSettings;
+import org.apache.hadoop.conf.Configuration;
+
+/** Settings, a clock the test moves, and writes, for the tests of {@link RollingFileSink}. */
+final class SinkFixtures {
+  private SinkFixtures() {
+  }
+
+  static NnauditSettings settings(Path file, String maxSize, int backups, String durability) {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, file.toString());
+    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
+    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
+    c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
+    return NnauditSettings.fromConf(c);
+  }
+
+  static void write(RollingFileSink sink, String text) throws IOException {
+    sink.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** A sink whose channels are opened plainly and whose clock only moves when the test says. */
+  static RollingFileSink sink(NnauditSettings settings, ManualClock clock) {
+    return new RollingFileSink(settings, FileChannel::open, clock);
+  }
+
+  /** Milliseconds that pass only when {@link #advance} is called. */
+  static final class ManualClock implements LongSupplier {
+    private long now = 1_000_000;
+
+    void advance(long millis) {
+      now += millis;
+    }
+
+    @Override
+    public long getAsLong() {
+      return now;
+    }
+  }
+
+  static boolean run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(
+        ProcessBuilder.Redirect.DISCARD).start();
+    return p.waitFor() == 0;
+  }
+}
