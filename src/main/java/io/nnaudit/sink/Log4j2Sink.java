@@ -29,14 +29,16 @@ import org.apache.logging.log4j.spi.ExtendedLogger;
  * chunk's position is left at the failed record, the sink remembers how far it got ({@link ChunkProgress}),
  * and the writer's retry of the chunk starts at the failed record: no record is delivered twice and none is
  * counted as written unless every record of its chunk was delivered. A failure can only be seen if log4j2
- * passes it on: the sink calls {@link ExtendedLogger#logMessage} itself, after its own level check, because
- * {@code Logger.info} lets only a {@code LoggingException} out (log4j2's default error handler makes one of
- * an appender's failure; a replaced handler need not). Not thread-safe: the writer's alone.
+ * passes it on. The route is checked at start-up so that no appender hides its failures
+ * ({@link Log4j2Route}), and the sink calls {@link ExtendedLogger#logMessage} itself, after its own level
+ * check, because {@code Logger.info} lets only a {@code LoggingException} out (log4j2's default error handler
+ * makes one of an appender's failure; a replaced handler need not). Not thread-safe: the writer's alone.
  */
 public final class Log4j2Sink implements AuditSink {
   private static final String FQCN = Log4j2Sink.class.getName();
   private final String name;
   private final ExtendedLogger logger;
+  private final Log4j2Route route;
   private final ChunkProgress progress = new ChunkProgress();
 
   public Log4j2Sink(NnauditSettings settings) {
@@ -54,6 +56,7 @@ public final class Log4j2Sink implements AuditSink {
     }
     this.name = settings.log4j2Logger();
     this.logger = LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger(name);
+    this.route = Log4j2Route.check(name, logger);
   }
 
   /**
@@ -63,6 +66,7 @@ public final class Log4j2Sink implements AuditSink {
    */
   @Override
   public void write(ByteBuffer chunk) throws IOException {
+    route.recheck();
     int end = chunk.limit();
     byte[] bytes;
     int base;

@@ -27,6 +27,7 @@ import io.nnaudit.TestFiles;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * nnaudit.sink=log4j2 with real log4j2 configurations: a RollingFile appender that gzips what it rolls, and a
  * real appender that fails ({@link FlakyAppender}) to show that delivery is exact: a record the appender
- * refuses is retried alone, none is delivered twice, and none that failed is counted as written.
+ * refuses is retried alone, none is delivered twice, and none that failed is counted as written; a
+ * configuration that would hide failures is refused at start-up.
  */
 class Log4j2SinkTest {
   private static final Pattern SRC = Pattern.compile("\tsrc=([^\t]*)\t");
@@ -51,6 +53,7 @@ class Log4j2SinkTest {
   private static final String FLAKY_CONFIG = "<Configuration status=\"warn\" name=\"flaky\">\n"
       + "  <Loggers>\n"
       + "    <Logger name=\"nnaudit.flaky\" level=\"info\" additivity=\"false\"/>\n"
+      + "    <Logger name=\"nnaudit.quiet\" level=\"warn\" additivity=\"false\"/>\n"
       + "    <Root level=\"warn\"/>\n"
       + "  </Loggers>\n"
       + "</Configuration>\n";
@@ -230,6 +233,60 @@ class Log4j2SinkTest {
     assertTrue(l.stats().written <= delivered.size(), l.stats() + ", delivered " + delivered.size());
     assertTrue(l.stats().written <= n - bad, l.stats().toString());
     assertEquals(n, l.stats().written + l.stats().droppedAfterAcceptance, l.stats().toString());
+  }
+
+  @Test
+  void anAppenderThatIgnoresExceptionsIsRefusedAtStartUp() throws Exception {
+    FlakyAppender a = FlakyAppender.attach(log4j2(FLAKY_CONFIG), "nnaudit.flaky", "hides-failures", true)
+        .failAlways(m -> true);
+    // Why: log4j2 returns from a record such an appender failed to write as if it had written it.
+    LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger("nnaudit.flaky").info("lost");
+    assertEquals(1, a.failures());
+    assertEquals(0, a.messages().size());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new QueuedAuditLogger().initialize(conf("nnaudit.flaky")));
+    assertTrue(e.getMessage().startsWith("nnaudit: invalid value for nnaudit.log4j2.logger: 'nnaudit.flaky'. "
+        + "Allowed: a log4j2 logger that reports every record it fails to write"), e.getMessage());
+    assertTrue(e.getMessage().contains("appender 'hides-failures' has ignoreExceptions=\"true\""), e.getMessage());
+    assertTrue(e.getMessage().contains("set ignoreExceptions=\"false\" on it"), e.getMessage());
+  }
+
+  @Test
+  void aLoggerThatWouldDropEveryRecordIsRefusedAtStartUp() throws Exception {
+    log4j2(FLAKY_CONFIG);
+    IllegalArgumentException noAppender = assertThrows(IllegalArgumentException.class,
+        () -> new QueuedAuditLogger().initialize(conf("nnaudit.flaky")));
+    assertTrue(noAppender.getMessage().contains("no appender receives its records"), noAppender.getMessage());
+    FlakyAppender.attach(ctx, "nnaudit.quiet", "quiet", false);
+    IllegalArgumentException belowInfo = assertThrows(IllegalArgumentException.class,
+        () -> new QueuedAuditLogger().initialize(conf("nnaudit.quiet")));
+    assertTrue(belowInfo.getMessage().contains("not enabled at INFO (its level is WARN)"), belowInfo.getMessage());
+  }
+
+  @Test
+  void whatMakesDeliveryInexactIsNamed() throws Exception {
+    String out = dir.resolve("two").toString();
+    log4j2("<Configuration status=\"warn\" name=\"two\">\n"
+        + "  <Appenders>\n"
+        + "    <File name=\"first\" fileName=\"" + out + "/1.log\" ignoreExceptions=\"false\"/>\n"
+        + "    <File name=\"buffered\" fileName=\"" + out + "/2.log\" ignoreExceptions=\"false\""
+        + " immediateFlush=\"false\"/>\n"
+        + "  </Appenders>\n"
+        + "  <Loggers>\n"
+        + "    <Logger name=\"nnaudit.two\" level=\"info\" additivity=\"false\">\n"
+        + "      <AppenderRef ref=\"first\"/><AppenderRef ref=\"buffered\"/>\n"
+        + "    </Logger>\n"
+        + "    <Root level=\"warn\"/>\n"
+        + "  </Loggers>\n"
+        + "</Configuration>\n");
+    Log4j2Route.Findings f = Log4j2Route.check("nnaudit.two",
+        LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger("nnaudit.two")).read();
+    assertEquals(0, f.losses.size(), f.losses.toString());
+    assertEquals(2, f.inexact.size(), f.inexact.toString());
+    assertTrue(f.inexact.stream().anyMatch(s -> s.startsWith("appender 'buffered' has immediateFlush=\"false\"")),
+        f.inexact.toString());
+    assertTrue(f.inexact.stream().anyMatch(s -> s.startsWith("its records reach 2 appenders (")
+        && s.contains("'first'") && s.contains("'buffered'")), f.inexact.toString());
   }
 
   @Test
