@@ -7,7 +7,6 @@ import io.nnaudit.AuditEvent;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.NnauditSettings.RecordPrefix;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.ipc.CallerContext;
 
 /**
  * Turns an {@link AuditEvent} into one line of the stock {@code hdfs-audit.log} format, byte for byte what
@@ -42,9 +41,7 @@ public final class AuditRecordFormatter implements RecordFormatter {
   private static final int PERMISSION_SLOTS = 1 << 10;
 
   private final boolean prefix;
-  private final boolean callerContextEnabled;
-  private final int callerContextMaxLen;
-  private final int callerSignatureMaxLen;
+  private final CallerContextField callerContext;
   private final boolean trackingIdEnabled;
   private final Log4jTimestamp timestamp;
   /** The last client address and its text: one client's calls come in runs from the same InetAddress. */
@@ -59,9 +56,7 @@ public final class AuditRecordFormatter implements RecordFormatter {
 
   public AuditRecordFormatter(NnauditSettings settings, Log4jTimestamp timestamp) {
     this.prefix = settings.recordPrefix() == RecordPrefix.LOG4J;
-    this.callerContextEnabled = settings.callerContextEnabled();
-    this.callerContextMaxLen = settings.callerContextMaxLen();
-    this.callerSignatureMaxLen = settings.callerSignatureMaxLen();
+    this.callerContext = new CallerContextField(settings);
     this.trackingIdEnabled = settings.trackingIdEnabled();
     this.timestamp = timestamp;
   }
@@ -108,20 +103,9 @@ public final class AuditRecordFormatter implements RecordFormatter {
       JavaEscaper.appendControlEscaped(out, e.trackingId);
     }
     out.append(PROTO).append(e.proto);
-    CallerContext ctx = e.callerContext;
-    if (callerContextEnabled && ctx != null && ctx.isContextValid()) {
+    if (callerContext.shows(e.callerContext)) {
       out.append(CALLER_CONTEXT);
-      // The stock logger escapes first and truncates the escaped text, which is ASCII: bytes are chars.
-      int start = out.length();
-      JavaEscaper.appendEscaped(out, ctx.getContext());
-      if (out.length() - start > callerContextMaxLen) {
-        out.setLength(start + callerContextMaxLen);
-      }
-      byte[] signature = ctx.getSignature();
-      if (signature != null && signature.length > 0 && signature.length <= callerSignatureMaxLen) {
-        out.appendAscii(':');
-        JavaEscaper.appendEscaped(out, new String(signature, StandardCharsets.UTF_8));
-      }
+      callerContext.appendStock(out, e.callerContext);
     }
   }
 

@@ -40,6 +40,72 @@ public final class JavaEscaper {
   }
 
   /**
+   * Appends the first {@code maxChars} characters of {@code escapeJava(s)} ({@code s} not null), which is what
+   * the stock logger writes for a caller context: it escapes first and cuts the escaped text. The cut may fall
+   * inside an escape (leaving a lone backslash, or the start of a {@code \}{@code uXXXX} escape, at the end) or
+   * between the two escapes of a surrogate pair; those fragments are kept, as the stock line keeps them. Only
+   * as much of {@code s} is read as gives {@code maxChars} characters of output, so a huge value costs its
+   * limit, not its length.
+   */
+  static void appendEscapedPrefix(RecordBuffer out, String s, int maxChars) {
+    int start = out.length();
+    int n = s.length();
+    int i = 0;
+    int plainEnd = Math.min(n, maxChars);
+    while (i < plainEnd && isPlain(s.charAt(i))) {
+      i++;
+    }
+    out.appendAscii(s, 0, i);
+    for (; i < n && out.length() - start < maxChars; i++) {
+      char c = s.charAt(i);
+      if (isPlain(c)) {
+        out.appendAscii(c);
+      } else {
+        appendEscape(out, c);
+      }
+    }
+    if (out.length() - start > maxChars) {
+      out.setLength(start + maxChars);
+    }
+  }
+
+  /**
+   * How many leading chars of {@code s} have their whole escape within the first {@code maxChars} characters
+   * of {@code escapeJava(s)}: the part of the value that {@link #appendEscapedPrefix} shows in full.
+   */
+  static int wholeEscapesWithin(String s, int maxChars) {
+    int n = s.length();
+    long used = 0;
+    int i = 0;
+    for (; i < n; i++) {
+      used += escapedLength(s.charAt(i));
+      if (used > maxChars) {
+        break;
+      }
+    }
+    return i;
+  }
+
+  /** The length of {@code escapeJava} of one UTF-16 unit. */
+  static int escapedLength(char c) {
+    if (isPlain(c)) {
+      return 1;
+    }
+    switch (c) {
+      case '"':
+      case '\\':
+      case '\b':
+      case '\n':
+      case '\t':
+      case '\f':
+      case '\r':
+        return 2;
+      default:
+        return 6;
+    }
+  }
+
+  /**
    * Appends {@code s} raw, as the stock line does for ugi, cmd, owner and group, except for the characters
    * that would let a value break or forge a record, which the stock line writes raw too: they are escaped as
    * {@link #appendEscaped} would escape them. Those are the C0 and C1 control characters and DEL, the Unicode

@@ -3,7 +3,6 @@ package io.nnaudit.format;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -23,9 +22,11 @@ import org.apache.hadoop.ipc.CallerContext;
  * {@code time} is ISO-8601 with milliseconds and offset, the time of the call; {@code allowed} is a boolean;
  * {@code ip} has no leading slash; absent values are JSON null; {@code perm} is null when the NameNode passed no
  * FileStatus. {@code trackingId} is present only with {@code dfs.namenode.audit.log.token.tracking.id=true};
- * {@code callerContext} (cut to {@code hadoop.caller.context.max.size}) and {@code callerSignature} only under
- * the stock caller-context rules. Every character outside printable ASCII is written as a {@code \\uXXXX}
- * escape, so unpaired surrogates and control characters survive and each record stays on one line.
+ * {@code callerContext} and {@code callerSignature} only under the stock caller-context rules, cut where the
+ * stock line cuts ({@link CallerContextField}). Every character below 0x20 or above 0x7F is escaped (JSON's
+ * {@code \n}, {@code \t}, ... or {@code \}{@code uXXXX}), so every line is ASCII, unpaired surrogates survive and no
+ * character in a value can end a line for any reader. DEL (0x7F), which JSON allows raw and no reader takes
+ * for a line end, is written raw.
  *
  * <p>A drop report is {@code {"time":...,"nnaudit":"dropped","count":12,"from":...,"to":...,"total":40}}; an
  * operation record never has an {@code nnaudit} field.
@@ -33,9 +34,7 @@ import org.apache.hadoop.ipc.CallerContext;
 public final class JsonRecordFormatter implements RecordFormatter {
   private final JsonFactory factory = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
   private final IsoTimestamp time;
-  private final boolean callerContextEnabled;
-  private final int callerContextMaxLen;
-  private final int callerSignatureMaxLen;
+  private final CallerContextField callerContext;
   private final boolean trackingIdEnabled;
   private final BuilderWriter out = new BuilderWriter();
 
@@ -45,9 +44,7 @@ public final class JsonRecordFormatter implements RecordFormatter {
 
   public JsonRecordFormatter(NnauditSettings settings, IsoTimestamp time) {
     this.time = time;
-    this.callerContextEnabled = settings.callerContextEnabled();
-    this.callerContextMaxLen = settings.callerContextMaxLen();
-    this.callerSignatureMaxLen = settings.callerSignatureMaxLen();
+    this.callerContext = new CallerContextField(settings);
     this.trackingIdEnabled = settings.trackingIdEnabled();
   }
 
@@ -74,12 +71,11 @@ public final class JsonRecordFormatter implements RecordFormatter {
       }
       g.writeStringField("proto", e.proto);
       CallerContext ctx = e.callerContext;
-      if (callerContextEnabled && ctx != null && ctx.isContextValid()) {
-        String c = ctx.getContext();
-        g.writeStringField("callerContext", c.length() > callerContextMaxLen ? c.substring(0, callerContextMaxLen) : c);
-        byte[] sig = ctx.getSignature();
-        if (sig != null && sig.length > 0 && sig.length <= callerSignatureMaxLen) {
-          g.writeStringField("callerSignature", new String(sig, StandardCharsets.UTF_8));
+      if (callerContext.shows(ctx)) {
+        g.writeStringField("callerContext", callerContext.jsonContext(ctx));
+        String signature = callerContext.signature(ctx);
+        if (signature != null) {
+          g.writeStringField("callerSignature", signature);
         }
       }
       if (trackingIdEnabled) {

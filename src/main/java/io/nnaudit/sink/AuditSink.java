@@ -8,9 +8,19 @@ import java.nio.ByteBuffer;
  * Where the writer puts finished records. Called by the writer thread only, one chunk at a time: a chunk is
  * one or more whole records, each ending in a newline.
  *
- * <p>A sink must keep records whole: {@link #write} either stores the whole chunk or, when it throws, leaves
- * the destination as it was before the call (a file sink truncates a partial write away), so that a retried
- * or later chunk never follows half a record.
+ * <p>A sink must keep records whole and must never deliver a record twice. When {@link #write} returns, every
+ * record of the chunk is delivered. When it throws, the writer either gives the chunk up (fail-open: all its
+ * records are counted as dropped) or retries it: it calls {@code write} again with the same buffer, rewound,
+ * before any other chunk. A sink meets this in one of two ways:
+ * <ul>
+ * <li>All or nothing: a failed write leaves the destination as it was before the call (a file sink truncates
+ * a partial write away), so a retried or later chunk never follows half a record.</li>
+ * <li>Whole records up to the failure, for a destination that cannot take a record back (log4j2): the
+ * records before the one that failed stay delivered, the chunk's position is left after the last of them,
+ * and the sink remembers how far it got, so that a retry of the same chunk, rewound or not, delivers only the
+ * rest. Under fail-open the records delivered before the failure are still counted as dropped: the drop
+ * count is then an upper bound, and no record is counted as written that was not delivered.</li>
+ * </ul>
  *
  * <p>An implementation has a public constructor taking {@link io.nnaudit.NnauditSettings}; it opens its
  * destination there and throws {@link IllegalArgumentException} (naming the key and the value) when it cannot.
@@ -18,7 +28,8 @@ import java.nio.ByteBuffer;
 public interface AuditSink extends Closeable {
   /**
    * Writes all remaining bytes of {@code chunk} and makes them visible to readers of the destination (for a
-   * file: handed to the OS with write(2)) before returning. All or nothing, as above.
+   * file: handed to the OS with write(2)) before returning. All or nothing, or whole records up to the
+   * failure and resumed on retry, as above.
    */
   void write(ByteBuffer chunk) throws IOException;
 

@@ -1,13 +1,17 @@
 package io.nnaudit.sink;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.Logger;
+import org.apache.logging.log4j.message.Message;
+import org.apache.logging.log4j.message.SimpleMessage;
+import org.apache.logging.log4j.spi.ExtendedLogger;
 
 /**
  * {@code nnaudit.sink=log4j2}: hands each record, as one message at INFO, to the log4j2 logger named by
@@ -19,9 +23,23 @@ import org.apache.logging.log4j.Logger;
  * <p>log4j2 is not on a stock NameNode's classpath: log4j-api and log4j-core must be added (README). Without
  * log4j-core the API would quietly fall back to a logger that writes nowhere useful, so this sink refuses to
  * start instead. fsync cannot be asked of a log4j2 appender, so durability modes other than none are refused.
+ *
+ * <p>Design note: exact delivery. A message handed to log4j2 cannot be taken back, so a chunk is not all or
+ * nothing here. Records go to log4j2 one at a time; when one fails, the records before it stay delivered, the
+ * chunk's position is left at the failed record, the sink remembers how far it got ({@link ChunkProgress}),
+ * and the writer's retry of the chunk starts at the failed record: no record is delivered twice and none is
+ * counted as written unless every record of its chunk was delivered. A failure can only be seen if log4j2
+ * passes it on. The route is checked at start-up so that no appender hides its failures
+ * ({@link Log4j2Route}), and the sink calls {@link ExtendedLogger#logMessage} itself, after its own level
+ * check, because {@code Logger.info} lets only a {@code LoggingException} out (log4j2's default error handler
+ * makes one of an appender's failure; a replaced handler need not). Not thread-safe: the writer's alone.
  */
 public final class Log4j2Sink implements AuditSink {
-  private final Logger logger;
+  private static final String FQCN = Log4j2Sink.class.getName();
+  private final String name;
+  private final ExtendedLogger logger;
+  private final Log4j2Route route;
+  private final ChunkProgress progress = new ChunkProgress();
 
   public Log4j2Sink(NnauditSettings settings) {
     try {
@@ -36,16 +54,56 @@ public final class Log4j2Sink implements AuditSink {
           + settings.durability().name().toLowerCase(java.util.Locale.ROOT) + "'. Allowed: none with "
           + NnauditConfigKeys.SINK_KEY + "=log4j2, which cannot fsync; use the file sink for durability.");
     }
-    this.logger = LogManager.getLogger(settings.log4j2Logger());
+    this.name = settings.log4j2Logger();
+    this.logger = LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger(name);
+    this.route = Log4j2Route.check(name, logger);
   }
 
+  /**
+   * Delivers the records of {@code chunk} from its position, or, when this is the writer's retry of a chunk
+   * that failed part-way, from the first record not delivered. On failure, throws with the chunk's position
+   * at the record that failed; the records before it are delivered and will not be delivered again.
+   */
   @Override
-  public void write(ByteBuffer chunk) {
-    String text = StandardCharsets.UTF_8.decode(chunk).toString();
-    int start = 0;
-    for (int nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      logger.info(text.substring(start, nl));
-      start = nl + 1;
+  public void write(ByteBuffer chunk) throws IOException {
+    route.recheck();
+    int end = chunk.limit();
+    byte[] bytes;
+    int base;
+    if (chunk.hasArray()) {
+      bytes = chunk.array();
+      base = chunk.arrayOffset();
+    } else {
+      ByteBuffer all = chunk.duplicate();
+      all.position(0);
+      bytes = new byte[end];
+      all.get(bytes);
+      base = 0;
+    }
+    int at = progress.begin(chunk);
+    try {
+      while (at < end) {
+        int nl = at;
+        while (nl < end && bytes[base + nl] != '\n') {
+          nl++;
+        }
+        deliver(new String(bytes, base + at, nl - at, StandardCharsets.UTF_8));
+        at = Math.min(nl + 1, end);
+      }
+    } catch (Throwable t) {
+      progress.stoppedAt(at);
+      chunk.position(at);
+      throw new IOException("log4j2 logger '" + name + "' failed to deliver an audit record; the records before "
+          + "it in this batch were delivered and will not be delivered again", t);
+    }
+    progress.finished();
+    chunk.position(end);
+  }
+
+  private void deliver(String record) {
+    Message m = new SimpleMessage(record);
+    if (logger.isEnabled(Level.INFO, null, m, null)) {
+      logger.logMessage(FQCN, Level.INFO, null, m, null);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.nnaudit.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 
@@ -56,6 +57,28 @@ class JavaEscaperTest {
       String s = sb.toString();
       assertEquals(StringEscapeUtils.escapeJava(s), escaped(s), "escaping of " + s.codePoints().count()
           + " code points, seed iteration " + i);
+    }
+  }
+
+  @Test
+  void aPrefixIsTheFirstCharactersOfTheWholeEscape() {
+    Random r = new Random(7);
+    for (int i = 0; i < 20_000; i++) {
+      StringBuilder sb = new StringBuilder();
+      int len = 1 + r.nextInt(20);
+      for (int j = 0; j < len; j++) {
+        sb.append(r.nextBoolean() ? (char) r.nextInt(0x10000) : "a\t\"\\\ud83d\ude00".charAt(r.nextInt(6)));
+      }
+      String s = sb.toString();
+      String whole = StringEscapeUtils.escapeJava(s);
+      int max = r.nextInt(whole.length() + 3);
+      RecordBuffer out = new RecordBuffer();
+      out.append("x=");
+      JavaEscaper.appendEscapedPrefix(out, s, max);
+      assertEquals("x=" + whole.substring(0, Math.min(max, whole.length())), out.toString(), "max " + max);
+      int keep = JavaEscaper.wholeEscapesWithin(s, max);
+      assertTrue(StringEscapeUtils.escapeJava(s.substring(0, keep)).length() <= max);
+      assertTrue(keep == s.length() || StringEscapeUtils.escapeJava(s.substring(0, keep + 1)).length() > max);
     }
   }
 
