@@ -22,21 +22,18 @@ final class ChildJvm implements AutoCloseable {
 
   /** A child whose classpath keeps only the entries {@code keep} accepts. */
   ChildJvm(java.util.function.Predicate<String> keep, Class<?> main, String... args) throws Exception {
-    String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    StringBuilder kept = new StringBuilder();
-    for (String entry : full.split(File.pathSeparator)) {
-      if (keep.test(entry)) {
-        kept.append(kept.length() == 0 ? "" : File.pathSeparator).append(entry);
-      }
-    }
-    String cp = kept.toString();
+    this(Arrays.asList("-Xmx1g", "--add-opens=java.base/java.lang=ALL-UNNAMED"), testClassPath(keep), main.getName(),
+        args);
+  }
+
+  /** A child running {@code mainClass} with the given JVM options and classpath. */
+  ChildJvm(List<String> jvmOptions, String classPath, String mainClass, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
-    cmd.add("-Xmx1g");
-    cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
-    cmd.add(cp);
-    cmd.add(main.getName());
+    cmd.add(classPath);
+    cmd.add(mainClass);
     cmd.addAll(Arrays.asList(args));
     process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     Thread reader = new Thread(() -> {
@@ -53,6 +50,23 @@ final class ChildJvm implements AutoCloseable {
     }, "child-output");
     reader.setDaemon(true);
     reader.start();
+  }
+
+  /** The test classpath (as surefire gives it to the test JVM), keeping only the entries {@code keep} accepts. */
+  static String testClassPath(java.util.function.Predicate<String> keep) {
+    String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    StringBuilder kept = new StringBuilder();
+    for (String entry : full.split(File.pathSeparator)) {
+      if (keep.test(entry)) {
+        kept.append(kept.length() == 0 ? "" : File.pathSeparator).append(entry);
+      }
+    }
+    return kept.toString();
+  }
+
+  /** Everything the child printed so far (stdout and stderr). */
+  String output() {
+    return all.toString();
   }
 
   /** Waits for a line starting with {@code prefix} and returns it. */

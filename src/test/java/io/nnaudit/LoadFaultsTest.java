@@ -12,11 +12,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,48 +30,21 @@ class LoadFaultsTest {
     conf.setLong(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, 10_000);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
-    Set<String> acked = ConcurrentHashMap.newKeySet();
-    AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> clients = new ArrayList<>();
-    for (int c = 0; c < 16; c++) {
-      final int id = c;
-      Thread t = new Thread(() -> {
-        try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), cluster.getConfiguration(0))) {
-          for (int i = 0; !stop.get(); i++) {
-            String p = "/stop/c" + id + "/d" + i;
-            if (fs.mkdirs(new org.apache.hadoop.fs.Path(p))) {
-              acked.add(p);
-            }
-          }
-        } catch (Exception expectedOnceStopped) {
-          // the NameNode went away under the client
-        }
-      });
-      clients.add(t);
-      t.start();
-    }
-    while (acked.size() < 2000) {
-      Thread.sleep(5);
-    }
+    MkdirsLoad load = new MkdirsLoad(cluster.getURI(), 16, "/stop").start();
+    boolean loaded = load.awaitAcked(2000, 60_000);
     cluster.shutdown(); // clients are still writing
     long start = System.nanoTime();
     boolean drained = logger.pipeline().close(10_000);
     long drainMs = (System.nanoTime() - start) / 1_000_000;
-    stop.set(true);
-    for (Thread t : clients) {
-      t.join(60_000);
-    }
+    load.stop();
+    Set<String> acked = load.acked();
+    assertTrue(loaded, "the load ran: " + acked.size());
     assertTrue(drained, "the drain finished within nnaudit.shutdown.timeout.ms");
     AuditStats s = logger.stats();
     List<String> records = TestFiles.operationRecords(audit);
     assertEquals(s.accepted, s.written, s.toString());
     assertEquals(s.accepted, records.size(), "every accepted event is in the file");
-    Set<String> recorded = new HashSet<>();
-    for (String r : records) {
-      int at = r.indexOf("\tsrc=");
-      recorded.add(r.substring(at + 5, r.indexOf('\t', at + 5)));
-    }
-    long lost = acked.stream().filter(p -> !recorded.contains(p)).count();
+    long lost = AuditedMkdirs.read(audit).missing(acked);
     assertEquals(0, lost, "every acknowledged mkdirs has its record");
     ReliabilityResults.record("NameNode stopped under load (16 clients)", "none, BLOCK", acked.size(),
         acked.size() - lost, lost, "LoadFaultsTest", "drain took " + drainMs + " ms of a 10000 ms budget; "

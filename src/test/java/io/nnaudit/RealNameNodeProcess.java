@@ -1,0 +1,209 @@
+package io.nnaudit;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+
+/**
+ * The stock {@code NameNode} main class in a JVM of its own, audited by nnaudit, for tests that stop it the way
+ * an operator does: with a signal. Unlike {@code MiniDFSCluster.shutdown()}, which stops RPC first, SIGTERM runs
+ * the JVM's shutdown hooks while the IPC handlers go on answering calls until the JVM halts.
+ *
+ * <p>{@link #start} writes a conf directory (core-site.xml, hdfs-site.xml, log4j.properties logging at INFO to
+ * stdout), formats the name directory with {@code NameNode -format} in one child JVM, starts the NameNode in
+ * another with the conf directory first on the test classpath (nnaudit's classes are in target/classes there),
+ * and returns once a client call succeeds and the NameNode is out of safe mode.
+ */
+final class RealNameNodeProcess implements AutoCloseable {
+  static final String NAME_NODE = "org.apache.hadoop.hdfs.server.namenode.NameNode";
+  private static final long FORMAT_TIMEOUT_MS = 120_000;
+  private static final long START_TIMEOUT_MS = 120_000;
+  private static final long STOP_TIMEOUT_MS = 60_000;
+
+  private final ChildJvm jvm;
+  private final URI uri;
+  private final File auditFile;
+
+  private RealNameNodeProcess(ChildJvm jvm, URI uri, File auditFile) {
+    this.jvm = jvm;
+    this.uri = uri;
+    this.auditFile = auditFile;
+  }
+
+  /**
+   * Formats and starts a NameNode under {@code baseDir}, its audit file at {@code baseDir/audit/audit.log}.
+   * {@code extraHdfsSite} is added to hdfs-site.xml last, so it may override any property written here.
+   */
+  static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite) throws Exception {
+    int port = freePort();
+    URI uri = URI.create("hdfs://127.0.0.1:" + port);
+    File auditFile = new File(baseDir, "audit/audit.log");
+    File conf = new File(baseDir, "conf");
+    if (!conf.isDirectory() && !conf.mkdirs()) {
+      throw new IOException("cannot create " + conf);
+    }
+    Map<String, String> core = new LinkedHashMap<>();
+    core.put("fs.defaultFS", uri.toString());
+    core.put("hadoop.tmp.dir", new File(baseDir, "tmp").getAbsolutePath());
+    writeSite(new File(conf, "core-site.xml"), core);
+    Map<String, String> hdfs = new LinkedHashMap<>();
+    hdfs.put("dfs.namenode.name.dir", new File(baseDir, "name").toURI().toString());
+    hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + port);
+    hdfs.put("dfs.namenode.http-address", "127.0.0.1:0");
+    hdfs.put("dfs.namenode.top.enabled", "false");
+    hdfs.put("dfs.namenode.handler.count", "16");
+    hdfs.put("dfs.namenode.audit.loggers", QueuedAuditLogger.class.getName());
+    hdfs.put(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getAbsolutePath());
+    hdfs.putAll(extraHdfsSite);
+    writeSite(new File(conf, "hdfs-site.xml"), hdfs);
+    write(new File(conf, "log4j.properties"), "log4j.rootLogger=INFO,console\n"
+        + "log4j.appender.console=org.apache.log4j.ConsoleAppender\n"
+        + "log4j.appender.console.target=System.out\n"
+        + "log4j.appender.console.layout=org.apache.log4j.PatternLayout\n"
+        + "log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p [%t] %c{2}: %m%n\n");
+
+    List<String> options = jvmOptions(new File(baseDir, "logs"));
+    String classPath = conf.getAbsolutePath() + File.pathSeparator + ChildJvm.testClassPath(entry -> true);
+    try (ChildJvm format = new ChildJvm(options, classPath, NAME_NODE, "-format", "-force", "-nonInteractive")) {
+      format.awaitExit(FORMAT_TIMEOUT_MS);
+      if (format.process.exitValue() != 0) {
+        throw new AssertionError("NameNode -format exited with " + format.process.exitValue() + ":\n"
+            + format.output());
+      }
+    }
+    RealNameNodeProcess nn = new RealNameNodeProcess(new ChildJvm(options, classPath, NAME_NODE), uri, auditFile);
+    try {
+      nn.awaitServing();
+    } catch (Throwable t) {
+      nn.close();
+      throw t;
+    }
+    return nn;
+  }
+
+  /** hdfs://127.0.0.1:PORT of the NameNode's RPC server. */
+  URI uri() {
+    return uri;
+  }
+
+  /** The live audit file; rotated files sit beside it as {@code audit.log.1}, {@code .2}, ... */
+  File auditFile() {
+    return auditFile;
+  }
+
+  long pid() {
+    return jvm.process.pid();
+  }
+
+  boolean isAlive() {
+    return jvm.process.isAlive();
+  }
+
+  /** Every line the NameNode printed so far, stdout and stderr. */
+  List<String> output() {
+    String all = jvm.output();
+    return all.isEmpty() ? new ArrayList<>() : new ArrayList<>(Arrays.asList(all.split("\n")));
+  }
+
+  /**
+   * SIGTERM (as {@code kill PID}): waits for the JVM to exit and returns its exit status. The signal is sent
+   * through the {@link ProcessHandle}: {@code Process.destroy()} would also close our end of the child's stdout,
+   * and what the NameNode logs while it stops would be lost.
+   */
+  int sigterm() throws InterruptedException {
+    jvm.process.toHandle().destroy();
+    return awaitExit();
+  }
+
+  /** SIGKILL (as {@code kill -9 PID}): no shutdown hook runs. Waits for the exit and returns its status. */
+  int sigkill() throws InterruptedException {
+    jvm.process.toHandle().destroyForcibly();
+    return awaitExit();
+  }
+
+  private int awaitExit() throws InterruptedException {
+    jvm.awaitExit(STOP_TIMEOUT_MS);
+    return jvm.process.exitValue();
+  }
+
+  /** Kills the NameNode if it still runs. */
+  @Override
+  public void close() throws InterruptedException {
+    jvm.close();
+  }
+
+  /** Until {@code getFileStatus("/")} answers and safe mode is off, with fresh attempts every 200 ms. */
+  private void awaitServing() throws Exception {
+    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+    Exception last = null;
+    try (FileSystem fs = FileSystem.newInstance(uri, MkdirsLoad.failFastClientConf())) {
+      while (System.currentTimeMillis() < deadline) {
+        if (!jvm.process.isAlive()) {
+          throw new AssertionError("the NameNode exited with " + jvm.process.exitValue() + ":\n" + jvm.output());
+        }
+        try {
+          fs.getFileStatus(new Path("/"));
+          if (!((DistributedFileSystem) fs).isInSafeMode()) {
+            return;
+          }
+        } catch (IOException notYet) {
+          last = notYet;
+        }
+        Thread.sleep(200);
+      }
+    }
+    throw new AssertionError("the NameNode did not serve within " + START_TIMEOUT_MS + " ms (last: " + last
+        + "); its output:\n" + jvm.output());
+  }
+
+  /**
+   * The module flags of this test JVM (the surefire argLine's {@code --add-opens} and {@code --add-exports}),
+   * so that the NameNode runs as the MiniDFSCluster tests do; a heap bound; and the log directory.
+   */
+  private static List<String> jvmOptions(File logDir) {
+    List<String> options = new ArrayList<>();
+    options.add("-Xmx1g");
+    options.add("-Dhadoop.log.dir=" + logDir.getAbsolutePath());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-opens=") || arg.startsWith("--add-exports=")) {
+        options.add(arg);
+      }
+    }
+    if (options.stream().noneMatch(o -> o.startsWith("--add-opens=java.base/java.lang="))) {
+      options.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+    }
+    return options;
+  }
+
+  private static void writeSite(File f, Map<String, String> properties) throws IOException {
+    Configuration c = new Configuration(false);
+    properties.forEach(c::set);
+    try (java.io.OutputStream out = Files.newOutputStream(f.toPath())) {
+      c.writeXml(out);
+    }
+  }
+
+  private static void write(File f, String text) throws IOException {
+    Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
