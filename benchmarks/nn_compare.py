@@ -60,6 +60,9 @@ VARIANTS = {
     "stock-async-drop": ({}, None, "hdfs-audit.log"),  # audit log4j lines: async_audit_log4j(False)
     "nnaudit-block": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "BLOCK"},
                       ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
+    # The opt-out of the default ack policy: responses sent once queued, not once written.
+    "nnaudit-ack-queue": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ack.policy": "queue"},
+                          ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-drop": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "DROP"},
                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync"},

@@ -34,6 +34,12 @@ public final class AuditEvent {
   public final CallerContext callerContext;
   /** How the operation waits for this record (nnaudit.ack.policy=write, durability=sync); else null. */
   public final AckTicket ticket;
+  /**
+   * What this event holds on the heap, roughly (the strings' characters and a fixed overhead): what the queue's
+   * byte budget counts. A signature is at most hadoop.caller.context.signature.max.size bytes and counted in
+   * the overhead.
+   */
+  public final long heapBytes;
 
   public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
       String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
@@ -60,5 +66,14 @@ public final class AuditEvent {
     this.proto = proto;
     this.callerContext = callerContext;
     this.ticket = ticket;
+    this.heapBytes = FIXED_BYTES + 2L * (len(ugi) + len(cmd) + len(src) + len(dst) + len(owner) + len(group)
+        + len(trackingId) + (callerContext == null ? 0 : len(callerContext.getContext())));
+  }
+
+  /** The event object, its references and a small caller-context signature. */
+  static final long FIXED_BYTES = 256;
+
+  private static int len(String s) {
+    return s == null ? 0 : s.length();
   }
 }

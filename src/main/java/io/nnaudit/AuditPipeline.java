@@ -4,6 +4,7 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -67,6 +68,8 @@ public final class AuditPipeline {
 
   private final NnauditSettings settings;
   private final ArrayBlockingQueue<AuditEvent> queue;
+  /** Heap held by queued events and the writer's batch in hand; bounded by nnaudit.queue.capacity.bytes. */
+  private final AtomicLong queuedBytes = new AtomicLong();
   private final DropTracker drops;
   private final WriterMetrics metrics;
   private final Lifecycle life = new Lifecycle();
@@ -80,6 +83,7 @@ public final class AuditPipeline {
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
   /** Held by a handler writing its own record after the hand-over; guards the writer's formatter and sink. */
   private final Object directLock = new Object();
+  private volatile AuditSink sink;
   private volatile AuditWriter writer;
   private volatile Thread writerThread;
   private volatile NnauditMetricsSource metricsSource;
@@ -110,10 +114,11 @@ public final class AuditPipeline {
 
   /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
   void open(AuditSink sink) {
-    AuditWriter w = new AuditWriter(life, queue, sink, settings.recordFormat() == RecordFormat.JSON
+    AuditWriter w = new AuditWriter(life, queue, queuedBytes, sink, settings.recordFormat() == RecordFormat.JSON
         ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
     Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
     t.setDaemon(true);
+    this.sink = sink;
     writer = w;
     writerThread = t;
     t.start();
@@ -237,9 +242,12 @@ public final class AuditPipeline {
       if (life.closed) {
         return Offer.CLOSED;
       }
-      if (queue.offer(e)) {
-        accepted.increment();
-        return Offer.ACCEPTED;
+      if (reserve(e.heapBytes)) {
+        if (queue.offer(e)) {
+          accepted.increment();
+          return Offer.ACCEPTED;
+        }
+        queuedBytes.addAndGet(-e.heapBytes);
       }
       Thread t = writerThread;
       if (t != null) {
@@ -262,13 +270,21 @@ public final class AuditPipeline {
     boolean interrupted = false;
     try {
       while (true) {
-        try {
-          if (queue.offer(e, BLOCK_WAIT_SLICE_MS, TimeUnit.MILLISECONDS)) {
-            accepted.increment();
-            return Offer.ACCEPTED;
+        if (reserve(e.heapBytes)) {
+          try {
+            if (queue.offer(e, BLOCK_WAIT_SLICE_MS, TimeUnit.MILLISECONDS)) {
+              accepted.increment();
+              return Offer.ACCEPTED;
+            }
+          } catch (InterruptedException ie) {
+            interrupted = true; // keep waiting: BLOCK loses nothing
           }
-        } catch (InterruptedException ie) {
-          interrupted = true; // keep waiting: BLOCK loses nothing
+          queuedBytes.addAndGet(-e.heapBytes);
+        } else {
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1)); // the writer frees bytes per batch
+          if (Thread.interrupted()) {
+            interrupted = true;
+          }
         }
         if (life.closed || life.writerExited) {
           return Offer.CLOSED; // the caller writes directly, follows the slot, or refuses
@@ -285,6 +301,24 @@ public final class AuditPipeline {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * Takes {@code bytes} of the queue's byte budget, or says no. An event larger than the whole budget is let in
+   * when nothing else holds any of it, so that it is never refused for its size alone.
+   */
+  private boolean reserve(long bytes) {
+    long after = queuedBytes.addAndGet(bytes);
+    if (after <= settings.queueCapacityBytes() || after == bytes) {
+      return true;
+    }
+    queuedBytes.addAndGet(-bytes);
+    return false;
+  }
+
+  /** Heap held by queued events now (and by the writer's batch in hand). */
+  long queuedBytes() {
+    return queuedBytes.get();
   }
 
   /**
@@ -333,6 +367,11 @@ public final class AuditPipeline {
 
   void countCaptureFailure() {
     captureFailed.increment();
+  }
+
+  /** The sink the writer writes to, or null before {@link #open}. */
+  AuditSink sink() {
+    return sink;
   }
 
   WriterMetrics writerMetrics() {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.DropTracker.DropReport;
@@ -47,6 +48,8 @@ final class AuditWriter implements Runnable {
 
   private final Lifecycle life;
   private final ArrayBlockingQueue<AuditEvent> queue;
+  /** The queue's byte budget in use; this thread gives back a batch's bytes once the batch is written. */
+  private final AtomicLong queuedBytes;
   private final AuditSink sink;
   private final RecordFormatter formatter;
   private final DropTracker drops;
@@ -62,10 +65,11 @@ final class AuditWriter implements Runnable {
   private RecordBuffer text = new RecordBuffer();
   private final WriterFailureLog failures = new WriterFailureLog();
 
-  AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AuditSink sink, RecordFormatter formatter,
+  AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes, AuditSink sink, RecordFormatter formatter,
       DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
     this.life = life;
     this.queue = queue;
+    this.queuedBytes = queuedBytes;
     this.sink = sink;
     this.formatter = formatter;
     this.drops = drops;
@@ -139,7 +143,7 @@ final class AuditWriter implements Runnable {
     metrics.batchDrained(batch.size());
     writeBatch(batch, drops.takeUnreported());
     boolean light = batch.size() < lingerBelow;
-    batch.clear();
+    releaseBytes();
     if (light && lingerNanos > 0 && life.isOpen()) {
       // Let events gather: one wake-up and one write per linger, not one per event. A handler that finds
       // the queue full, and close(), unpark us at once.
@@ -155,9 +159,19 @@ final class AuditWriter implements Runnable {
         e.ticket.abort(why); // a ticket already completed ignores this
       }
     }
-    batch.clear();
+    releaseBytes();
     chunkEvents.clear();
     text = new RecordBuffer();
+  }
+
+  /** Gives the batch's bytes back to the queue's budget and empties it. */
+  private void releaseBytes() {
+    long bytes = 0;
+    for (AuditEvent e : batch) {
+      bytes += e.heapBytes;
+    }
+    queuedBytes.addAndGet(-bytes);
+    batch.clear();
   }
 
   /**

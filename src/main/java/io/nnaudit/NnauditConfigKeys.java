@@ -43,6 +43,13 @@ public final class NnauditConfigKeys {
   public static final String QUEUE_CAPACITY_KEY = PREFIX + "queue.capacity";
   public static final int QUEUE_CAPACITY_DEFAULT = 0;
 
+  /**
+   * The most heap the queued events may hold, in bytes (Hadoop size suffixes accepted): a queue full by this
+   * budget behaves as a queue full by count, under the same BLOCK or DROP policy.
+   */
+  public static final String QUEUE_CAPACITY_BYTES_KEY = PREFIX + "queue.capacity.bytes";
+  public static final long QUEUE_CAPACITY_BYTES_DEFAULT = 64L * 1024 * 1024;
+
   /** What a handler does when the queue is full: BLOCK (wait, lose nothing) or DROP (never wait; count). */
   public static final String QUEUE_FULL_POLICY_KEY = PREFIX + "queue.full.policy";
   public static final String QUEUE_FULL_POLICY_DEFAULT = "BLOCK";

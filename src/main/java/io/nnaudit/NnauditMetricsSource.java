@@ -1,5 +1,7 @@
 package io.nnaudit;
 
+import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsInfo;
 import org.apache.hadoop.metrics2.MetricsRecordBuilder;
@@ -29,6 +31,10 @@ final class NnauditMetricsSource implements MetricsSource {
   private static final MetricsInfo DURABILITY = Interns.info("Durability", "none, interval, batch or sync");
   private static final MetricsInfo CAPACITY = Interns.info("QueueCapacity", "Capacity of the audit queue");
   private static final MetricsInfo DEPTH = Interns.info("QueueDepth", "Events in the queue now");
+  private static final MetricsInfo CAPACITY_BYTES = Interns.info("QueueCapacityBytes",
+      "The queue's byte budget (nnaudit.queue.capacity.bytes)");
+  private static final MetricsInfo DEPTH_BYTES = Interns.info("QueueDepthBytes",
+      "Heap held by queued events and the batch being written, in bytes");
   private static final MetricsInfo PEAK = Interns.info("QueuePeakDepth",
       "Most events the writer has found queued at once");
   private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
@@ -45,6 +51,11 @@ final class NnauditMetricsSource implements MetricsSource {
       "Operations answered with an error instead of success because their record could not be written");
   private static final MetricsInfo NOT_DURABLE = Interns.info("EventsNotDurable",
       "Records written under durability=sync whose fsync failed, never reported durable");
+  private static final MetricsInfo ROTATION_FAILURES = Interns.info("RotationFailures",
+      "Rotations of the audit file that failed; the live file kept growing and no backup was touched");
+  private static final MetricsInfo REFUSED_REOPENS = Interns.info("RefusedReopens",
+      "Times a replaced audit file was not followed because the path held a link, a non-regular file or "
+      + "another user's file");
   private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
   private static final MetricsInfo SINCE_WRITE = Interns.info("MillisSinceLastWrite",
       "Time since the last successful write, in ms (-1 before the first)");
@@ -102,6 +113,8 @@ final class NnauditMetricsSource implements MetricsSource {
         .tag(DURABILITY, pipeline.settings().durability().name().toLowerCase(java.util.Locale.ROOT))
         .addGauge(CAPACITY, s.queueCapacity)
         .addGauge(DEPTH, s.queueDepth)
+        .addGauge(CAPACITY_BYTES, pipeline.settings().queueCapacityBytes())
+        .addGauge(DEPTH_BYTES, pipeline.queuedBytes())
         .addGauge(PEAK, w.peakBatch)
         .addCounter(ACCEPTED, s.accepted)
         .addCounter(WRITTEN, s.written)
@@ -113,6 +126,11 @@ final class NnauditMetricsSource implements MetricsSource {
         .addCounter(NOT_DURABLE, w.notDurable)
         .addCounter(SINK_ERRORS, s.sinkErrors)
         .addGauge(SINCE_WRITE, lastWrite == 0 ? -1 : System.currentTimeMillis() - lastWrite);
+    AuditSink sink = pipeline.sink();
+    if (sink instanceof RollingFileSink) {
+      RollingFileSink file = (RollingFileSink) sink;
+      rb.addCounter(ROTATION_FAILURES, file.rotationFailures()).addCounter(REFUSED_REOPENS, file.refusedReopens());
+    }
     w.registry.snapshot(rb, all);
   }
 }

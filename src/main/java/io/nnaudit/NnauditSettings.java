@@ -55,6 +55,7 @@ public final class NnauditSettings {
   private final int queueCapacity;
   private final OverflowPolicy overflowPolicy;
   private final int batchMaxEvents;
+  private final long queueCapacityBytes;
   private final AckPolicy ackPolicy;
   private final long handlerMaxWaitMs;
   private final long shutdownTimeoutMs;
@@ -93,6 +94,8 @@ public final class NnauditSettings {
         : capacity;
     this.overflowPolicy = ConfigCheck.enumValue(conf, QUEUE_FULL_POLICY_KEY, QUEUE_FULL_POLICY_DEFAULT,
         OverflowPolicy.class);
+    this.queueCapacityBytes = ConfigCheck.bytesInRange(conf, QUEUE_CAPACITY_BYTES_KEY, QUEUE_CAPACITY_BYTES_DEFAULT,
+        64 * 1024, Long.MAX_VALUE / 4);
     this.ackPolicy = ConfigCheck.enumValue(conf, ACK_POLICY_KEY, ACK_POLICY_DEFAULT, AckPolicy.class);
     this.handlerMaxWaitMs = ConfigCheck.longInRange(conf, HANDLER_MAX_WAIT_MS_KEY, HANDLER_MAX_WAIT_MS_DEFAULT, 1,
         86_400_000L, "milliseconds");
@@ -253,6 +256,11 @@ public final class NnauditSettings {
     return responsesWaitForWriter() ? 0 : writerLingerMs;
   }
 
+  /** The byte budget of the queue: the most heap queued events may hold. */
+  public long queueCapacityBytes() {
+    return queueCapacityBytes;
+  }
+
   public AckPolicy ackPolicy() {
     return ackPolicy;
   }
@@ -336,7 +344,7 @@ public final class NnauditSettings {
         && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
         && recordFormat == s.recordFormat
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
-        && batchMaxEvents == s.batchMaxEvents && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
+        && batchMaxEvents == s.batchMaxEvents && queueCapacityBytes == s.queueCapacityBytes && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
         && shutdownTimeoutMs == s.shutdownTimeoutMs
         && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
         && log4j2Logger.equals(s.log4j2Logger)

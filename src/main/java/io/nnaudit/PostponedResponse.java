@@ -3,6 +3,7 @@ package io.nnaudit;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.hadoop.ipc.ExternalCall;
 import org.apache.hadoop.ipc.Server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,13 +32,27 @@ final class PostponedResponse extends AckTicket {
     }
     try {
       if (how == ABORTED) {
-        call.abortResponse(error);
+        abort(error);
       } else {
         call.sendResponse();
       }
     } catch (Throwable t) {
       // The client may be gone; a response that cannot be sent must not stop the thread that sends it.
       LOG.debug("nnaudit: sending a postponed RPC response failed", t);
+    }
+  }
+
+  /**
+   * Answers the call with an application error, as if the operation had thrown {@code error}: the client sees
+   * an IOException and its connection stays up for its other calls. A WebHDFS call (an {@link ExternalCall})
+   * gets the error through {@code abortResponse}, which for it only ends the call. The call's own
+   * postponed-response count is left at one, so the handler's later {@code sendResponse} sends nothing.
+   */
+  private void abort(IOException error) throws IOException {
+    if (call instanceof ExternalCall) {
+      call.abortResponse(error);
+    } else {
+      call.setDeferredError(error);
     }
   }
 

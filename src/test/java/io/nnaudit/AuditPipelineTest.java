@@ -235,6 +235,15 @@ class AuditPipelineTest {
     assertEquals(1, s.dropped);
     assertEquals(61, TestFiles.operationRecords(file).size());
     assertEquals(1, TestFiles.dropRecords(file).size(), "the late event is reported before the file closes");
+
+    // After the writer has exited: refused, counted, and its operation not acknowledged as audited.
+    long fileBytes = file.length();
+    logCreate(l, "/after-exit");
+    AuditStats after = l.stats();
+    assertEquals(2, after.dropped, after.toString());
+    assertEquals(2, after.aborted, "both late events were refused, not acknowledged: " + after);
+    assertEquals(61, after.written);
+    assertEquals(fileBytes, file.length(), "nothing is written to a closed file");
   }
 
   @Test

@@ -8,7 +8,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
  * Run in a separate JVM by {@link CrashTest}: a NameNode with nnaudit at a given durability that serves RPC
- * until it is killed with SIGKILL. Arguments: baseDir auditFile durability. Prints {@code READY port=N}.
+ * until it is killed with SIGKILL. Arguments: baseDir auditFile durability ackPolicy. Prints {@code READY port=N}.
  */
 public final class CrashableNameNodeMain {
   private CrashableNameNodeMain() {
@@ -18,6 +18,7 @@ public final class CrashableNameNodeMain {
     Configuration conf = MiniClusterSupport.conf(new File(args[0]), new File(args[1]),
         QueuedAuditLogger.class.getName());
     conf.set(NnauditConfigKeys.DURABILITY_KEY, args[2]);
+    conf.set(NnauditConfigKeys.ACK_POLICY_KEY, args[3]);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 16);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     System.out.println("READY port=" + cluster.getNameNodePort());

@@ -22,6 +22,9 @@ public class GatedFileSink extends RollingFileSink {
   static volatile long delayMillis;
   static volatile Semaphore gate;
   static final AtomicInteger writersWaiting = new AtomicInteger();
+  /** Holds every fsync (after the write went through) until {@link #resumeForces}. */
+  static volatile Semaphore forceGate;
+  static final AtomicInteger forcersWaiting = new AtomicInteger();
   /** The next this-many writes fail with an IOException, as a full or broken disk would. */
   static final AtomicInteger failNextWrites = new AtomicInteger();
   /** The next this-many fsyncs fail with an IOException. */
@@ -43,6 +46,8 @@ public class GatedFileSink extends RollingFileSink {
     delayMillis = 0;
     gate = null;
     writersWaiting.set(0);
+    forceGate = null;
+    forcersWaiting.set(0);
     failNextWrites.set(0);
     failNextForces.set(0);
     forceDelayMillis = 0;
@@ -60,6 +65,19 @@ public class GatedFileSink extends RollingFileSink {
   static void resume() {
     Semaphore g = gate;
     gate = null;
+    if (g != null) {
+      g.release(Integer.MAX_VALUE / 2);
+    }
+  }
+
+  /** Makes every later fsync wait until {@link #resumeForces} is called. */
+  static void stallForces() {
+    forceGate = new Semaphore(0);
+  }
+
+  static void resumeForces() {
+    Semaphore g = forceGate;
+    forceGate = null;
     if (g != null) {
       g.release(Integer.MAX_VALUE / 2);
     }
@@ -109,6 +127,17 @@ public class GatedFileSink extends RollingFileSink {
 
   @Override
   public void force() throws IOException {
+    Semaphore g = forceGate;
+    if (g != null) {
+      forcersWaiting.incrementAndGet();
+      try {
+        g.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        forcersWaiting.decrementAndGet();
+      }
+    }
     long d = forceDelayMillis;
     if (d > 0) {
       try {

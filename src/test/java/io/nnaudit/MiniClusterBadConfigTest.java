@@ -1,6 +1,5 @@
 package io.nnaudit;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,7 +25,11 @@ class MiniClusterBadConfigTest {
 
   private String startFailure(Configuration conf) {
     Throwable t = assertThrows(Throwable.class, () -> MiniClusterSupport.start(conf).shutdown());
-    assertNotNull(t);
+    boolean ours = false;
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      ours |= c instanceof IllegalArgumentException && String.valueOf(c.getMessage()).startsWith("nnaudit: ");
+    }
+    assertTrue(ours, "the start-up failure is caused by nnaudit's own IllegalArgumentException: " + messageChain(t));
     return messageChain(t);
   }
 

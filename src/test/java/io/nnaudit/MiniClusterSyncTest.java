@@ -81,4 +81,29 @@ class MiniClusterSyncTest {
       cluster.shutdown();
     }
   }
+
+  @Test
+  void theResponseWaitsForTheFsyncNotJustTheWrite() throws Exception {
+    File audit = dir.resolve("sync-force.log").toFile();
+    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
+    conf.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
+    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
+    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    try {
+      GatedFileSink.stallForces();
+      AtomicBoolean done = new AtomicBoolean();
+      Thread a = mkdirs(cluster, "/sync/forced", done);
+      awaitTrue("the record to be written", 30_000, () -> GatedFileSink.writtenSrcs.contains("/sync/forced"));
+      awaitTrue("the writer to wait in the stalled fsync", 30_000, () -> GatedFileSink.forcersWaiting.get() == 1);
+      Thread.sleep(200);
+      assertFalse(done.get(), "acknowledged after the write, before the fsync");
+      GatedFileSink.resumeForces();
+      a.join(30_000);
+      assertTrue(done.get());
+      assertTrue(GatedFileSink.forcedSrcs.contains("/sync/forced"));
+    } finally {
+      GatedFileSink.resumeForces();
+      cluster.shutdown();
+    }
+  }
 }

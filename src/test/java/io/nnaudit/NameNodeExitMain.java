@@ -24,6 +24,7 @@ public final class NameNodeExitMain {
     conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, ops + 100);
     conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 10);
     conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
+    conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue"); // acknowledged while queued: the hook must drain them
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     FileSystem fs = cluster.getFileSystem();
     GatedFileSink.delayMillis = 20; // ~500 records/s: the burst outruns the writer

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real NameNode process, stopped by a signal while 16 clients call mkdirs. On SIGTERM the JVM runs its
- * shutdown hooks (nnaudit's closes the pipeline) while the IPC handlers go on acknowledging calls until the
+ * shutdown hooks (nnaudit's drains its queue and hands the file to the handlers) while the IPC handlers go on acknowledging calls until the
  * JVM halts, an order {@code MiniDFSCluster.shutdown()} never produces. Each case counts the acknowledged
  * operations that have no record in the audit file: none may be missing under BLOCK, and under DROP every
  * missing one must be reported by an {@code nnaudit=dropped} record. kill -9 runs no hook at all.
@@ -27,7 +27,7 @@ class SignalStopTest {
 
   private static final int CLIENTS = 16;
   private static final int ACKED_BEFORE_SIGNAL = 3000;
-  private static final String CLOSE_LINE = "nnaudit: closed audit pipeline for ";
+  private static final String CLOSE_LINE = "nnaudit: the NameNode is stopping; ";
 
   @Test
   void sigtermWithDefaultsLosesNoAcknowledgedOperation() throws Exception {

@@ -101,15 +101,19 @@ class SinkFailureTest {
   }
 
   @Test
-  void aFailedFsyncIsRetriedAloneWithoutRewritingRecords() throws Exception {
+  void aFailedFsyncIsRetriedAloneAndItsRecordIsNeverReportedDurable() throws Exception {
     Configuration c = conf(file);
     c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     QueuedAuditLogger l = start(c);
     GatedFileSink.failNextForces.set(2);
-    logCreate(l, "/synced");
-    assertTrue(GatedFileSink.forcedSrcs.contains("/synced"), "sync returned only after a successful fsync");
+    logCreate(l, "/unsure");
+    assertTrue(GatedFileSink.forcedSrcs.contains("/unsure"), "the fsync was retried until it succeeded");
     assertEquals(2, l.stats().sinkErrors);
-    assertEquals(1, TestFiles.operationRecords(file).size(), "the record was not written twice");
+    assertEquals(1, l.stats().aborted, "the record whose fsync failed was not acknowledged as durable");
+    assertEquals(1, l.pipeline().writerMetrics().notDurable);
+    logCreate(l, "/sure");
+    assertEquals(1, l.stats().aborted, "a record written after a successful fsync is durable");
+    assertEquals(2, TestFiles.operationRecords(file).size(), "no record was written twice");
   }
 
   @Test

@@ -78,6 +78,8 @@ class Log4j2SinkTest {
     c.set(NnauditConfigKeys.SINK_KEY, "log4j2");
     c.set(NnauditConfigKeys.LOG4J2_LOGGER_KEY, loggerName);
     c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 1);
+    // The test thread logs while the appender holds the writer: it must not wait for its records.
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
     return c;
   }
 

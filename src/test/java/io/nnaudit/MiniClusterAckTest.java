@@ -1,0 +1,164 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code nnaudit.ack.policy} over real RPC, with a disk the test can stall: under {@code write} (the default)
+ * a response waits for the write of its record while the handler serves other calls; under {@code queue} it
+ * does not; and an event refused at {@code nnaudit.handler.max.wait.ms} answers its RPC with an error.
+ */
+class MiniClusterAckTest {
+  @TempDir
+  Path dir;
+
+  @BeforeEach
+  void setUp() {
+    GatedFileSink.reset();
+  }
+
+  @AfterEach
+  void tearDown() {
+    GatedFileSink.resume();
+    GatedFileSink.reset();
+  }
+
+  private Configuration conf(String name) {
+    File audit = dir.resolve(name).toFile();
+    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
+    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
+    return conf;
+  }
+
+  /** A client thread calling mkdirs once; {@code done} says it returned true, {@code failed} that it threw. */
+  private static Thread mkdirs(MiniDFSCluster cluster, String path, AtomicBoolean done, AtomicBoolean failed) {
+    Thread t = new Thread(() -> {
+      try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), MkdirsLoad.failFastClientConf())) {
+        done.set(fs.mkdirs(new org.apache.hadoop.fs.Path(path)));
+      } catch (Exception e) {
+        failed.set(true);
+      }
+    });
+    t.start();
+    return t;
+  }
+
+  @Test
+  void byDefaultAResponseWaitsForTheWriteOfItsRecordWhileTheHandlerServesOthers() throws Exception {
+    Configuration conf = conf("ack-write.log");
+    conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 1);
+    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    try {
+      QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
+      long base = logger.stats().accepted;
+      GatedFileSink.stall();
+      AtomicBoolean aDone = new AtomicBoolean();
+      AtomicBoolean bDone = new AtomicBoolean();
+      AtomicBoolean failed = new AtomicBoolean();
+      Thread a = mkdirs(cluster, "/ack/a", aDone, failed);
+      awaitTrue("the writer to block in the stalled sink", 30_000, () -> GatedFileSink.writersWaiting.get() == 1);
+      Thread b = mkdirs(cluster, "/ack/b", bDone, failed);
+      awaitTrue("b's event, through the single handler", 30_000, () -> logger.stats().accepted == base + 2);
+      Thread.sleep(200);
+      assertFalse(aDone.get(), "a was acknowledged before its record was written");
+      assertFalse(bDone.get(), "b was acknowledged before its record was written");
+      GatedFileSink.resume();
+      a.join(30_000);
+      b.join(30_000);
+      assertTrue(aDone.get() && bDone.get() && !failed.get());
+      assertTrue(GatedFileSink.writtenSrcs.containsAll(List.of("/ack/a", "/ack/b")));
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  @Test
+  void withAckPolicyQueueAResponseDoesNotWaitForTheWrite() throws Exception {
+    Configuration conf = conf("ack-queue.log");
+    conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
+    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    try {
+      GatedFileSink.stall();
+      AtomicBoolean done = new AtomicBoolean();
+      AtomicBoolean failed = new AtomicBoolean();
+      Thread a = mkdirs(cluster, "/ack/queued", done, failed);
+      a.join(30_000);
+      assertTrue(done.get(), "acknowledged while its record waits in the queue");
+      assertFalse(GatedFileSink.writtenSrcs.contains("/ack/queued"));
+    } finally {
+      GatedFileSink.resume();
+      cluster.shutdown();
+    }
+  }
+
+  @Test
+  void anEventRefusedAtTheWaitBoundAnswersItsRpcWithAnErrorNeverSuccess() throws Exception {
+    Configuration conf = conf("ack-refused.log");
+    conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
+    conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 1);
+    conf.setLong(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, 300);
+    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
+    int clients = 6;
+    Set<String> acked = ConcurrentHashMap.newKeySet();
+    AtomicInteger errors = new AtomicInteger();
+    try {
+      GatedFileSink.stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
+      List<Thread> threads = new ArrayList<>();
+      for (int c = 0; c < clients; c++) {
+        String p = "/refused/" + c;
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
+        threads.add(new Thread(() -> {
+          Thread t = mkdirs(cluster, p, done, failed);
+          try {
+            t.join(60_000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          if (done.get()) {
+            acked.add(p);
+          }
+          if (failed.get()) {
+            errors.incrementAndGet();
+          }
+        }));
+      }
+      threads.forEach(Thread::start);
+      awaitTrue("refusals", 30_000, () -> logger.stats().aborted >= clients - 2);
+      GatedFileSink.resume();
+      for (Thread t : threads) {
+        t.join(60_000);
+      }
+    } finally {
+      GatedFileSink.resume();
+      cluster.shutdown();
+    }
+    assertTrue(logger.pipeline().close(30_000));
+    AuditStats s = logger.stats();
+    assertEquals(clients - 2, s.aborted, s.toString());
+    assertEquals(clients - 2, errors.get(), "every refused operation was answered with an error");
+    assertEquals(2, acked.size(), "only the operations whose records were written were acknowledged");
+    assertTrue(GatedFileSink.writtenSrcs.containsAll(acked), "every acknowledged operation has its record");
+  }
+}
