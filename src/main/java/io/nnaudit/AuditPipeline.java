@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.NnauditSettings.RecordFormat;
 import io.nnaudit.format.AuditRecordFormatter;
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * queueing and wait for the hand-over; (2) the writer drains everything accepted, writes the last drop report
  * and ends, leaving the sink open; (3) the hook fsyncs (durability other than none) and hands the sink over;
  * (4) from then until the JVM halts, each handler writes (and under sync fsyncs) its own record under
- * {@link #directLock} before its operation is acknowledged. If the writer cannot drain within
+ * {@link #directLock} before its operation is acknowledged; it waits for the lock, and retries a refusing
+ * disk, for at most {@code nnaudit.handler.max.wait.ms}, after which its operation is answered with an error. If the writer cannot drain within
  * {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are never acknowledged.</li>
  * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
  * (the logger follows its slot to the replacement, or refuses the event); (2) wait for handlers already
@@ -82,7 +84,7 @@ public final class AuditPipeline {
   private final LongAdder writtenDirect = new LongAdder();
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
   /** Held by a handler writing its own record after the hand-over; guards the writer's formatter and sink. */
-  private final Object directLock = new Object();
+  private final ReentrantLock directLock = new ReentrantLock();
   private volatile AuditSink sink;
   private volatile AuditWriter writer;
   private volatile Thread writerThread;
@@ -121,10 +123,14 @@ public final class AuditPipeline {
     this.sink = sink;
     writer = w;
     writerThread = t;
+    try {
+      ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
+          settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
+    } catch (IllegalStateException shutdownInProgress) {
+      LOG.warn("nnaudit: the JVM is already stopping; {} gets no shutdown hook", settings.file());
+    }
     t.start();
     metricsSource = NnauditMetricsSource.register(this);
-    ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
-        settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
     String weakened = settings.weakenedSyncGuarantee();
     if (weakened != null) {
@@ -139,27 +145,28 @@ public final class AuditPipeline {
       w.run();
       normal = true;
     } finally {
-      life.writerExited = true;
       if (!normal) {
-        degradeToDirect();
+        degradeToDirect(w);
       }
+      life.writerExited = true;
     }
   }
 
   /**
-   * The writer died of something it could not handle: refuse queueing, fail what it left queued, and let
-   * handlers write their own records from now on. Runs on the dying writer thread.
+   * The writer died of something it could not handle: refuse queueing, fail what it held and what it left
+   * queued, and let handlers write their own records from now on. Runs on the dying writer thread, which
+   * sets the flags before anything that could fail again (logging).
    */
-  private void degradeToDirect() {
-    LOG.error("nnaudit: the audit writer for {} ended unexpectedly; handlers now write their own records",
-        settings.file());
+  private void degradeToDirect(AuditWriter w) {
     synchronized (this) {
       life.direct = true;
       life.closed = true;
     }
-    while (!life.isQuiescent()) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!life.isQuiescent() && System.nanoTime() - deadline < 0) {
       Thread.yield();
     }
+    w.abortInHand("the audit writer ended unexpectedly", metrics.written);
     AuditEvent e;
     while ((e = queue.poll()) != null) {
       metrics.writeFailed(1);
@@ -168,7 +175,34 @@ public final class AuditPipeline {
         e.ticket.abort("the audit writer ended unexpectedly");
       }
     }
-    life.handedOver = true;
+    directLock.lock();
+    try {
+      life.handedOver = true;
+    } finally {
+      directLock.unlock();
+    }
+    LOG.error("nnaudit: the audit writer for {} ended unexpectedly; handlers now write their own records",
+        settings.file());
+  }
+
+  /**
+   * A replacement whose sink could not be opened at all: refuse what it queued (answered with errors) and
+   * everything after, rather than queue events nobody will write.
+   */
+  void failUnopened(String why) {
+    synchronized (this) {
+      life.closed = true;
+    }
+    while (!life.isQuiescent()) {
+      Thread.yield();
+    }
+    AuditEvent e;
+    while ((e = queue.poll()) != null) {
+      refuse(e, why);
+      if (e.ticket != null) {
+        e.ticket.abort(why);
+      }
+    }
   }
 
   static AuditSink openSink(NnauditSettings settings) {
@@ -239,7 +273,7 @@ public final class AuditPipeline {
   Offer offer(AuditEvent e) {
     life.handlersInside.incrementAndGet();
     try {
-      if (life.closed) {
+      if (life.closed || life.writerExited) {
         return Offer.CLOSED;
       }
       if (reserve(e.heapBytes)) {
@@ -339,11 +373,23 @@ public final class AuditPipeline {
       }
       LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
     }
-    synchronized (directLock) {
-      if (writer.writeDirect(e)) {
+    boolean locked = false;
+    try {
+      locked = directLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+    }
+    if (!locked) {
+      refuse(e, "another handler held the audit file past " + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY);
+      return Offer.REFUSED;
+    }
+    try {
+      if (writer.writeDirect(e, deadline)) {
         writtenDirect.increment();
         return Offer.WRITTEN;
       }
+    } finally {
+      directLock.unlock();
     }
     return Offer.REFUSED; // the committer counted it and settled its ticket
   }
@@ -416,8 +462,15 @@ public final class AuditPipeline {
     }
     boolean done = finishWriter(settings.shutdownTimeoutMs());
     if (done) {
-      writer.forceBeforeHandOver();
-      life.handedOver = true;
+      directLock.lock(); // a writer that died meanwhile may have handed over already
+      try {
+        if (!life.handedOver) {
+          writer.forceBeforeHandOver();
+          life.handedOver = true;
+        }
+      } finally {
+        directLock.unlock();
+      }
       LOG.info("nnaudit: the NameNode is stopping; {} drained, handlers now write their own records until the "
           + "JVM halts: {}", settings.file(), stats());
     }
@@ -429,11 +482,13 @@ public final class AuditPipeline {
    * the writer finished within {@code timeoutMs}.
    */
   public boolean close(long timeoutMs) {
+    boolean already;
     synchronized (this) {
-      if (life.closed) {
-        return writerThread == null || joinWriter(timeoutMs);
-      }
+      already = life.closed;
       life.closed = true;
+    }
+    if (already) {
+      return writerThread == null || joinWriter(timeoutMs);
     }
     try {
       ShutdownHookManager.get().removeShutdownHook(shutdownHook);
@@ -461,6 +516,8 @@ public final class AuditPipeline {
     }
     if (!done) {
       life.abandoned = true; // a failing sink is no longer retried; the writer fails what is left and ends
+      // Wait for it to end, so that a replacement never opens the file while this writer can still touch it.
+      joinWriter(Math.max(1000, settings.failureRetryIntervalMs() * 2));
       LOG.error("nnaudit: the audit writer for {} did not finish within {} ms; {} accepted events are not yet "
           + "written and their operations will not be acknowledged: {}", settings.file(), timeoutMs,
           queue.size(), stats());

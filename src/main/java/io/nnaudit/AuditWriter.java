@@ -87,27 +87,25 @@ final class AuditWriter implements Runnable {
 
   @Override
   public void run() {
-    boolean handOver = false;
-    try {
-      while (true) {
-        try {
-          if (step()) {
-            handOver = life.direct;
-            return;
-          }
-        } catch (Throwable t) {
-          failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
-              + "not acknowledged, and the writer goes on", t);
-          abortInHand("the audit writer failed: " + t);
+    while (true) {
+      long writtenBefore = metrics.written;
+      try {
+        if (step()) {
+          break;
         }
+      } catch (Throwable t) {
+        abortInHand("the audit writer failed: " + t, writtenBefore);
+        failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+            + "not acknowledged, and the writer goes on", t);
       }
-    } finally {
-      if (!handOver) {
-        try {
-          sink.close();
-        } catch (Throwable t) {
-          failures.log("closing the audit sink failed", t);
-        }
+    }
+    // A normal end. The sink stays open for the handlers when the pipeline goes direct (the shutdown hook);
+    // after an abnormal end (an exception out of this method) the pipeline hands it over as it is.
+    if (!life.direct) {
+      try {
+        sink.close();
+      } catch (Throwable t) {
+        failures.log("closing the audit sink failed", t);
       }
     }
   }
@@ -152,11 +150,18 @@ final class AuditWriter implements Runnable {
     return false;
   }
 
-  /** After an unexpected error: the tickets of the batch in hand that are still pending are aborted. */
-  private void abortInHand(String why) {
+  /**
+   * After an unexpected error: the tickets of the batch in hand that are still pending are aborted (a ticket
+   * already completed ignores it), and the events not written are counted as failed.
+   */
+  void abortInHand(String why, long writtenBefore) {
+    long notWritten = batch.size() - (metrics.written - writtenBefore);
+    if (notWritten > 0) {
+      metrics.writeFailed((int) notWritten);
+    }
     for (AuditEvent e : batch) {
       if (e.ticket != null) {
-        e.ticket.abort(why); // a ticket already completed ignores this
+        e.ticket.abort(why);
       }
     }
     releaseBytes();
@@ -178,17 +183,21 @@ final class AuditWriter implements Runnable {
    * After the hand-over, on a handler thread holding the pipeline's direct lock: writes one event (after any
    * pending drop report) and settles its ticket. Returns whether its record was written.
    */
-  boolean writeDirect(AuditEvent e) {
+  boolean writeDirect(AuditEvent e, long deadlineNanos) {
     long writtenBefore = metrics.written;
+    committer.retryUntil(deadlineNanos);
     try {
       writeBatch(Collections.singletonList(e), drops.takeUnreported());
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
       failures.log("could not write an audit record on the handler thread", t);
       if (e.ticket != null) {
+        metrics.aborted(1);
         e.ticket.abort("the audit record could not be written: " + t);
       }
       return false;
+    } finally {
+      committer.retryUntil(Long.MIN_VALUE);
     }
     return metrics.written > writtenBefore;
   }

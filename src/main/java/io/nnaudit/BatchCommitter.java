@@ -39,6 +39,9 @@ final class BatchCommitter {
   /** durability=sync: tickets complete after the fsync, not after the write. */
   private final boolean syncAcks;
   private long recordsSinceForce;
+  /** For a handler's direct write: fail-closed retries end at this System.nanoTime(); else no deadline. */
+  private boolean hasDeadline;
+  private long deadlineNanos;
   private long lastForceMillis = System.currentTimeMillis();
   private final WriterFailureLog failures;
 
@@ -96,7 +99,7 @@ final class BatchCommitter {
       if (e.ticket == null) {
         continue;
       }
-      if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN && !life.abandoned) {
+      if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN && !life.abandoned) { // chosen availability
         e.ticket.release();
       } else {
         metrics.aborted(1);
@@ -117,6 +120,20 @@ final class BatchCommitter {
       metrics.sinkError();
       logFailure("could not fsync the audit file before the NameNode stopped", t);
     }
+  }
+
+  /**
+   * Bounds fail-closed retries for the direct write of one handler (which must not hold the file forever):
+   * past {@code deadline} (a System.nanoTime()) a failing write or fsync is given up and its operation answered
+   * with an error. {@code Long.MIN_VALUE} removes the bound.
+   */
+  void retryUntil(long deadline) {
+    hasDeadline = deadline != Long.MIN_VALUE;
+    deadlineNanos = deadline;
+  }
+
+  private boolean pastDeadline() {
+    return hasDeadline && System.nanoTime() - deadlineNanos >= 0;
   }
 
   /** From the idle loop: honours the interval mode's time bound when no new records arrive. */
@@ -186,24 +203,24 @@ final class BatchCommitter {
 
   /** Under fail-closed, pauses and says to retry; under fail-open (or once abandoned), says to give up. */
   private boolean retryAfterFailure() {
-    if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned) {
+    if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned || pastDeadline()) {
       return false;
     }
     long until = System.currentTimeMillis() + settings.failureRetryIntervalMs();
     long left;
-    while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned) {
+    while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned && !pastDeadline()) {
       try {
         Thread.sleep(Math.min(left, 50));
       } catch (InterruptedException ignored) {
         // the writer ignores interrupts: see AuditWriter
       }
     }
-    return !life.abandoned;
+    return !life.abandoned && !pastDeadline();
   }
 
   private void giveUp(List<AuditEvent> events) {
     long now = System.currentTimeMillis();
-    boolean abort = life.abandoned;
+    boolean abort = life.abandoned || (pastDeadline() && settings.failurePolicy() == FailurePolicy.FAIL_CLOSED);
     if (abort) {
       metrics.writeFailed(events.size());
     } else {

@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * there; (2) the old pipeline closes, writing everything it had accepted, and loggers whose offer it refuses
  * follow the slot to the replacement; (3) only then does the replacement open the file and start writing.
  * If the new sink cannot be opened, the replacement writes to the old settings' sink instead and
- * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline. Synchronized:
+ * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline; if that fails
+ * too, the replacement refuses every event (answered with errors) rather than queue what nobody writes. An
+ * old writer that could not finish in time is abandoned and waited for once more, so that two writers never
+ * hold the file. Synchronized:
  * it runs at start-up only.
  */
 final class PipelineRegistry {
@@ -47,7 +50,12 @@ final class PipelineRegistry {
     } catch (RuntimeException e) {
       LOG.error("nnaudit: could not open the audit sink with the new settings ({}); writing with the previous "
           + "settings instead", settings, e);
-      next.open(AuditPipeline.openSink(old.settings()));
+      try {
+        next.open(AuditPipeline.openSink(old.settings()));
+      } catch (RuntimeException again) {
+        e.addSuppressed(again);
+        next.failUnopened("the audit sink could not be opened: " + again.getMessage());
+      }
       throw e;
     }
     return slot;

@@ -95,8 +95,8 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     } catch (Throwable t) {
       pipeline.countCaptureFailure();
       logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
-      if (ticket != null) {
-        ticket.abort("the audit event could not be captured"); // its response was already postponed
+      if (ticket != null || pipeline.settings().responsesWaitForWriter()) {
+        abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
       }
       return;
     }

@@ -100,11 +100,17 @@ public final class Log4j2Sink implements AuditSink {
     chunk.position(end);
   }
 
+  /**
+   * Hands one record to log4j2. A logger no longer enabled at INFO (log4j2's own shutdown hook stopped its
+   * context, or a reconfiguration turned it off) would drop the record silently: that is a failure, so that
+   * the record is retried under fail-closed, or counted under fail-open, and never acknowledged as written.
+   */
   private void deliver(String record) {
     Message m = new SimpleMessage(record);
-    if (logger.isEnabled(Level.INFO, null, m, null)) {
-      logger.logMessage(FQCN, Level.INFO, null, m, null);
+    if (!logger.isEnabled(Level.INFO, null, m, null)) {
+      throw new IllegalStateException("the log4j2 logger is not enabled at INFO (log4j2 stopped or reconfigured)");
     }
+    logger.logMessage(FQCN, Level.INFO, null, m, null);
   }
 
   @Override
