@@ -83,19 +83,24 @@ public class GatedFileSink extends RollingFileSink {
     }
   }
 
+  /** Waits at {@code g} (if a gate is set), counted in {@code waiting} meanwhile. */
+  private static void pass(Semaphore g, AtomicInteger waiting) {
+    if (g == null) {
+      return;
+    }
+    waiting.incrementAndGet();
+    try {
+      g.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      waiting.decrementAndGet();
+    }
+  }
+
   @Override
   public void write(ByteBuffer batch) throws IOException {
-    Semaphore g = gate;
-    if (g != null) {
-      writersWaiting.incrementAndGet();
-      try {
-        g.acquire();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        writersWaiting.decrementAndGet();
-      }
-    }
+    pass(gate, writersWaiting);
     long d = delayMillis;
     if (d > 0) {
       try {
@@ -127,17 +132,7 @@ public class GatedFileSink extends RollingFileSink {
 
   @Override
   public void force() throws IOException {
-    Semaphore g = forceGate;
-    if (g != null) {
-      forcersWaiting.incrementAndGet();
-      try {
-        g.acquire();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        forcersWaiting.decrementAndGet();
-      }
-    }
+    pass(forceGate, forcersWaiting);
     long d = forceDelayMillis;
     if (d > 0) {
       try {

@@ -18,9 +18,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,16 +31,8 @@ class MiniClusterAckTest {
   @TempDir
   Path dir;
 
-  @BeforeEach
-  void setUp() {
-    GatedFileSink.reset();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.resume();
-    GatedFileSink.reset();
-  }
+  @RegisterExtension
+  final GatedSinkReset gates = new GatedSinkReset();
 
   private Configuration conf(String name) {
     File audit = dir.resolve(name).toFile();

@@ -13,9 +13,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** BLOCK against a slow writer, over real RPC: many clients, ten handlers, a queue of ten, nothing lost. */
@@ -23,15 +22,8 @@ class MiniClusterOverflowTest {
   @TempDir
   Path dir;
 
-  @BeforeEach
-  void setUp() {
-    GatedFileSink.reset();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.reset();
-  }
+  @RegisterExtension
+  final GatedSinkReset gates = new GatedSinkReset();
 
   @Test
   void blockUnderSaturationWritesOneRecordPerOperation() throws Exception {

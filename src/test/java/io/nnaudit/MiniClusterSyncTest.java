@@ -12,9 +12,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,15 +24,8 @@ class MiniClusterSyncTest {
   @TempDir
   Path dir;
 
-  @BeforeEach
-  void setUp() {
-    GatedFileSink.reset();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.reset();
-  }
+  @RegisterExtension
+  final GatedSinkReset gates = new GatedSinkReset();
 
   private static Thread mkdirs(MiniDFSCluster cluster, String path, AtomicBoolean done) {
     Thread t = new Thread(() -> {

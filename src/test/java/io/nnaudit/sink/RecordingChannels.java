@@ -21,6 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingChannels implements ChannelFactory {
   final List<Recorded> opened = new CopyOnWriteArrayList<>();
   volatile boolean failForce;
+  /** When not negative: the next write puts only this many bytes in the file, then fails as a full disk does. */
+  volatile int failWriteAfter = -1;
 
   @Override
   public FileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
@@ -69,6 +71,15 @@ final class RecordingChannels implements ChannelFactory {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
+      int after = failWriteAfter;
+      if (after >= 0) {
+        failWriteAfter = -1;
+        ByteBuffer part = src.duplicate();
+        part.limit(Math.min(src.limit(), src.position() + after));
+        int n = ch.write(part); // really in the file: the sink must take it out again
+        src.position(src.position() + n);
+        throw new IOException("injected: no space left on device after " + n + " bytes");
+      }
       return ch.write(src);
     }
 

@@ -1,0 +1,24 @@
+package io.nnaudit;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Resets {@link GatedFileSink}'s static hooks before each test and, after it, opens every gate (so that no
+ * writer stays stalled) and resets them again. Use as
+ * {@code @RegisterExtension final GatedSinkReset gates = new GatedSinkReset();}.
+ */
+final class GatedSinkReset implements BeforeEachCallback, AfterEachCallback {
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    GatedFileSink.reset();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    GatedFileSink.resume();
+    GatedFileSink.resumeForces();
+    GatedFileSink.reset();
+  }
+}
