@@ -22,9 +22,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The walk of one event: {@link QueuedAuditLogger#logAuditEvent} captures an immutable {@link AuditEvent}
  * (with an {@link AckTicket} when the operation's acknowledgement waits for its record) and calls
- * {@link #offer}; the {@link AuditWriter} thread drains the queue in batches, formats them into one buffer and
- * hands it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs
- * as configured, and completes the batch's tickets (sending the postponed RPC responses).
+ * {@link #offer}; the {@link AuditWriter} drains the queue in batches, formats them into one buffer and hands
+ * it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs as
+ * configured, and completes the batch's tickets (sending the postponed RPC responses). The writer runs on its
+ * own thread and, under ack policy write with durability none and BLOCK, also on the handler that finds no
+ * one writing ({@link #lead}), under {@code writeLock}.
  *
  * <p>Design note. Handlers call {@link #offer}: a non-blocking {@code ArrayBlockingQueue.offer} first, which
  * is all that happens while the writer keeps up. When the queue is full:
@@ -47,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * queueing and wait for the hand-over; (2) the writer drains everything accepted, writes the last drop report
  * and ends, leaving the sink open; (3) the hook fsyncs (durability other than none) and hands the sink over;
  * (4) from then until the JVM halts, each handler writes (and under sync fsyncs) its own record under
- * {@link #directLock} before its operation is acknowledged; it waits for the lock, and retries a refusing
+ * {@link #writeLock} before its operation is acknowledged; it waits for the lock, and retries a refusing
  * disk, for at most {@code nnaudit.handler.max.wait.ms}, after which its operation is answered with an error. If the writer cannot drain within
  * {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are never acknowledged.</li>
  * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
@@ -67,6 +69,8 @@ public final class AuditPipeline {
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
   private static final long BLOCK_WAIT_SLICE_MS = 10;
   private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
+  /** Batches one handler writes in a row before it leaves the rest to the writer thread. */
+  static final int LEAD_ROUNDS = 2;
 
   private final NnauditSettings settings;
   private final ArrayBlockingQueue<AuditEvent> queue;
@@ -83,8 +87,14 @@ public final class AuditPipeline {
   private final LongAdder aborted = new LongAdder();
   private final LongAdder writtenDirect = new LongAdder();
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
-  /** Held by a handler writing its own record after the hand-over; guards the writer's formatter and sink. */
-  private final ReentrantLock directLock = new ReentrantLock();
+  /**
+   * Guards the writer's formatter, buffer and sink whenever more than one thread may write: held by a handler
+   * leading a write ({@link #lead}) and by the writer thread in that mode, and by a handler writing its own
+   * record after the hand-over.
+   */
+  private final ReentrantLock writeLock = new ReentrantLock();
+  /** Whether offering handlers write what is queued themselves (see {@link #lead}). */
+  private final boolean handlersLead;
   private volatile AuditSink sink;
   private volatile AuditWriter writer;
   private volatile Thread writerThread;
@@ -96,6 +106,16 @@ public final class AuditPipeline {
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.metrics = new WriterMetrics(settings.percentileIntervals());
     this.shutdownHook = this::shutdown;
+    this.handlersLead = leadsByHandlers(settings);
+  }
+
+  /**
+   * Handlers lead writes only where a write is all a response waits for and a handler may wait: ack policy
+   * write, durability none (an fsync stays off handler threads), BLOCK (a DROP handler never waits).
+   */
+  static boolean leadsByHandlers(NnauditSettings settings) {
+    return settings.ackPolicy() == AckPolicy.WRITE && settings.durability() == Durability.NONE
+        && settings.overflowPolicy() == OverflowPolicy.BLOCK;
   }
 
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
@@ -116,7 +136,7 @@ public final class AuditPipeline {
 
   /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
   void open(AuditSink sink) {
-    AuditWriter w = new AuditWriter(life, queue, queuedBytes, sink, settings.recordFormat() == RecordFormat.JSON
+    AuditWriter w = new AuditWriter(life, queue, queuedBytes, handlersLead ? writeLock : null, sink, settings.recordFormat() == RecordFormat.JSON
         ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
     Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
     t.setDaemon(true);
@@ -166,20 +186,20 @@ public final class AuditPipeline {
     while (!life.isQuiescent() && System.nanoTime() - deadline < 0) {
       Thread.yield();
     }
-    w.abortInHand("the audit writer ended unexpectedly", metrics.written);
-    AuditEvent e;
-    while ((e = queue.poll()) != null) {
-      metrics.writeFailed(1);
-      if (e.ticket != null) {
-        metrics.aborted(1);
-        e.ticket.abort("the audit writer ended unexpectedly");
-      }
-    }
-    directLock.lock();
+    writeLock.lock(); // a leading handler may be writing: wait for it, and hold off the next
     try {
+      w.abortInHand("the audit writer ended unexpectedly", metrics.written);
+      AuditEvent e;
+      while ((e = queue.poll()) != null) {
+        metrics.writeFailed(1);
+        if (e.ticket != null) {
+          metrics.aborted(1);
+          e.ticket.abort("the audit writer ended unexpectedly");
+        }
+      }
       life.handedOver = true;
     } finally {
-      directLock.unlock();
+      writeLock.unlock();
     }
     LOG.error("nnaudit: the audit writer for {} ended unexpectedly; handlers now write their own records",
         settings.file());
@@ -338,6 +358,57 @@ public final class AuditPipeline {
   }
 
   /**
+   * Group commit led by a handler. After its event was accepted, a handler that finds no one writing takes
+   * the write lock and writes everything queued (its own event and others') with one write call, completing
+   * the batch's tickets, so that its response does not wait for the writer thread to be scheduled. A handler
+   * that finds the lock taken returns at once: the holder checks the queue again after it lets go, so nothing
+   * is left behind; after {@link #LEAD_ROUNDS} batches a handler unparks the writer thread for the rest. A
+   * leader writes once and never retries: if the sink refuses, the unwritten events (tickets still pending)
+   * go to the writer thread, which writes them first under the failure policy, and handlers stop leading
+   * until it has written again. The thread's interrupt flag is cleared around each write (an interrupted
+   * FileChannel closes itself) and restored. Never throws.
+   */
+  void lead() {
+    AuditWriter w = writer;
+    if (!handlersLead || w == null) {
+      return; // a replacement not yet open: its writer thread will write what it queued
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      for (int round = 0; round < LEAD_ROUNDS; round++) {
+        if (queue.isEmpty()) {
+          return;
+        }
+        if (life.closed || w.leadersPaused()) {
+          LockSupport.unpark(writerThread); // the writer thread (or the shutdown hook) takes it
+          return;
+        }
+        if (!writeLock.tryLock()) {
+          return; // the holder checks the queue again after it lets go
+        }
+        try {
+          if (!life.closed) { // else the writer thread or the shutdown hook owns what is left
+            w.writeQueued();
+          }
+        } finally {
+          writeLock.unlock();
+        }
+        interrupted |= Thread.interrupted();
+      }
+      if (!queue.isEmpty() || w.leadersPaused()) {
+        LockSupport.unpark(writerThread);
+      }
+    } catch (Throwable t) {
+      LockSupport.unpark(writerThread);
+      refusals.error("a handler could not write the audit queue; the writer thread takes it over", t);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
    * Takes {@code bytes} of the queue's byte budget, or says no. An event larger than the whole budget is let in
    * when nothing else holds any of it, so that it is never refused for its size alone.
    */
@@ -375,7 +446,7 @@ public final class AuditPipeline {
     }
     boolean locked = false;
     try {
-      locked = directLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      locked = writeLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
     }
@@ -383,13 +454,17 @@ public final class AuditPipeline {
       refuse(e, "another handler held the audit file past " + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY);
       return Offer.REFUSED;
     }
+    boolean interrupted = Thread.interrupted(); // an interrupted FileChannel would close itself
     try {
       if (writer.writeDirect(e, deadline)) {
         writtenDirect.increment();
         return Offer.WRITTEN;
       }
     } finally {
-      directLock.unlock();
+      writeLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     return Offer.REFUSED; // the committer counted it and settled its ticket
   }
@@ -462,14 +537,14 @@ public final class AuditPipeline {
     }
     boolean done = finishWriter(settings.shutdownTimeoutMs());
     if (done) {
-      directLock.lock(); // a writer that died meanwhile may have handed over already
+      writeLock.lock(); // a writer that died meanwhile may have handed over already
       try {
         if (!life.handedOver) {
           writer.forceBeforeHandOver();
           life.handedOver = true;
         }
       } finally {
-        directLock.unlock();
+        writeLock.unlock();
       }
       LOG.info("nnaudit: the NameNode is stopping; {} drained, handlers now write their own records until the "
           + "JVM halts: {}", settings.file(), stats());

@@ -7,6 +7,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.format.RecordBuffer;
@@ -20,9 +21,13 @@ import io.nnaudit.sink.AuditSink;
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
  * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. Under the default
- * {@code nnaudit.ack.policy=write} (and under durability=sync) every RPC's response waits for this thread, so
- * it never lingers: while it writes one batch the next gathers in the queue, which is group commit to the OS
- * (or to the disk). Only with {@code ack.policy=queue}, where nobody waits for it, does it linger after a
+ * {@code nnaudit.ack.policy=write} with durability none and BLOCK, handlers lead the writes
+ * ({@link AuditPipeline#lead}): a handler that finds no one writing writes the queue itself, so a response
+ * does not wait for this thread to be scheduled, and this thread is the backstop that writes what leaders
+ * leave (they unpark it) and does the idle work; every writing thread then holds {@code leadLock}, which
+ * guards all the fields below. Under durability=sync every response waits for this thread and its fsync, so
+ * it never lingers: while it writes one batch the next gathers in the queue, which is group commit to the
+ * disk. Only with {@code ack.policy=queue}, where nobody waits for it, does it linger after a
  * batch smaller than half the queue ({@code nnaudit.writer.linger.ms}) so that events gather and a busy
  * NameNode's handlers find no waiting writer to signal; a handler that finds the queue full unparks it at
  * once, and under DROP it never lingers. A pending drop report is written ahead of the batch in which the
@@ -38,8 +43,8 @@ import io.nnaudit.sink.AuditSink;
  * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
  * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
  * sink, unless the pipeline is going direct (the shutdown hook), in which case it leaves the sink open for
- * {@link #writeDirect}. Every field is owned by the writer thread, and after it ends by whoever holds the
- * pipeline's direct lock.
+ * {@link #writeDirect}. Every field is owned by the writer thread (by the holder of {@code leadLock} when
+ * handlers lead), and after it ends by whoever holds the pipeline's write lock.
  */
 final class AuditWriter implements Runnable {
   static final long IDLE_POLL_MS = 50;
@@ -50,6 +55,15 @@ final class AuditWriter implements Runnable {
   private final ArrayBlockingQueue<AuditEvent> queue;
   /** The queue's byte budget in use; this thread gives back a batch's bytes once the batch is written. */
   private final AtomicLong queuedBytes;
+  /**
+   * When handlers lead writes ({@link AuditPipeline#lead}), the lock that every writing thread holds, this one
+   * included; null when this thread is the only writer.
+   */
+  private final ReentrantLock leadLock;
+  /** Set after a failed write by a handler: handlers stop leading until this thread has written again. */
+  private volatile boolean leadersPaused;
+  /** Events a leading handler could not write, oldest first: the writer thread writes them before the queue. */
+  private final List<AuditEvent> handedOff = new ArrayList<>();
   private final AuditSink sink;
   private final RecordFormatter formatter;
   private final DropTracker drops;
@@ -65,11 +79,13 @@ final class AuditWriter implements Runnable {
   private RecordBuffer text = new RecordBuffer();
   private final WriterFailureLog failures = new WriterFailureLog();
 
-  AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes, AuditSink sink, RecordFormatter formatter,
+  AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes,
+      ReentrantLock leadLock, AuditSink sink, RecordFormatter formatter,
       DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
     this.life = life;
     this.queue = queue;
     this.queuedBytes = queuedBytes;
+    this.leadLock = leadLock;
     this.sink = sink;
     this.formatter = formatter;
     this.drops = drops;
@@ -94,7 +110,7 @@ final class AuditWriter implements Runnable {
           break;
         }
       } catch (Throwable t) {
-        abortInHand("the audit writer failed: " + t, writtenBefore);
+        abortInHandLocked(writtenBefore);
         failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
             + "not acknowledged, and the writer goes on", t);
       }
@@ -112,6 +128,9 @@ final class AuditWriter implements Runnable {
 
   /** One turn of the loop; true when the writer is done. */
   private boolean step() {
+    if (leadLock != null) {
+      return stepAmongLeaders();
+    }
     drops.warnIfDue(System.currentTimeMillis(), false);
     AuditEvent first;
     try {
@@ -151,6 +170,97 @@ final class AuditWriter implements Runnable {
   }
 
   /**
+   * One turn when handlers lead writes: this thread is the backstop. It sleeps while the queue is empty (a
+   * handler that leaves events behind unparks it), then, holding the lock like any leader, writes what is
+   * queued, or does the idle work and checks whether it is done.
+   */
+  private boolean stepAmongLeaders() {
+    if (queue.isEmpty() && !leadersPaused) {
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(idlePollMs));
+      Thread.interrupted(); // a stray interrupt must not make every park return at once
+    }
+    leadLock.lock();
+    long writtenAtStart = metrics.written;
+    try {
+      drops.warnIfDue(System.currentTimeMillis(), false);
+      batch.addAll(handedOff); // bytes still counted: they were never given back
+      handedOff.clear();
+      queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
+      if (!batch.isEmpty()) {
+        metrics.batchDrained(batch.size());
+        long writtenBefore = metrics.written;
+        writeBatch(batch, drops.takeUnreported());
+        if (metrics.written > writtenBefore) {
+          leadersPaused = false;
+        }
+        releaseBytes();
+        return false;
+      }
+      DropReport report = drops.takeUnreported();
+      if (report != null) {
+        writeBatch(batch, report);
+      }
+      if (life.isQuiescent() && queue.isEmpty()) {
+        DropReport last = drops.takeUnreported();
+        if (last != null) {
+          writeBatch(batch, last);
+        }
+        drops.warnIfDue(System.currentTimeMillis(), true);
+        return true;
+      }
+      return false;
+    } catch (Throwable t) {
+      abortInHand("the audit writer failed", writtenAtStart); // under the lock: leaders share the batch
+      failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+          + "not acknowledged, and the writer goes on", t);
+      return false;
+    } finally {
+      leadLock.unlock();
+    }
+  }
+
+  /**
+   * A handler leading a write, holding the lock: writes what is queued, with fail-closed retries bounded by
+   * {@code deadlineNanos}. After any failure, handlers stop leading and the writer thread takes over.
+   */
+  void writeQueued() {
+    queue.drainTo(batch, batchMax);
+    if (batch.isEmpty()) {
+      return;
+    }
+    metrics.batchDrained(batch.size());
+    long writtenBefore = metrics.written;
+    committer.tryOnce(true);
+    try {
+      writeBatch(batch, drops.takeUnreported());
+      releaseBytesExceptHandedOff();
+    } catch (Throwable t) {
+      abortInHand("the audit write failed", writtenBefore);
+      failures.log("a handler could not write the audit queue; its operations are not acknowledged", t);
+    } finally {
+      committer.tryOnce(false);
+    }
+  }
+
+  boolean leadersPaused() {
+    return leadersPaused;
+  }
+
+  /** {@link #abortInHand} from the writer thread's loop, under the lead lock when handlers lead. */
+  private void abortInHandLocked(long writtenBefore) {
+    if (leadLock == null) {
+      abortInHand("the audit writer failed", writtenBefore);
+      return;
+    }
+    leadLock.lock();
+    try {
+      abortInHand("the audit writer failed", writtenBefore);
+    } finally {
+      leadLock.unlock();
+    }
+  }
+
+  /**
    * After an unexpected error: the tickets of the batch in hand that are still pending are aborted (a ticket
    * already completed ignores it), and the events not written are counted as failed.
    */
@@ -167,6 +277,16 @@ final class AuditWriter implements Runnable {
     releaseBytes();
     chunkEvents.clear();
     text = new RecordBuffer();
+  }
+
+  /** As {@link #releaseBytes}, but the bytes of handed-off events stay counted until the writer writes them. */
+  private void releaseBytesExceptHandedOff() {
+    long kept = 0;
+    for (AuditEvent e : handedOff) {
+      kept += e.heapBytes;
+    }
+    queuedBytes.addAndGet(kept);
+    releaseBytes();
   }
 
   /** Gives the batch's bytes back to the queue's budget and empties it. */
@@ -222,7 +342,8 @@ final class AuditWriter implements Runnable {
         failures.log("could not format a drop record; the drops stay counted for the next one", t);
       }
     }
-    for (AuditEvent e : events) {
+    for (int i = 0; i < events.size(); i++) {
+      AuditEvent e = events.get(i);
       int mark = records.length();
       try {
         formatter.appendRecord(records, e);
@@ -238,23 +359,47 @@ final class AuditWriter implements Runnable {
             + "is not acknowledged; " + metrics.writeFailed + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {
-        flushChunk(records, report);
+        if (!flushChunk(records, report)) {
+          handOff(events.subList(i + 1, events.size()));
+          return;
+        }
         report = null;
       }
     }
-    flushChunk(records, report);
+    if (!flushChunk(records, report)) {
+      handOff(Collections.emptyList());
+      return;
+    }
     if (records.capacity() > 2 * WRITE_CHUNK_BYTES) {
       text = new RecordBuffer(); // a hostile record made it large: let it go
     }
   }
 
-  /** One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s. */
-  private void flushChunk(RecordBuffer records, DropReport report) {
-    if (records.length() > 0) {
-      committer.commit(records.asByteBuffer(), chunkEvents, report);
+  /**
+   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s.
+   * Returns false only when a leading handler's single try failed: the chunk's events are then still in
+   * {@link #chunkEvents}, untouched, for {@link #handOff}.
+   */
+  private boolean flushChunk(RecordBuffer records, DropReport report) {
+    if (records.length() > 0 && !committer.commit(records.asByteBuffer(), chunkEvents, report)) {
+      records.setLength(0);
+      return false;
     }
     records.setLength(0);
     chunkEvents.clear();
+    return true;
+  }
+
+  /**
+   * A leading handler's write failed: the failed chunk's events and {@code rest} (not yet formatted) go, in
+   * order and with their tickets pending, to {@link #handedOff}, which the writer thread writes first under
+   * its failure policy.
+   */
+  private void handOff(List<AuditEvent> rest) {
+    handedOff.addAll(chunkEvents);
+    handedOff.addAll(rest);
+    chunkEvents.clear();
+    leadersPaused = true;
   }
 
   private static String safe(AuditEvent e) {

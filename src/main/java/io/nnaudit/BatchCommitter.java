@@ -41,6 +41,8 @@ final class BatchCommitter {
   private long recordsSinceForce;
   /** For a handler's direct write: fail-closed retries end at this System.nanoTime(); else no deadline. */
   private boolean hasDeadline;
+  /** Set while a leading handler commits: one attempt, no retry, no give-up. */
+  private boolean tryOnce;
   private long deadlineNanos;
   private long lastForceMillis = System.currentTimeMillis();
   private final WriterFailureLog failures;
@@ -60,12 +62,15 @@ final class BatchCommitter {
    * Writes {@code bytes}, which hold the records of {@code events} (and, first, the drop record of
    * {@code report} if not null), fsyncs if the durability mode asks, and completes the events' tickets.
    */
-  void commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
+  boolean commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
     int n = events.size();
     if (!writeWithRetry(bytes, n)) {
       drops.unreport(report);
+      if (tryOnce) {
+        return false; // a leading handler's try: the writer thread takes the events over, tickets pending
+      }
       giveUp(events);
-      return;
+      return true;
     }
     metrics.recordsWritten(n);
     recordsSinceForce += n;
@@ -82,6 +87,12 @@ final class BatchCommitter {
         }
       }
     }
+    return true;
+  }
+
+  /** A leading handler writes once and never retries or gives up: see {@link #commit}. */
+  void tryOnce(boolean once) {
+    tryOnce = once;
   }
 
   private static void complete(List<AuditEvent> events) {
@@ -203,7 +214,7 @@ final class BatchCommitter {
 
   /** Under fail-closed, pauses and says to retry; under fail-open (or once abandoned), says to give up. */
   private boolean retryAfterFailure() {
-    if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned || pastDeadline()) {
+    if (tryOnce || settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned || pastDeadline()) {
       return false;
     }
     long until = System.currentTimeMillis() + settings.failureRetryIntervalMs();

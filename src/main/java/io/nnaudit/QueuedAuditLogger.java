@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  * an immutable {@link AuditEvent} and offers it to the bounded queue of its {@link AuditPipeline}; a background
  * writer formats and writes it. Records are the stock {@code hdfs-audit.log} lines.
  *
- * <p>The call never throws. Inside an RPC it does not wait for the record: with
+ * <p>The call never throws. Inside an RPC it does not wait for its own record: with
  * {@code nnaudit.ack.policy=write} (the default) or durability=sync the RPC's response is postponed until the
- * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). It waits
- * only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
+ * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Under ack
+ * policy write with durability none and BLOCK, a handler that finds no one writing writes the queue itself
+ * ({@link AuditPipeline#lead}), bounded by {@code nnaudit.handler.max.wait.ms} on a refusing disk. It waits
+ * otherwise only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
  * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
  * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for its own write, which runs under a
  * lock and, under fail-closed with a refusing disk, retries until the JVM halts.
@@ -121,6 +123,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     AckTicket ticket = event.ticket;
     switch (result) {
       case ACCEPTED:
+        pipeline.lead(); // write what is queued here if no one else is writing (ack policy write only)
         if (ticket != null && ticket.mustWait()
             && ticket.await(pipeline.settings().handlerMaxWaitMs()) == AckTicket.PENDING) {
           logCaptureFailure("a caller outside an RPC waited " + pipeline.settings().handlerMaxWaitMs() + " ms ("

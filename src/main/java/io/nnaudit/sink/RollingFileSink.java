@@ -181,14 +181,41 @@ public class RollingFileSink implements AuditSink {
   }
 
   private void undoPartialWrite(long before, IOException cause) {
+    // An interrupt closes a FileChannel in the middle of a write (ClosedByInterruptException), and an
+    // interrupted thread cannot use a channel at all: clear the flag while the bytes are taken back out.
+    boolean interrupted = Thread.interrupted();
     try {
-      if (channel.isOpen() && channel.size() > before) {
-        channel.truncate(before);
+      if (channel.isOpen()) {
+        if (channel.size() > before) {
+          channel.truncate(before);
+        }
+      } else {
+        truncateClosedFile(before);
       }
       size = before;
     } catch (IOException t) {
       cause.addSuppressed(t);
       closeQuietly(channel); // reopened on the next write; the size is read afresh then
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * The channel was closed under the write: truncates the same file (the same inode still at the path, checked
+   * before and after opening it) through a channel of its own, so that the retried chunk does not follow part
+   * of itself. The next write reopens the file as usual.
+   */
+  private void truncateClosedFile(long before) throws IOException {
+    if (!pathHoldsOurFile()) {
+      return;
+    }
+    try (FileChannel t = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      if (pathHoldsOurFile() && t.size() > before) {
+        t.truncate(before);
+      }
     }
   }
 

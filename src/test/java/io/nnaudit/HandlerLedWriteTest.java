@@ -1,0 +1,92 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.conf;
+import static io.nnaudit.AuditTestSupport.logCreate;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Under ack policy write (durability none, BLOCK) the calling threads lead the writes: each event is written
+ * exactly once whoever writes it, and a write the disk refuses is handed to the writer thread, which retries
+ * it under fail-closed; no operation is answered with an error for it.
+ */
+class HandlerLedWriteTest {
+  @TempDir
+  Path dir;
+
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
+
+  private static List<Thread> logging(QueuedAuditLogger l, int threads, int each) {
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < each; i++) {
+          logCreate(l, "/led/t" + id + "/" + i);
+        }
+      });
+      ts.add(th);
+      th.start();
+    }
+    return ts;
+  }
+
+  private static Set<String> srcs(File file) throws Exception {
+    Set<String> srcs = new HashSet<>();
+    for (String r : TestFiles.operationRecords(file)) {
+      int at = r.indexOf("\tsrc=");
+      srcs.add(r.substring(at + 5, r.indexOf('\t', at + 5)));
+    }
+    return srcs;
+  }
+
+  private Configuration ackWrite(File file) {
+    Configuration c = conf(file);
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write");
+    c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 10);
+    return c;
+  }
+
+  @Test
+  void everyEventIsWrittenOnceWhoeverWritesIt() throws Exception {
+    File file = dir.resolve("led.log").toFile();
+    QueuedAuditLogger l = loggers.start(ackWrite(file));
+    for (Thread t : logging(l, 8, 500)) {
+      t.join(60_000);
+    }
+    AuditStats s = l.stats();
+    assertEquals(4000, s.written, s.toString());
+    assertEquals(0, s.aborted, s.toString());
+    assertEquals(4000, TestFiles.operationRecords(file).size(), "no record twice");
+    assertEquals(4000, srcs(file).size(), "every event once");
+  }
+
+  @Test
+  void aRefusedLeaderWriteGoesToTheWriterThreadAndIsRetriedNotAborted() throws Exception {
+    File file = dir.resolve("refused.log").toFile();
+    QueuedAuditLogger l = loggers.start(ackWrite(file));
+    GatedFileSink.failNextWrites.set(5);
+    for (Thread t : logging(l, 4, 200)) {
+      t.join(60_000);
+    }
+    AuditStats s = l.stats();
+    assertTrue(s.sinkErrors >= 5, s.toString());
+    assertEquals(0, s.aborted, "fail-closed: a refused write is retried, never answered with an error: " + s);
+    assertEquals(0, s.dropped, s.toString());
+    assertEquals(800, TestFiles.operationRecords(file).size(), "no record lost or written twice");
+    assertEquals(800, srcs(file).size());
+  }
+}
