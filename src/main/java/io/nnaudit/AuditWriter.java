@@ -64,6 +64,8 @@ final class AuditWriter implements Runnable {
   private volatile boolean leadersPaused;
   /** Events a leading handler could not write, oldest first: the writer thread writes them before the queue. */
   private final List<AuditEvent> handedOff = new ArrayList<>();
+  /** Whether {@link #handedOff} holds events: read without the lock, so that this thread does not sleep on them. */
+  private volatile boolean hasHandedOff;
   private final AuditSink sink;
   private final RecordFormatter formatter;
   private final DropTracker drops;
@@ -139,21 +141,7 @@ final class AuditWriter implements Runnable {
       return false; // see the design note: never leave with events queued
     }
     if (first == null) {
-      DropReport report = drops.takeUnreported();
-      if (report != null) {
-        writeBatch(batch, report);
-      }
-      committer.idle();
-      // Quiescent first, then empty: an event offered before the last handler left is seen here.
-      if (life.isQuiescent() && queue.isEmpty()) {
-        DropReport last = drops.takeUnreported();
-        if (last != null) {
-          writeBatch(batch, last);
-        }
-        drops.warnIfDue(System.currentTimeMillis(), true);
-        return true;
-      }
-      return false;
+      return idleTurn();
     }
     batch.add(first);
     queue.drainTo(batch, batchMax - 1);
@@ -169,13 +157,32 @@ final class AuditWriter implements Runnable {
     return false;
   }
 
+  /** A turn with nothing to write: a pending drop report, the interval fsync, and whether the writer is done. */
+  private boolean idleTurn() {
+    DropReport report = drops.takeUnreported();
+    if (report != null) {
+      writeBatch(batch, report);
+    }
+    committer.idle();
+    // Quiescent first, then empty: an event offered before the last handler left is seen here.
+    if (life.isQuiescent() && queue.isEmpty()) {
+      DropReport last = drops.takeUnreported();
+      if (last != null) {
+        writeBatch(batch, last);
+      }
+      drops.warnIfDue(System.currentTimeMillis(), true);
+      return true;
+    }
+    return false;
+  }
+
   /**
    * One turn when handlers lead writes: this thread is the backstop. It sleeps while the queue is empty (a
    * handler that leaves events behind unparks it), then, holding the lock like any leader, writes what is
    * queued, or does the idle work and checks whether it is done.
    */
   private boolean stepAmongLeaders() {
-    if (queue.isEmpty() && !leadersPaused) {
+    if (queue.isEmpty() && !hasHandedOff) {
       LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(idlePollMs));
       Thread.interrupted(); // a stray interrupt must not make every park return at once
     }
@@ -185,6 +192,7 @@ final class AuditWriter implements Runnable {
       drops.warnIfDue(System.currentTimeMillis(), false);
       batch.addAll(handedOff); // bytes still counted: they were never given back
       handedOff.clear();
+      hasHandedOff = false;
       queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
       if (!batch.isEmpty()) {
         metrics.batchDrained(batch.size());
@@ -196,19 +204,7 @@ final class AuditWriter implements Runnable {
         releaseBytes();
         return false;
       }
-      DropReport report = drops.takeUnreported();
-      if (report != null) {
-        writeBatch(batch, report);
-      }
-      if (life.isQuiescent() && queue.isEmpty()) {
-        DropReport last = drops.takeUnreported();
-        if (last != null) {
-          writeBatch(batch, last);
-        }
-        drops.warnIfDue(System.currentTimeMillis(), true);
-        return true;
-      }
-      return false;
+      return idleTurn();
     } catch (Throwable t) {
       abortInHand("the audit writer failed", writtenAtStart); // under the lock: leaders share the batch
       failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
@@ -399,6 +395,7 @@ final class AuditWriter implements Runnable {
     handedOff.addAll(chunkEvents);
     handedOff.addAll(rest);
     chunkEvents.clear();
+    hasHandedOff = true;
     leadersPaused = true;
   }
 
