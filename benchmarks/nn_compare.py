@@ -71,7 +71,7 @@ VARIANTS = {
                               ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-block-linger20": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.writer.linger.ms": "20"},
                                ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
-    # Diagnostic, not a variant of the issue: the same group commit with the audit file in memory (/dev/shm),
+    # Diagnostic, not a compared variant: the same group commit with the audit file in memory (/dev/shm),
     # where an fsync costs almost nothing, separates the logger's share of sync's cost from the disk's.
     "nnaudit-sync-tmpfs": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync",
                             "nnaudit.file.path": "{meta}/nnaudit-audit.log"},
@@ -89,7 +89,7 @@ VARIANTS["nnaudit-block-baseline"] = VARIANTS["nnaudit-block"]
 PIN_NN = ["taskset", "-c", "0"]
 PIN_CLIENT = ["taskset", "-c", "1"]
 
-# What the benchmarks issue compares; the two sync variants are for group commit (durability=sync).
+# The variants compared by default; the two sync variants are for group commit (durability=sync).
 ISSUE_VARIANTS = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop"]
 
 

@@ -49,7 +49,7 @@ def table(groups, title):
     cpu_title = "NN CPU µs/op without JIT" if field == "nn_cpu_no_jit_us_per_op" else "NN CPU µs/op"
     # With a noop-logger run, CPU is also shown against it: the NameNode's own price of having any logger.
     noop = any(k[2] == "noop-logger" for k in groups)
-    # Since session 4 the CSV also has the CPU of the operation's own path (IPC threads, edit log, GC, writer).
+    # The CSV also has the CPU of the operation's own path (IPC threads, edit log, GC, writer).
     path = "nn_path_us_per_op" in any_rows[0]
     path_head = ("path µs/op median (min–max) | × off | %s" % ("× noop | " if noop else "")) if path else ""
     path_cols = ("---:|---:|%s" % ("---:|" if noop else "")) if path else ""
