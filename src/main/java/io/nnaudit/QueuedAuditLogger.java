@@ -1,7 +1,6 @@
 package io.nnaudit;
 
 import java.net.InetAddress;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -41,7 +40,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final Logger STOCK_AUDIT_LOG =
       LoggerFactory.getLogger("org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit");
   private static final long CAPTURE_FAILURE_LOG_INTERVAL_MS = 10_000;
-  private static final AtomicLong LAST_CAPTURE_FAILURE_LOG = new AtomicLong(Long.MIN_VALUE);
+  private static final RateLimitedLog CAPTURE_FAILURES = new RateLimitedLog(LOG, CAPTURE_FAILURE_LOG_INTERVAL_MS);
 
   private volatile PipelineRegistry.Slot slot;
 
@@ -97,7 +96,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     } catch (Throwable t) {
       pipeline.countCaptureFailure();
       logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
-      if (ticket != null || pipeline.settings().responsesWaitForWriter()) {
+      if (pipeline.settings().responsesWaitForWriter()) { // a ticket exists only then
         abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
       }
       return;
@@ -170,12 +169,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   }
 
   private static void logCaptureFailure(String what, Throwable t) {
-    long now = System.currentTimeMillis();
-    long last = LAST_CAPTURE_FAILURE_LOG.get();
-    if ((last == Long.MIN_VALUE || now - last >= CAPTURE_FAILURE_LOG_INTERVAL_MS)
-        && LAST_CAPTURE_FAILURE_LOG.compareAndSet(last, now)) {
-      LOG.error("nnaudit: {}", what, t);
-    }
+    CAPTURE_FAILURES.error(what, t);
   }
 
   /** Counters of the pipeline this logger writes to. */

@@ -70,6 +70,12 @@ public class GatedFileSink extends RollingFileSink {
     }
   }
 
+  /** Opens the write and the fsync gates, so that no writer stays stalled after a test. */
+  static void openGates() {
+    resume();
+    resumeForces();
+  }
+
   /** Makes every later fsync wait until {@link #resumeForces} is called. */
   static void stallForces() {
     forceGate = new Semaphore(0);

@@ -17,8 +17,7 @@ final class GatedSinkReset implements BeforeEachCallback, AfterEachCallback {
 
   @Override
   public void afterEach(ExtensionContext context) {
-    GatedFileSink.resume();
-    GatedFileSink.resumeForces();
+    GatedFileSink.openGates();
     GatedFileSink.reset();
   }
 }

@@ -28,7 +28,7 @@ final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
 
   @Override
   public void afterEach(ExtensionContext context) {
-    GatedFileSink.resume();
+    GatedFileSink.openGates();
     for (QueuedAuditLogger l : started) {
       l.pipeline().close(10_000);
     }
