@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Experiment (RESULTS.md §4): a change to the logger, A/B under JMH. The same trials with the nnaudit jar just
-# installed and with BASELINE_JAR (e.g. one built from the previous commit) in its place on the benchmark's
-# classpath, interleaved, three repeats. nnaudit BLOCK and DROP at 16 and 64 producer threads; the figures are
-# the benchmark's wall-clock calls/s, the calls dropped and the accepted calls missing from the file, from its [check]
-# line.
+# A change to the logger, A/B under JMH (as in benchmarks/experiments/mpsc-queue). The same trials with the
+# nnaudit jar just installed and with BASELINE_JAR (e.g. one built from the previous commit) in its place on
+# the benchmark's classpath, interleaved, three repeats. nnaudit BLOCK and DROP at 16 and 64 producer threads;
+# the figures are the benchmark's wall-clock calls/s, the calls dropped and the accepted calls missing from
+# the file, from its [check] line.
 # Usage: bash benchmarks/jmh-baseline-experiment.sh BASELINE_JAR OUT.csv   (after dev-support/bin/jmh has built
 # the module)
 set -euo pipefail

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Experiment (RESULTS.md §1): how much of the JMH figure is this VM's price for page-cache pages it has not
+# How much of the JMH figure is this VM's price for page-cache pages it has not
 # touched lately? The same trials twice: with one ever-growing file per trial, as dev-support/bin/jmh runs
 # them (every write lands in new page-cache pages), and with the file rotated at 256 MB keeping one backup,
 # so that deleted backups hand their pages straight back to the writer. nnaudit BLOCK and Hadoop's
 # synchronous path alike; wall-clock calls/s from the benchmark's [check] line. (With rotation the check's
 # record count covers only the live file, so its "lost" column means nothing there.)
-# Usage: bash benchmarks/jmh-fresh-pages-experiment.sh OUT.csv   (after dev-support/bin/jmh has built the module)
+# Usage: bash benchmarks/experiments/jmh-fresh-pages/run.sh OUT.csv   (after dev-support/bin/jmh has built the
+# module; OUT.csv relative to the repository root)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."
 out=${1:?usage: $0 OUT.csv}
 cp="benchmarks/jmh/target/classes:$(cat benchmarks/jmh/target/jmh.classpath)"
 files="$(pwd)/target/jmh-files"
