@@ -4,7 +4,14 @@ benchmarks/RESULTS.md.
 
     pip install matplotlib            # once (or: apt-get install python3-matplotlib)
     python3 benchmarks/report.py      # reads benchmarks/results/*.csv and benchmarks/results/jmh-*/, writes
-                                      # benchmarks/*.png, the tables in benchmarks/RESULTS.md, and prints them
+                                      # each one's plot beside it (results/NAME.png), prints each table, and
+                                      # rewrites the table between <!-- BEGIN NAME --> and <!-- END NAME -->
+                                      # in benchmarks/RESULTS.md
+    python3 benchmarks/report.py benchmarks/experiments/mpsc-queue/jmh.csv
+                                      # one file or JMH directory: its table printed, its plot written beside
+                                      # it; RESULTS.md is rewritten only for results under benchmarks/results/
+
+Experiments (benchmarks/experiments/<name>/) are not read unless named: their NOTES.md hold their tables.
 
 For each (op, threads, variant) it takes the median over repeats, with min-max, of ops/s and of NameNode CPU
 per op, and each variant's ratio of medians to the "off" variant measured in the same run. Audit records lost
@@ -19,6 +26,7 @@ import sys
 from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
 
 
 def load(path):
@@ -93,7 +101,7 @@ def order(v):
     return ORDER.index(v) if v in ORDER else len(ORDER)
 
 
-def plot(groups, name):
+def plot(groups, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -137,7 +145,6 @@ def plot(groups, name):
             ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out
@@ -234,7 +241,7 @@ def drain_table(d, title):
     return "\n".join(out)
 
 
-def jmh_plot(rows, name):
+def jmh_plot(rows, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -263,10 +270,15 @@ def jmh_plot(rows, name):
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.tight_layout()
-    out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out
+
+
+def in_results(path):
+    """Whether a CSV or JMH directory is one of the current results (benchmarks/results/), whose tables
+    RESULTS.md holds."""
+    return os.path.dirname(os.path.abspath(os.path.normpath(path))) == RESULTS
 
 
 def report_jmh(d):
@@ -275,14 +287,16 @@ def report_jmh(d):
     text = jmh_table(rows, name)
     print(text)
     print()
-    update_results_md(name, text)
+    if in_results(d):
+        update_results_md(name, text)
     drain = drain_table(d, name + "-drain")
     if drain:
         print(drain)
         print()
-        update_results_md(name + "-drain", drain)
+        if in_results(d):
+            update_results_md(name + "-drain", drain)
     try:
-        print("plot: " + jmh_plot(rows, name))
+        print("plot: " + jmh_plot(rows, os.path.normpath(d) + ".png"))
     except ImportError:
         print("(matplotlib is not installed: pip install matplotlib, for the plots)")
     print()
@@ -292,8 +306,9 @@ JMH_EXPERIMENT_MEASURES = ("repeat", "wall_calls_per_s", "dropped", "lost")
 
 
 def jmh_experiment_table(path, title):
-    """A JMH experiment's CSV (benchmarks/jmh-*-experiment.sh): one row per setting, the median wall-clock
-    calls/s with min–max over its repeats, and the calls the check found missing from the file."""
+    """A JMH experiment's CSV (benchmarks/jmh-baseline-experiment.sh, benchmarks/experiments/jmh-fresh-pages/
+    run.sh): one row per setting, the median wall-clock calls/s with min–max over its repeats, and the calls
+    the check found missing from the file."""
     with open(path) as f:
         rows = list(csv.DictReader(f))
     keys = [c for c in rows[0] if c not in JMH_EXPERIMENT_MEASURES]
@@ -312,7 +327,7 @@ def jmh_experiment_table(path, title):
     return "\n".join(out), groups, keys, ordered
 
 
-def jmh_experiment_plot(groups, keys, ordered, name):
+def jmh_experiment_plot(groups, keys, ordered, out):
     """Bars of the median calls/s (min–max whiskers), one cluster per variant and thread count, one bar per
     value of the CSV's first column (the thing the experiment varies)."""
     import matplotlib
@@ -346,32 +361,33 @@ def jmh_experiment_plot(groups, keys, ordered, name):
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    out = os.path.join(HERE, name + ".png")
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out
 
 
 def main():
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "results", "*.csv")) +
-                                   glob.glob(os.path.join(HERE, "results", "jmh-*", "")))
+    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(RESULTS, "*.csv")) +
+                                   glob.glob(os.path.join(RESULTS, "jmh-*", "")))
     for p in paths:
         if os.path.isdir(p):
             report_jmh(p)
             continue
         name = os.path.splitext(os.path.basename(p))[0]
+        png = os.path.splitext(p)[0] + ".png"  # beside its CSV
         with open(p) as f:
             header = next(csv.reader(f))
-        if "op" not in header:  # a JMH experiment (benchmarks/jmh-*-experiment.sh)
+        if "op" not in header:  # a JMH experiment's CSV
             text, groups, keys, ordered = jmh_experiment_table(p, name)
-            make_plot = lambda: jmh_experiment_plot(groups, keys, ordered, name)
+            make_plot = lambda: jmh_experiment_plot(groups, keys, ordered, png)
         else:  # nn_compare.py
             groups = load(p)
             text = table(groups, name)
-            make_plot = lambda: plot(groups, name)
+            make_plot = lambda: plot(groups, png)
         print(text)
         print()
-        update_results_md(name, text)
+        if in_results(p):
+            update_results_md(name, text)
         try:
             print("plot: " + make_plot())
         except ImportError:
