@@ -11,8 +11,8 @@ against the operations performed.
 
     python3 benchmarks/nn_compare.py --quick     # about 5 minutes
     python3 benchmarks/nn_compare.py --full      # about 40 minutes
-    python3 benchmarks/nn_compare.py --variants off,nnaudit-sync,nnaudit-sync-per-record \
-        --ops create,fileStatus --threads 64 --files 20000 --out benchmarks/results/group-commit-t64.csv
+    python3 benchmarks/nn_compare.py --no-pin --variants off,nnaudit-sync,nnaudit-sync-per-record \
+        --ops create,fileStatus --threads 64 --files 20000 --out benchmarks/results/group-commit-t64-unpinned.csv
 
 Raw rows go to benchmarks/results/nn-compare-<mode>.csv; benchmarks/report.py makes the tables and plots.
 NN_JAVA_OPTS adds JVM options to every NameNode, e.g. for a profiler:
@@ -90,7 +90,7 @@ PIN_NN = ["taskset", "-c", "0"]
 PIN_CLIENT = ["taskset", "-c", "1"]
 
 # The variants compared by default; the two sync variants are for group commit (durability=sync).
-ISSUE_VARIANTS = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop"]
+DEFAULT_VARIANTS = ["off", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block", "nnaudit-drop"]
 
 
 def async_audit_log4j(blocking):
@@ -260,7 +260,7 @@ def main():
     # about a tenth of what 16 do, so fewer.
     def files_for(t):
         return a.files or ((20000 if a.full else 5000) if t > 1 else 2000)
-    variants = (a.variants or ",".join(ISSUE_VARIANTS)).split(",")
+    variants = (a.variants or ",".join(DEFAULT_VARIANTS)).split(",")
     warm_passes = a.warm_passes
     out = a.out or os.path.join(ROOT, "benchmarks", "results", "nn-compare-%s.csv" % name)
     for v in variants:
