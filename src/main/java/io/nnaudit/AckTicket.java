@@ -20,8 +20,11 @@ import org.apache.hadoop.ipc.Server;
  * until the ticket completes, in bounded slices and for at most {@code nnaudit.handler.max.wait.ms}.</li>
  * </ul>
  * Completion is idempotent: the first of {@link #done}, {@link #release} and {@link #abort} wins, the others
- * do nothing; none of them throws. Completed by the writer thread, by a handler writing directly after the
- * shutdown hook, or by the handler itself when its event never entered the queue.
+ * do nothing; none of them throws. Completed by the thread that writes the record (the writer thread, or a
+ * handler leading a write), by a handler writing directly after the shutdown hook, by a dying writer thread
+ * (aborting what it held or left queued), or by the handler itself when its event never entered the queue.
+ * Completing sends the RPC response: serializing it (and any SASL wrapping) runs on the completing thread,
+ * inside the pipeline's write lock when handlers lead.
  */
 public abstract class AckTicket {
   /** Not yet settled. */

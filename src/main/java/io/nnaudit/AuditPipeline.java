@@ -39,8 +39,11 @@ import org.slf4j.LoggerFactory;
  * writer, not the handler) and reported in the audit stream by {@link DropTracker}.</li>
  * </ul>
  * A handler that finds the queue full also unparks the writer, ending its linger (see {@link AuditWriter}).
- * Nothing else on the handler path takes a lock or allocates beyond the event itself. What happens when the
- * disk fails is the committer's business: under fail-closed the queue backs up and BLOCK handlers wait.
+ * Beyond the queue's own lock, a handler takes a lock only to lead a write ({@link #lead}, a
+ * {@code tryLock} that never waits) or after the hand-over. A leader formats the batch, makes the write(2)
+ * and completes the batch's tickets (serializing those responses) while it holds the write lock; the
+ * write(2) is the one wait no setting can bound. What happens when the disk fails is the committer's
+ * business: under fail-closed the queue backs up and BLOCK handlers wait.
  *
  * <p>Two ways to stop, in this order of events:
  * <ul>
@@ -93,8 +96,6 @@ public final class AuditPipeline {
    * record after the hand-over.
    */
   private final ReentrantLock writeLock = new ReentrantLock();
-  /** Whether offering handlers write what is queued themselves (see {@link #lead}). */
-  private final boolean handlersLead;
   private volatile AuditSink sink;
   private volatile AuditWriter writer;
   private volatile Thread writerThread;
@@ -106,16 +107,18 @@ public final class AuditPipeline {
     this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.metrics = new WriterMetrics(settings.percentileIntervals());
     this.shutdownHook = this::shutdown;
-    this.handlersLead = leadsByHandlers(settings);
   }
 
   /**
    * Handlers lead writes only where a write is all a response waits for and a handler may wait: ack policy
-   * write, durability none (an fsync stays off handler threads), BLOCK (a DROP handler never waits).
+   * write, durability none (an fsync stays off handler threads), BLOCK (a DROP handler never waits), and a
+   * sink whose failed write leaves its destination as it was ({@link AuditSink#undoesFailedWrites}): a
+   * leader's failed chunk is formatted again by the writer thread, which a sink that keeps part of a failed
+   * chunk (log4j2) would deliver twice.
    */
-  static boolean leadsByHandlers(NnauditSettings settings) {
+  static boolean leadsByHandlers(NnauditSettings settings, AuditSink sink) {
     return settings.ackPolicy() == AckPolicy.WRITE && settings.durability() == Durability.NONE
-        && settings.overflowPolicy() == OverflowPolicy.BLOCK;
+        && settings.overflowPolicy() == OverflowPolicy.BLOCK && sink.undoesFailedWrites();
   }
 
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
@@ -136,7 +139,7 @@ public final class AuditPipeline {
 
   /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
   void open(AuditSink sink) {
-    AuditWriter w = new AuditWriter(life, queue, queuedBytes, handlersLead ? writeLock : null, sink, settings.recordFormat() == RecordFormat.JSON
+    AuditWriter w = new AuditWriter(life, queue, queuedBytes, leadsByHandlers(settings, sink) ? writeLock : null, sink, settings.recordFormat() == RecordFormat.JSON
         ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
     Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
     t.setDaemon(true);
@@ -165,10 +168,13 @@ public final class AuditPipeline {
       w.run();
       normal = true;
     } finally {
-      if (!normal) {
-        degradeToDirect(w);
+      try {
+        if (!normal) {
+          degradeToDirect(w);
+        }
+      } finally {
+        life.writerExited = true; // even if degrading failed: offers then find the pipeline gone
       }
-      life.writerExited = true;
     }
   }
 
@@ -186,19 +192,28 @@ public final class AuditPipeline {
     while (!life.isQuiescent() && System.nanoTime() - deadline < 0) {
       Thread.yield();
     }
+    String why = "the audit writer ended unexpectedly";
     writeLock.lock(); // a leading handler may be writing: wait for it, and hold off the next
     try {
-      w.abortInHand("the audit writer ended unexpectedly", metrics.written);
+      try {
+        w.abortAll(why);
+      } catch (Throwable t) {
+        // Each step on its own: the queue's tickets are aborted even if the batch in hand could not be.
+      }
       AuditEvent e;
       while ((e = queue.poll()) != null) {
-        metrics.writeFailed(1);
-        if (e.ticket != null) {
-          metrics.aborted(1);
-          e.ticket.abort("the audit writer ended unexpectedly");
+        try {
+          metrics.writeFailed(1);
+          if (e.ticket != null) {
+            metrics.aborted(1);
+            e.ticket.abort(why);
+          }
+        } catch (Throwable t) {
+          // go on with the next: every queued response must be answered
         }
       }
-      life.handedOver = true;
     } finally {
+      life.handedOver = true;
       writeLock.unlock();
     }
     LOG.error("nnaudit: the audit writer for {} ended unexpectedly; handlers now write their own records",
@@ -370,17 +385,17 @@ public final class AuditPipeline {
    */
   void lead() {
     AuditWriter w = writer;
-    if (!handlersLead || w == null) {
+    if (w == null || !w.ledByHandlers()) {
       return; // a replacement not yet open: its writer thread will write what it queued
     }
     boolean interrupted = Thread.interrupted();
     try {
       for (int round = 0; round < LEAD_ROUNDS; round++) {
-        if (queue.isEmpty()) {
-          return;
-        }
         if (life.closed || w.leadersPaused()) {
           LockSupport.unpark(writerThread); // the writer thread (or the shutdown hook) takes it
+          return;
+        }
+        if (queue.isEmpty()) {
           return;
         }
         if (!writeLock.tryLock()) {
@@ -435,38 +450,55 @@ public final class AuditPipeline {
       refuse(e, "the audit pipeline is closed");
       return Offer.REFUSED;
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
-        Math.min(settings.handlerMaxWaitMs(), settings.shutdownTimeoutMs() + 1000));
-    while (!life.handedOver) {
-      if (life.abandoned || System.nanoTime() - deadline >= 0) {
-        refuse(e, "the audit writer did not finish before the NameNode stopped");
-        return Offer.REFUSED;
-      }
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
-    }
-    boolean locked = false;
+    boolean interrupted = Thread.interrupted(); // an interrupt does not end the wait; the flag is restored
     try {
-      locked = writeLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-    }
-    if (!locked) {
-      refuse(e, "another handler held the audit file past " + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY);
-      return Offer.REFUSED;
-    }
-    boolean interrupted = Thread.interrupted(); // an interrupted FileChannel would close itself
-    try {
-      if (writer.writeDirect(e, deadline)) {
-        writtenDirect.increment();
-        return Offer.WRITTEN;
-      }
+      return afterHandOver(e);
     } finally {
-      writeLock.unlock();
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
-    return Offer.REFUSED; // the committer counted it and settled its ticket
+  }
+
+  private Offer afterHandOver(AuditEvent e) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+        Math.min(settings.handlerMaxWaitMs(), settings.shutdownTimeoutMs() + 1000));
+    boolean interrupted = false; // interrupts during the wait, restored after the write
+    try {
+      while (!life.handedOver) {
+        if (life.abandoned || System.nanoTime() - deadline >= 0) {
+          refuse(e, "the audit writer did not finish before the NameNode stopped");
+          return Offer.REFUSED;
+        }
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+        interrupted |= Thread.interrupted();
+      }
+      boolean locked = false;
+      while (!locked) {
+        try {
+          locked = writeLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          if (!locked) {
+            refuse(e, "another handler held the audit file past " + NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY);
+            return Offer.REFUSED;
+          }
+        } catch (InterruptedException ie) {
+          interrupted = true; // keep waiting, to the same deadline
+        }
+      }
+      try {
+        if (writer.writeDirect(e, deadline)) {
+          writtenDirect.increment();
+          return Offer.WRITTEN;
+        }
+      } finally {
+        writeLock.unlock();
+      }
+      return Offer.REFUSED; // the committer counted it and settled its ticket
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Counts an event that will have no record and whose operation must not be acknowledged as audited. */

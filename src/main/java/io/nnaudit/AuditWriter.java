@@ -220,6 +220,11 @@ final class AuditWriter implements Runnable {
    * {@code deadlineNanos}. After any failure, handlers stop leading and the writer thread takes over.
    */
   void writeQueued() {
+    if (leadersPaused || hasHandedOff) {
+      // Checked under the lock: a leader that lost the race to a failed one leaves the queue to this thread,
+      // which writes the handed-off events first (oldest first) and counts their bytes once.
+      return;
+    }
     queue.drainTo(batch, batchMax);
     if (batch.isEmpty()) {
       return;
@@ -238,8 +243,24 @@ final class AuditWriter implements Runnable {
     }
   }
 
+  /** Whether handlers lead writes ({@link AuditPipeline#lead}); fixed when the writer is made. */
+  boolean ledByHandlers() {
+    return leadLock != null;
+  }
+
   boolean leadersPaused() {
     return leadersPaused;
+  }
+
+  /**
+   * The writer is dying: the batch in hand and the events handed to it by leaders are failed, their tickets
+   * aborted, so that no response waits for a writer that is gone. Under the pipeline's write lock.
+   */
+  void abortAll(String why) {
+    batch.addAll(handedOff); // their bytes are still counted: released with the batch's
+    handedOff.clear();
+    hasHandedOff = false;
+    abortInHand(why, metrics.written);
   }
 
   /** {@link #abortInHand} from the writer thread's loop, under the lead lock when handlers lead. */

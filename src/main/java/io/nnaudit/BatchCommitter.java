@@ -8,7 +8,10 @@ import io.nnaudit.sink.AuditSink;
 
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the
- * chunk's tickets. Writer thread only (after the writer ends, the handler holding the pipeline's direct lock).
+ * chunk's tickets. One writing thread at a time: the writer thread, or, when handlers lead writes and after
+ * the writer ends, the thread holding the pipeline's write lock. A leading handler tries a chunk once
+ * ({@link #tryOnce}) and never retries or gives up: a failed chunk goes back, tickets pending, to the writer
+ * thread, which applies the failure policy to it.
  *
  * <p>Design note. A chunk is written, then fsynced when the durability mode asks (after every chunk for
  * batch and sync; at most every T ms or N records for interval, including from the idle loop). Tickets are

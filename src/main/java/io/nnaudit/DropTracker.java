@@ -12,8 +12,8 @@ import org.slf4j.Logger;
  * volatile write of the reason. The WARN line is written by the writer thread ({@link #warnIfDue}, once per
  * loop turn and at the end), so a handler never pays for logging; a writer stuck inside a write call
  * therefore delays the line, not the count. {@link #takeUnreported}, {@link #warnIfDue} and
- * {@link #unreport} are called by the writer thread only (or, after it ended, under the pipeline's direct
- * lock). The count in each report is exact; its from/to span can be off by the few microseconds of a race
+ * {@link #unreport} are called by one writing thread at a time: the writer thread, or a handler holding the
+ * pipeline's write lock. The count in each report is exact; its from/to span can be off by the few microseconds of a race
  * between a drop and a report, never by a whole event.
  */
 final class DropTracker {
@@ -28,9 +28,9 @@ final class DropTracker {
   private final long warnIntervalMs;
   private final Logger log;
   private final String what;
-  private long reportedTotal; // writer thread only
-  private long warnedTotal; // writer thread only
-  private long lastWarnMillis = NONE; // writer thread only
+  private long reportedTotal; // the writing thread only
+  private long warnedTotal; // the writing thread only
+  private long lastWarnMillis = NONE; // the writing thread only
 
   DropTracker(long warnIntervalMs, Logger log, String what) {
     this.warnIntervalMs = warnIntervalMs;
@@ -69,7 +69,7 @@ final class DropTracker {
     lastWarnMillis = nowMillis;
   }
 
-  /** Writer thread only: accepted events given up by fail-open. */
+  /** The writing thread only: accepted events given up by fail-open. */
   void onWriterDrops(long count, long nowMillis, String reason) {
     afterAcceptance += count;
     onDrops(count, nowMillis, reason);
@@ -83,7 +83,7 @@ final class DropTracker {
     return total.get();
   }
 
-  /** Drops not yet reported in the audit stream, or null. Writer thread only. */
+  /** Drops not yet reported in the audit stream, or null. The writing thread only. */
   DropReport takeUnreported() {
     long t = total.get();
     if (t == reportedTotal) {

@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * more. The pipeline changes it; the writer and the committer only read it, except {@link #writerExited}.
  *
  * <p>Order of the flags. {@code direct} is set before {@code closed}, so a handler that sees the pipeline
- * closed also sees whether it must write directly. {@code handedOver} is set only after the writer thread has
- * ended (the setter joined it), so a handler that sees it owns the sink under the pipeline's direct lock.
+ * closed also sees whether it must write directly. {@code handedOver} is set once the writer thread has
+ * stopped writing: by the shutdown hook after joining it, or by the dying writer thread itself as its last
+ * act under the pipeline's write lock; a handler that sees it owns the sink under that lock.
  * All fields are volatile; {@code handlersInside} counts handlers between their check of {@code closed} and
  * the end of their offer, so that the writer can tell when nothing more can enter the queue.
  */

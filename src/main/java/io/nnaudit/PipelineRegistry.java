@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * If the new sink cannot be opened, the replacement writes to the old settings' sink instead and
  * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline; if that fails
  * too, the replacement refuses every event (answered with errors) rather than queue what nobody writes. An
- * old writer that could not finish in time is abandoned and waited for once more, so that two writers never
- * hold the file. Synchronized:
+ * old writer that could not finish in time is abandoned and waited for once more before the replacement
+ * opens the file; a writer stuck in a system call past both waits may still hold its old file handle (it
+ * writes nothing new: it was abandoned). Synchronized:
  * it runs at start-up only.
  */
 final class PipelineRegistry {

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * ({@link AuditPipeline#lead}), bounded by {@code nnaudit.handler.max.wait.ms} on a refusing disk. It waits
  * otherwise only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
  * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
- * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for its own write, which runs under a
- * lock and, under fail-closed with a refusing disk, retries until the JVM halts.
+ * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for the lock and its own write, which
+ * under fail-closed with a refusing disk retries to the same bound and then answers the operation with an
+ * error. A write(2) itself cannot be bounded: a handler that writes waits as long as the disk holds that call.
  */
 public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final Logger LOG = LoggerFactory.getLogger(QueuedAuditLogger.class);
@@ -96,25 +97,32 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     } catch (Throwable t) {
       pipeline.countCaptureFailure();
       logCaptureFailure("could not capture an audit event (cmd=" + cmd + "); it is skipped", t);
-      if (pipeline.settings().responsesWaitForWriter()) { // a ticket exists only then
-        abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
-      }
+      abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
       return;
     }
-    AuditPipeline.Offer result = pipeline.offer(event);
-    if (result == AuditPipeline.Offer.CLOSED) {
-      // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is published
-      // before the old pipeline closes, so one step is enough.
-      AuditPipeline current = s.current;
-      if (current != pipeline) {
-        pipeline = current;
-        result = current.offer(event);
-      }
+    AuditPipeline.Offer result = null;
+    try {
+      result = pipeline.offer(event);
       if (result == AuditPipeline.Offer.CLOSED) {
-        result = pipeline.afterClose(event); // the shutdown hook ran: write it here, or refuse it
+        // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is
+        // published before the old pipeline closes, so one step is enough.
+        AuditPipeline current = s.current;
+        if (current != pipeline) {
+          pipeline = current;
+          result = current.offer(event);
+        }
+        if (result == AuditPipeline.Offer.CLOSED) {
+          result = pipeline.afterClose(event); // the shutdown hook ran: write it here, or refuse it
+        }
+      }
+      settle(pipeline, event, result);
+    } catch (Throwable t) {
+      logCaptureFailure("could not hand an audit event to its pipeline (cmd=" + cmd + ")", t);
+      if (result != AuditPipeline.Offer.ACCEPTED) {
+        // Not known to be queued: answer with an error. A ticket already settled ignores this.
+        abortResponse(ticket, "the audit event could not be handed to its pipeline");
       }
     }
-    settle(pipeline, event, result);
   }
 
   /** Completes the acknowledgement of an event by what became of it. Never throws. */

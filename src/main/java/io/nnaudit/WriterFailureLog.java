@@ -6,7 +6,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Rate-limited ERROR logging of the writer thread's failures (events it cannot format, writes and fsyncs the
  * disk refuses): at most one line per {@link #INTERVAL_MS}, saying how many were left unlogged in between, so
- * that a dead disk cannot flood the NameNode log. Writer thread only; not thread-safe.
+ * that a dead disk cannot flood the NameNode log. One writing thread at a time (the writer thread, or a handler
+ * holding the pipeline's write lock); not thread-safe.
  */
 final class WriterFailureLog {
   private static final Logger LOG = LoggerFactory.getLogger(WriterFailureLog.class);

@@ -6,7 +6,7 @@ import org.apache.hadoop.metrics2.lib.MutableRate;
 import org.apache.hadoop.metrics2.lib.MutableStat;
 
 /**
- * What the writer thread measures: counts (written by the writer alone, read by anyone) and, in a metrics2
+ * What the writer measures: counts (written by one writing thread at a time, read by anyone) and, in a metrics2
  * registry, the batch-size and latency distributions that {@link NnauditMetricsSource} publishes. Latencies
  * are in microseconds: a write is far below a millisecond. Quantiles exist only when
  * {@code dfs.metrics.percentiles.intervals} is set, as for the NameNode's own metrics.

@@ -88,5 +88,48 @@ class HandlerLedWriteTest {
     assertEquals(0, s.dropped, s.toString());
     assertEquals(800, TestFiles.operationRecords(file).size(), "no record lost or written twice");
     assertEquals(800, srcs(file).size());
+    AuditPipeline p = l.pipeline();
+    Eventually.await("every event's bytes are given back to the queue's budget, once", 10_000,
+        () -> p.queuedBytes() == 0);
+    assertEquals(0, p.queuedBytes());
+  }
+
+  /**
+   * Leaders race writes the disk keeps refusing now and then: a leader that finds the lock free after another
+   * leader's write failed must leave the queue to the writer thread, or the handed-off events' bytes would be
+   * counted twice and the byte budget would shrink for good.
+   */
+  @Test
+  void refusedWritesAmongRacingLeadersLeakNoBudgetAndLoseNothing() throws Exception {
+    File file = dir.resolve("racing.log").toFile();
+    QueuedAuditLogger l = loggers.start(ackWrite(file));
+    Thread refuser = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        GatedFileSink.failNextWrites.compareAndSet(0, 1);
+        try {
+          Thread.sleep(2); // a pace for the fault, not a wait for a result
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    refuser.start();
+    try {
+      for (Thread t : logging(l, 16, 300)) {
+        t.join(120_000);
+      }
+    } finally {
+      refuser.interrupt();
+      refuser.join();
+    }
+    AuditStats s = l.stats();
+    assertTrue(s.sinkErrors > 0, "the disk refused some writes: " + s);
+    assertEquals(0, s.aborted, s.toString());
+    assertEquals(4800, TestFiles.operationRecords(file).size(), "no record lost or written twice");
+    assertEquals(4800, srcs(file).size());
+    AuditPipeline p = l.pipeline();
+    Eventually.await("every event's bytes are given back to the queue's budget, once", 10_000,
+        () -> p.queuedBytes() == 0);
+    assertEquals(0, p.queuedBytes());
   }
 }

@@ -5,7 +5,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Where the writer puts finished records. Called by the writer thread only, one chunk at a time: a chunk is
+ * Where the writer puts finished records. Called by one thread at a time (the pipeline's writer thread, or a
+ * handler holding the pipeline's write lock), one chunk at a time: a chunk is
  * one or more whole records, each ending in a newline.
  *
  * <p>A sink must keep records whole and must never deliver a record twice. When {@link #write} returns, every
@@ -32,6 +33,16 @@ public interface AuditSink extends Closeable {
    * failure and resumed on retry, as above.
    */
   void write(ByteBuffer chunk) throws IOException;
+
+  /**
+   * Whether a failed {@link #write} always leaves the destination as it was (the first way above), so that the
+   * chunk's records may be formatted again and written by another thread. Only then may the NameNode's
+   * handlers lead writes; a sink that keeps records of a failed chunk is written by the writer thread alone,
+   * which retries the very same chunk. False unless a sink says otherwise.
+   */
+  default boolean undoesFailedWrites() {
+    return false;
+  }
 
   /** Forces everything written so far to stable storage (fsync). */
   void force() throws IOException;

@@ -32,7 +32,8 @@ import org.apache.logging.log4j.spi.ExtendedLogger;
  * passes it on. The route is checked at start-up so that no appender hides its failures
  * ({@link Log4j2Route}), and the sink calls {@link ExtendedLogger#logMessage} itself, after its own level
  * check, because {@code Logger.info} lets only a {@code LoggingException} out (log4j2's default error handler
- * makes one of an appender's failure; a replaced handler need not). Not thread-safe: the writer's alone.
+ * makes one of an appender's failure; a replaced handler need not). Not thread-safe: the pipeline calls it
+ * from one writing thread at a time.
  */
 public final class Log4j2Sink implements AuditSink {
   private static final String FQCN = Log4j2Sink.class.getName();

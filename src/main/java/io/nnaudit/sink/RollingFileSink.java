@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * <li>With a durability other than none, a file the sink stops writing to (rotated, or moved away) is fsynced
  * before it is closed, since no later fsync covers it; if that fails, the next {@link #force} throws.</li>
  * </ul>
- * Used by the writer thread alone; not thread-safe, except that the counters may be read from any thread.
+ * Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its write lock);
+ * not thread-safe, except that the counters may be read from any thread.
  */
 public class RollingFileSink implements AuditSink {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
@@ -75,7 +76,7 @@ public class RollingFileSink implements AuditSink {
   /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
   private IOException unreportedForceFailure;
   private long nextRotationAttempt = NEVER;
-  /** Written by the writer thread only; volatile for the metrics. */
+  /** Written by the writing thread only; volatile for the metrics. */
   private volatile long rotationFailures;
   private volatile long refusedReopens;
 
@@ -246,6 +247,12 @@ public class RollingFileSink implements AuditSink {
     }
     LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
     switchTo(next);
+  }
+
+  /** A failed write is truncated away, so the file is as it was before the call. */
+  @Override
+  public boolean undoesFailedWrites() {
+    return true;
   }
 
   @Override

@@ -208,6 +208,44 @@ class Log4j2SinkTest {
     assertEquals(0, l.stats().droppedAfterAcceptance);
   }
 
+  /**
+   * Under the default ack policy, callers wait for their records: with a sink that cannot take back what it
+   * delivered, only the writer thread writes (no caller leads a write), so a refused record is retried alone
+   * and the records before it in its chunk are not delivered again.
+   */
+  @Test
+  void underTheDefaultAckPolicyARefusedRecordIsNeverDeliveredTwice() throws Exception {
+    FlakyAppender a = FlakyAppender.attach(log4j2(FLAKY_CONFIG), "nnaudit.flaky", "flaky", false)
+        .failOnce(m -> m.matches("(?s).*\tsrc=/w/\\d+/\\d*[37]\t.*"));
+    Configuration c = conf("nnaudit.flaky");
+    c.unset(NnauditConfigKeys.ACK_POLICY_KEY);
+    QueuedAuditLogger l = new QueuedAuditLogger();
+    l.initialize(c);
+    int threads = 8;
+    int each = 100;
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < each; i++) {
+          l.logAuditEvent(true, "alice", null, "create", "/w/" + id + "/" + i, null, STAT, null, null, null);
+        }
+      });
+      ts.add(th);
+      th.start();
+    }
+    for (Thread th : ts) {
+      th.join(60_000);
+    }
+    assertTrue(l.pipeline().close(30_000));
+    List<String> delivered = srcs(a.messages());
+    assertTrue(a.failures() > 0, "the appender refused records");
+    assertEquals(delivered.size(), new HashSet<>(delivered).size(), "no record delivered twice");
+    assertEquals(threads * each, delivered.size(), "every record delivered");
+    assertEquals(threads * each, l.stats().written);
+    assertEquals(0, l.stats().aborted, l.stats().toString());
+  }
+
   @Test
   void failOpenCountsNoRefusedRecordAsWritten() throws Exception {
     FlakyAppender a = FlakyAppender.attach(log4j2(FLAKY_CONFIG), "nnaudit.flaky", "flaky", false)
