@@ -6,13 +6,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** Waits for a condition that another thread makes true, failing with what was awaited at the time limit. */
-final class Eventually {
+public final class Eventually {
   private static final long POLL_MS = 5;
 
   private Eventually() {
   }
 
-  static void await(String what, long timeoutMs, BooleanSupplier condition) throws InterruptedException {
+  public static void await(String what, long timeoutMs, BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline >= 0) {

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
+import io.nnaudit.Eventually;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.QueuedAuditLogger;
@@ -209,40 +210,43 @@ class Log4j2SinkTest {
   }
 
   /**
-   * Under the default ack policy, callers wait for their records: with a sink that cannot take back what it
-   * delivered, only the writer thread writes (no caller leads a write), so a refused record is retried alone
-   * and the records before it in its chunk are not delivered again.
+   * Under the default ack policy, callers wait for their records. The first record holds the write until
+   * seven more are queued, so that they go out as one chunk, and the appender refuses the sixth of them once.
+   * With a sink that cannot take back a delivered record, only the writer thread writes (no caller leads a
+   * write), and it retries the very same chunk: the records before the refused one are not delivered again.
    */
   @Test
   void underTheDefaultAckPolicyARefusedRecordIsNeverDeliveredTwice() throws Exception {
     FlakyAppender a = FlakyAppender.attach(log4j2(FLAKY_CONFIG), "nnaudit.flaky", "flaky", false)
-        .failOnce(m -> m.matches("(?s).*\tsrc=/w/\\d+/\\d*[37]\t.*"));
+        .holdOn(m -> m.contains("\tsrc=/h/0\t"))
+        .failOnce(m -> m.contains("\tsrc=/h/5\t"));
     Configuration c = conf("nnaudit.flaky");
     c.unset(NnauditConfigKeys.ACK_POLICY_KEY);
     QueuedAuditLogger l = new QueuedAuditLogger();
     l.initialize(c);
-    int threads = 8;
-    int each = 100;
     List<Thread> ts = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      final int id = t;
-      Thread th = new Thread(() -> {
-        for (int i = 0; i < each; i++) {
-          l.logAuditEvent(true, "alice", null, "create", "/w/" + id + "/" + i, null, STAT, null, null, null);
-        }
-      });
+    for (int i = 0; i < 8; i++) {
+      final int id = i;
+      Thread th = new Thread(() ->
+          l.logAuditEvent(true, "alice", null, "create", "/h/" + id, null, STAT, null, null, null));
       ts.add(th);
       th.start();
+      if (i == 0) {
+        Eventually.await("the first record is taken from the queue and held in the appender", 10_000,
+            () -> l.stats().accepted == 1 && l.stats().queueDepth == 0);
+      }
     }
+    Eventually.await("the seven others are queued behind the held one", 10_000, () -> l.stats().queueDepth == 7);
+    a.release();
     for (Thread th : ts) {
       th.join(60_000);
     }
     assertTrue(l.pipeline().close(30_000));
     List<String> delivered = srcs(a.messages());
-    assertTrue(a.failures() > 0, "the appender refused records");
-    assertEquals(delivered.size(), new HashSet<>(delivered).size(), "no record delivered twice");
-    assertEquals(threads * each, delivered.size(), "every record delivered");
-    assertEquals(threads * each, l.stats().written);
+    assertEquals(1, a.failures(), "the appender refused one record");
+    assertEquals(delivered.size(), new HashSet<>(delivered).size(), "no record delivered twice: " + delivered);
+    assertEquals(8, delivered.size(), "every record delivered: " + delivered);
+    assertEquals(8, l.stats().written);
     assertEquals(0, l.stats().aborted, l.stats().toString());
   }
 
