@@ -212,6 +212,33 @@ class AuditPipelineTest {
     assertEquals(3, TestFiles.operationRecords(file).size());
   }
 
+  /**
+   * After the shutdown hook handed the file over, a handler writes its own record: an interrupt flag it
+   * arrives with neither refuses the record nor closes the file, and is there again when it returns.
+   */
+  @Test
+  void afterTheHandOverAnInterruptedHandlerWritesItsRecordAndKeepsTheFlag() throws Exception {
+    Configuration c = conf(file);
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write");
+    QueuedAuditLogger l = loggers.start(c);
+    logCreate(l, "/before");
+    assertTrue(l.pipeline().shutdown(), "the hook drained and handed the file over");
+    boolean[] flagAfter = new boolean[1];
+    Thread handler = new Thread(() -> {
+      Thread.currentThread().interrupt();
+      logCreate(l, "/after-hand-over");
+      flagAfter[0] = Thread.currentThread().isInterrupted();
+    });
+    handler.start();
+    handler.join(30_000);
+    assertFalse(handler.isAlive());
+    assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
+    assertEquals(0, l.stats().aborted, l.stats().toString());
+    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(2, records.size(), records.toString());
+    assertTrue(records.get(1).contains("\tsrc=/after-hand-over\t"), records.get(1));
+  }
+
   @Test
   void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
     Configuration c = conf(file);

@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /** Building loggers and events for tests that call the logger directly, as FSNamesystem would. */
-final class AuditTestSupport {
+public final class AuditTestSupport {
   private AuditTestSupport() {
   }
 
@@ -61,7 +61,7 @@ final class AuditTestSupport {
     awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
   }
 
-  static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
+  public static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!cond.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {

@@ -89,7 +89,7 @@ class HandlerLedWriteTest {
     assertEquals(800, TestFiles.operationRecords(file).size(), "no record lost or written twice");
     assertEquals(800, srcs(file).size());
     AuditPipeline p = l.pipeline();
-    Eventually.await("every event's bytes are given back to the queue's budget, once", 10_000,
+    AuditTestSupport.awaitTrue("every event's bytes are given back to the queue's budget, once", 10_000,
         () -> p.queuedBytes() == 0);
     assertEquals(0, p.queuedBytes());
   }
@@ -128,7 +128,7 @@ class HandlerLedWriteTest {
     assertEquals(4800, TestFiles.operationRecords(file).size(), "no record lost or written twice");
     assertEquals(4800, srcs(file).size());
     AuditPipeline p = l.pipeline();
-    Eventually.await("every event's bytes are given back to the queue's budget, once", 10_000,
+    AuditTestSupport.awaitTrue("every event's bytes are given back to the queue's budget, once", 10_000,
         () -> p.queuedBytes() == 0);
     assertEquals(0, p.queuedBytes());
   }

@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
-import io.nnaudit.Eventually;
+import io.nnaudit.AuditTestSupport;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.QueuedAuditLogger;
@@ -232,11 +232,11 @@ class Log4j2SinkTest {
       ts.add(th);
       th.start();
       if (i == 0) {
-        Eventually.await("the first record is taken from the queue and held in the appender", 10_000,
+        AuditTestSupport.awaitTrue("the first record is taken from the queue and held in the appender", 10_000,
             () -> l.stats().accepted == 1 && l.stats().queueDepth == 0);
       }
     }
-    Eventually.await("the seven others are queued behind the held one", 10_000, () -> l.stats().queueDepth == 7);
+    AuditTestSupport.awaitTrue("the seven others are queued behind the held one", 10_000, () -> l.stats().queueDepth == 7);
     a.release();
     for (Thread th : ts) {
       th.join(60_000);
