@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@link #offer}; the {@link AuditWriter} drains the queue in batches, formats them into one buffer and hands
  * it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs as
  * configured, and completes the batch's tickets (sending the postponed RPC responses). The writer runs on its
- * own thread and, under ack policy write with durability none and BLOCK, also on the handler that finds no
- * one writing ({@link #lead}), under {@code writeLock}.
+ * own thread and, under ack policy write with durability none, BLOCK and a sink that undoes a failed write
+ * (the file sink), also on the handler that finds no one writing ({@link #lead}), under {@code writeLock}.
  *
  * <p>Design note. Handlers call {@link #offer}: a non-blocking {@code ArrayBlockingQueue.offer} first, which
  * is all that happens while the writer keeps up. When the queue is full:
@@ -199,6 +199,7 @@ public final class AuditPipeline {
         w.abortAll(why);
       } catch (Throwable t) {
         // Each step on its own: the queue's tickets are aborted even if the batch in hand could not be.
+        refusals.error("could not fail the audit writer's batch in hand", t);
       }
       AuditEvent e;
       while ((e = queue.poll()) != null) {
@@ -209,7 +210,7 @@ public final class AuditPipeline {
             e.ticket.abort(why);
           }
         } catch (Throwable t) {
-          // go on with the next: every queued response must be answered
+          refusals.error("could not answer an operation whose record the audit writer left queued", t);
         }
       }
     } finally {

@@ -21,7 +21,7 @@ import io.nnaudit.sink.AuditSink;
  *
  * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
  * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. Under the default
- * {@code nnaudit.ack.policy=write} with durability none and BLOCK, handlers lead the writes
+ * {@code nnaudit.ack.policy=write} with durability none, BLOCK and the file sink, handlers lead the writes
  * ({@link AuditPipeline#lead}): a handler that finds no one writing writes the queue itself, so a response
  * does not wait for this thread to be scheduled, and this thread is the backstop that writes what leaders
  * leave (they unpark it) and does the idle work; every writing thread then holds {@code leadLock}, which
@@ -288,7 +288,11 @@ final class AuditWriter implements Runnable {
     }
     for (AuditEvent e : batch) {
       if (e.ticket != null) {
-        e.ticket.abort(why);
+        try {
+          e.ticket.abort(why);
+        } catch (Throwable t) {
+          // go on: every other response in the batch must still be answered
+        }
       }
     }
     releaseBytes();
@@ -322,6 +326,7 @@ final class AuditWriter implements Runnable {
    */
   boolean writeDirect(AuditEvent e, long deadlineNanos) {
     long writtenBefore = metrics.written;
+    committer.takeInterrupt(); // not this handler's: the writer thread's, which ignores them
     committer.retryUntil(deadlineNanos);
     try {
       writeBatch(Collections.singletonList(e), drops.takeUnreported());
@@ -335,6 +340,9 @@ final class AuditWriter implements Runnable {
       return false;
     } finally {
       committer.retryUntil(Long.MIN_VALUE);
+      if (committer.takeInterrupt()) {
+        Thread.currentThread().interrupt(); // after the write: the handler's flag, kept for its caller
+      }
     }
     return metrics.written > writtenBefore;
   }

@@ -34,6 +34,8 @@ import io.nnaudit.sink.AuditSink;
  */
 final class BatchCommitter {
 
+  /** An interrupt swallowed by a retry's pause; the writing thread's (under the pipeline's write lock). */
+  private boolean interruptSeen;
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
@@ -67,6 +69,13 @@ final class BatchCommitter {
    */
   boolean commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
     int n = events.size();
+    if (life.abandoned) {
+      // Given up on by close or the shutdown hook, whose replacement or successor may hold the file now: an
+      // abandoned writer writes nothing more, and its operations are answered with errors.
+      drops.unreport(report);
+      giveUp(events);
+      return true;
+    }
     if (!writeWithRetry(bytes, n)) {
       drops.unreport(report);
       if (tryOnce) {
@@ -215,6 +224,13 @@ final class BatchCommitter {
     }
   }
 
+  /** Whether an interrupt arrived during a retry's pause since the last call; clears it. */
+  boolean takeInterrupt() {
+    boolean seen = interruptSeen;
+    interruptSeen = false;
+    return seen;
+  }
+
   /** Under fail-closed, pauses and says to retry; under fail-open (or once abandoned), says to give up. */
   private boolean retryAfterFailure() {
     if (tryOnce || settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned || pastDeadline()) {
@@ -225,8 +241,8 @@ final class BatchCommitter {
     while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned && !pastDeadline()) {
       try {
         Thread.sleep(Math.min(left, 50));
-      } catch (InterruptedException ignored) {
-        // the writer ignores interrupts: see AuditWriter
+      } catch (InterruptedException e) {
+        interruptSeen = true; // the writer ignores interrupts (see AuditWriter); a handler gets its flag back
       }
     }
     return !life.abandoned && !pastDeadline();

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline; if that fails
  * too, the replacement refuses every event (answered with errors) rather than queue what nobody writes. An
  * old writer that could not finish in time is abandoned and waited for once more before the replacement
- * opens the file; a writer stuck in a system call past both waits may still hold its old file handle (it
- * writes nothing new: it was abandoned). Synchronized:
+ * opens the file; a writer stuck in a system call past both waits may still hold its old file handle, but
+ * once that call returns it writes nothing more: an abandoned writer fails what it holds and what is queued
+ * ({@link BatchCommitter#commit}). Synchronized:
  * it runs at start-up only.
  */
 final class PipelineRegistry {

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>The call never throws. Inside an RPC it does not wait for its own record: with
  * {@code nnaudit.ack.policy=write} (the default) or durability=sync the RPC's response is postponed until the
  * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Under ack
- * policy write with durability none and BLOCK, a handler that finds no one writing writes the queue itself
- * ({@link AuditPipeline#lead}), bounded by {@code nnaudit.handler.max.wait.ms} on a refusing disk. It waits
+ * policy write with durability none, BLOCK and the file sink, a handler that finds no one writing writes the
+ * queue itself ({@link AuditPipeline#lead}): one write(2), tried once; a refusing disk's records go to the
+ * writer thread, and the write(2) itself is a wait no setting bounds. It waits
  * otherwise only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
  * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
  * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for the lock and its own write, which
@@ -118,6 +119,9 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       settle(pipeline, event, result);
     } catch (Throwable t) {
       logCaptureFailure("could not hand an audit event to its pipeline (cmd=" + cmd + ")", t);
+      if (result == null) {
+        pipeline.countCaptureFailure(); // it never got a fate of its own: counted as not captured
+      }
       if (result != AuditPipeline.Offer.ACCEPTED) {
         // Not known to be queued: answer with an error. A ticket already settled ignores this.
         abortResponse(ticket, "the audit event could not be handed to its pipeline");

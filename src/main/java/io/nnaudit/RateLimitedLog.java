@@ -6,7 +6,8 @@ import org.slf4j.Logger;
 
 /**
  * At most one log line per interval from any number of threads: the thread that wins a CAS on the time of
- * the last line logs, the others count themselves as suppressed. Never blocks.
+ * the last line logs, the others count themselves as suppressed. Never blocks, never throws: it is called
+ * from catch blocks that must go on.
  */
 final class RateLimitedLog {
   private static final long NONE = Long.MIN_VALUE;
@@ -26,7 +27,11 @@ final class RateLimitedLog {
     long now = System.currentTimeMillis();
     long l = last.get();
     if ((l == NONE || now - l >= intervalMs) && last.compareAndSet(l, now)) {
-      log.error("nnaudit: {} ({} similar lines suppressed since the last one)", what, suppressed.getAndSet(0), t);
+      try {
+        log.error("nnaudit: {} ({} similar lines suppressed since the last one)", what, suppressed.getAndSet(0), t);
+      } catch (Throwable ignored) {
+        // a failing log must not stop the caller from answering its operations
+      }
     } else {
       suppressed.incrementAndGet();
     }

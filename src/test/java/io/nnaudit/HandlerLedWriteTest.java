@@ -95,9 +95,11 @@ class HandlerLedWriteTest {
   }
 
   /**
-   * Leaders race writes the disk keeps refusing now and then: a leader that finds the lock free after another
-   * leader's write failed must leave the queue to the writer thread, or the handed-off events' bytes would be
-   * counted twice and the byte budget would shrink for good.
+   * Leaders race writes the disk refuses now and then. A stress check of the invariants, not a reproduction of
+   * one interleaving: whatever order leaders, failures and the writer thread take, every record is written
+   * once, none is answered with an error, and every event's bytes are given back to the queue's budget once
+   * (a leader that took the lock after another leader's failed write, and wrote, counted the handed-off
+   * events' bytes twice).
    */
   @Test
   void refusedWritesAmongRacingLeadersLeakNoBudgetAndLoseNothing() throws Exception {

@@ -35,10 +35,11 @@ public interface AuditSink extends Closeable {
   void write(ByteBuffer chunk) throws IOException;
 
   /**
-   * Whether a failed {@link #write} always leaves the destination as it was (the first way above), so that the
-   * chunk's records may be formatted again and written by another thread. Only then may the NameNode's
-   * handlers lead writes; a sink that keeps records of a failed chunk is written by the writer thread alone,
-   * which retries the very same chunk. False unless a sink says otherwise.
+   * Whether a failed {@link #write} is meant to leave the destination as it was (the first way above), so
+   * that the chunk's records may be formatted again and written by another thread. Only then may the
+   * NameNode's handlers lead writes; a sink that keeps records of a failed chunk is written by the writer
+   * thread alone, which retries the very same chunk. False unless a sink says otherwise; a subclass that
+   * overrides {@link #write} must say it again.
    */
   default boolean undoesFailedWrites() {
     return false;

@@ -249,7 +249,10 @@ public class RollingFileSink implements AuditSink {
     switchTo(next);
   }
 
-  /** A failed write is truncated away, so the file is as it was before the call. */
+  /**
+   * A failed write is truncated away, so the file is as it was before the call; when the truncation itself
+   * fails (or the path was replaced meanwhile) the file keeps the partial record, whoever retries.
+   */
   @Override
   public boolean undoesFailedWrites() {
     return true;

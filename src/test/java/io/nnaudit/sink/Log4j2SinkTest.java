@@ -240,6 +240,7 @@ class Log4j2SinkTest {
     a.release();
     for (Thread th : ts) {
       th.join(60_000);
+      assertFalse(th.isAlive(), "every caller got its answer");
     }
     assertTrue(l.pipeline().close(30_000));
     List<String> delivered = srcs(a.messages());
