@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.NnauditSettings.RecordFormat;
+import io.nnaudit.config.ConfigError;
 import io.nnaudit.format.AuditRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
 import io.nnaudit.sink.AuditSink;
@@ -250,7 +251,7 @@ public final class AuditPipeline {
       if (cause instanceof IllegalArgumentException) {
         throw (IllegalArgumentException) cause; // the sink's own message names its key
       }
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, settings.sinkClass(), sinkAllowed()
+      throw ConfigError.invalid(NnauditConfigKeys.SINK_KEY, settings.sinkClass(), sinkAllowed()
           + "; its constructor failed: " + cause, cause);
     } catch (ReflectiveOperationException | LinkageError e) {
       throw sinkUnavailable(settings.sinkClass(), e);
@@ -266,7 +267,7 @@ public final class AuditPipeline {
       throw sinkUnavailable(name, e);
     }
     if (!AuditSink.class.isAssignableFrom(cls)) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed());
+      throw ConfigError.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed());
     }
     try {
       cls.getConstructor(NnauditSettings.class);
@@ -283,11 +284,11 @@ public final class AuditPipeline {
 
   private static IllegalArgumentException sinkUnavailable(String name, Throwable e) {
     if (name.equals("io.nnaudit.sink.Log4j2Sink")) {
-      return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
+      return ConfigError.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
           + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
           + "HADOOP_CLASSPATH); they are missing: " + e, e);
     }
-    return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed(), e);
+    return ConfigError.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed(), e);
   }
 
   /** What became of an offered event. */

@@ -1,25 +1,16 @@
 package io.nnaudit;
 
+import static io.nnaudit.config.ConfigError.invalid;
+
 import org.apache.hadoop.conf.Configuration;
 
 /**
  * Reads and validates single configuration values. Every failure is an {@link IllegalArgumentException}
- * whose message names the key, the bad value and what is allowed, because that message is all a NameNode
- * operator sees when start-up fails.
+ * whose message ({@link io.nnaudit.config.ConfigError}) names the key, the bad value and what is allowed,
+ * because that message is all a NameNode operator sees when start-up fails.
  */
 final class ConfigCheck {
   private ConfigCheck() {
-  }
-
-  static IllegalArgumentException invalid(String key, Object value, String allowed) {
-    return new IllegalArgumentException(
-        "nnaudit: invalid value for " + key + ": '" + value + "'. Allowed: " + allowed + ".");
-  }
-
-  static IllegalArgumentException invalid(String key, Object value, String allowed, Throwable cause) {
-    IllegalArgumentException e = invalid(key, value, allowed);
-    e.initCause(cause);
-    return e;
   }
 
   static int intInRange(Configuration conf, String key, int dflt, int min, int max, String meaning) {

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 
+import io.nnaudit.config.ConfigError;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -160,10 +161,10 @@ public final class NnauditSettings {
       try {
         out[i] = Integer.parseInt(raw[i]);
       } catch (NumberFormatException e) {
-        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds", e);
+        throw ConfigError.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds", e);
       }
       if (out[i] <= 0) {
-        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds");
+        throw ConfigError.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds");
       }
     }
     return out;
@@ -175,15 +176,15 @@ public final class NnauditSettings {
     String allowed = "an absolute path to a file the NameNode user can create and append to";
     if (raw == null || raw.isEmpty() || raw.contains("${")) {
       // An unresolved ${hadoop.log.dir}: the NameNode was not started by the hadoop scripts.
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + " (set it explicitly when hadoop.log.dir is not a "
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed + " (set it explicitly when hadoop.log.dir is not a "
           + "system property)");
     }
     File f = new File(raw);
     if (!f.isAbsolute()) {
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed);
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed);
     }
     if (f.isDirectory()) {
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + "; it names a directory");
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed + "; it names a directory");
     }
     return f.getAbsoluteFile();
   }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
+import io.nnaudit.config.ConfigError;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.message.Message;
@@ -46,14 +47,14 @@ public final class Log4j2Sink implements AuditSink {
     try {
       Class.forName("org.apache.logging.log4j.core.LoggerContext", false, Log4j2Sink.class.getClassLoader());
     } catch (ClassNotFoundException | LinkageError e) {
-      throw new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.SINK_KEY
-          + ": 'log4j2'. Allowed: log4j2 only when log4j-api and log4j-core are on the NameNode's classpath "
-          + "(copy both jars to share/hadoop/hdfs/lib or add them to HADOOP_CLASSPATH); log4j-core is missing.", e);
+      throw ConfigError.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
+          + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
+          + "HADOOP_CLASSPATH); log4j-core is missing", e);
     }
     if (settings.durability() != Durability.NONE) {
-      throw new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.DURABILITY_KEY + ": '"
-          + settings.durability().name().toLowerCase(java.util.Locale.ROOT) + "'. Allowed: none with "
-          + NnauditConfigKeys.SINK_KEY + "=log4j2, which cannot fsync; use the file sink for durability.");
+      throw ConfigError.invalid(NnauditConfigKeys.DURABILITY_KEY,
+          settings.durability().name().toLowerCase(java.util.Locale.ROOT), "none with " + NnauditConfigKeys.SINK_KEY
+          + "=log4j2, which cannot fsync; use the file sink for durability");
     }
     this.name = settings.log4j2Logger();
     this.logger = LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger(name);

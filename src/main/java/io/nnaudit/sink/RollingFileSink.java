@@ -17,6 +17,7 @@ import java.util.function.LongSupplier;
 import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
+import io.nnaudit.config.ConfigError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,12 +102,9 @@ public class RollingFileSink implements AuditSink {
       switchTo(opener.open());
     } catch (IOException | RuntimeException e) {
       closeQuietly(channel);
-      IllegalArgumentException iae = new IllegalArgumentException("nnaudit: invalid value for "
-          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a regular file (not"
-          + " a symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create"
-          + " one (" + AuditFileOpener.describe(e) + ").");
-      iae.initCause(e);
-      throw iae;
+      throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, settings.file(), "a path to a regular file (not a "
+          + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
+          + AuditFileOpener.describe(e) + ")", e);
     }
   }
 
