@@ -11,8 +11,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.NnauditSettings.RecordFormat;
 import io.nnaudit.config.ConfigError;
-import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
+import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
@@ -140,8 +141,10 @@ public final class AuditPipeline {
 
   /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
   void open(AuditSink sink) {
-    AuditWriter w = new AuditWriter(life, queue, queuedBytes, leadsByHandlers(settings, sink) ? writeLock : null, sink, settings.recordFormat() == RecordFormat.JSON
-        ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
+    RecordFormatter formatter = settings.recordFormat() == RecordFormat.JSON
+        ? new JsonRecordFormatter(settings.formatOptions()) : new HdfsRecordFormatter(settings.formatOptions());
+    AuditWriter w = new AuditWriter(life, queue, queuedBytes, leadsByHandlers(settings, sink) ? writeLock : null,
+        sink, formatter, drops, settings, metrics);
     Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
     t.setDaemon(true);
     this.sink = sink;

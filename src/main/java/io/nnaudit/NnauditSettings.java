@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.nnaudit.config.ConfigError;
+import io.nnaudit.format.FormatOptions;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -76,6 +77,7 @@ public final class NnauditSettings {
   private final boolean trackingIdEnabled;
   private final Set<String> debugCmds;
   private final int[] percentileIntervals;
+  private final FormatOptions formatOptions;
 
   private NnauditSettings(Configuration conf) {
     this.file = auditFile(conf);
@@ -135,6 +137,9 @@ public final class NnauditSettings {
     this.percentileIntervals = percentileIntervals(conf);
     this.debugCmds = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
         conf.getTrimmedStrings(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_DEBUG_CMDLIST))));
+    this.formatOptions = FormatOptions.builder().log4jPrefix(recordPrefix == RecordPrefix.LOG4J)
+        .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
+        .trackingId(trackingIdEnabled).build();
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
@@ -208,6 +213,11 @@ public final class NnauditSettings {
 
   public RecordFormat recordFormat() {
     return recordFormat;
+  }
+
+  /** What the formatters need of these settings. */
+  public FormatOptions formatOptions() {
+    return formatOptions;
   }
 
   /** The prefix of hdfs records; json records carry their time in a field. */
