@@ -402,11 +402,6 @@ public class RollingFileSink implements AuditSink {
     return refusedReopens;
   }
 
-  /** Bytes in the live file. */
-  public long size() {
-    return size;
-  }
-
   @Override
   public void close() throws IOException {
     if (channel != null) {
