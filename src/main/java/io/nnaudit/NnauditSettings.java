@@ -6,11 +6,14 @@ import java.io.File;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
 import io.nnaudit.config.ConfigError;
 import io.nnaudit.format.FormatOptions;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -62,8 +65,8 @@ public final class NnauditSettings {
   private final long handlerMaxWaitMs;
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
-  private final String sinkClass;
-  private final String log4j2Logger;
+  private final SinkFactory sinkFactory;
+  private final SinkContext sinkContext;
   private final Durability durability;
   private final long writerLingerMs;
   private final long durabilityIntervalMs;
@@ -108,8 +111,6 @@ public final class NnauditSettings {
         SHUTDOWN_TIMEOUT_MS_DEFAULT, 0, 3_600_000L, "milliseconds");
     this.dropWarnIntervalMs = ConfigCheck.longInRange(conf, DROP_WARN_INTERVAL_MS_KEY,
         DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
-    this.sinkClass = sinkClass(conf.getTrimmed(SINK_KEY, SINK_DEFAULT));
-    this.log4j2Logger = conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT);
     this.durability = ConfigCheck.enumValue(conf, DURABILITY_KEY, DURABILITY_DEFAULT, Durability.class);
     this.writerLingerMs = ConfigCheck.longInRange(conf, WRITER_LINGER_MS_KEY, WRITER_LINGER_MS_DEFAULT, 0, 1000,
         "milliseconds; 0 writes as soon as events arrive");
@@ -140,22 +141,15 @@ public final class NnauditSettings {
     this.formatOptions = FormatOptions.builder().log4jPrefix(recordPrefix == RecordPrefix.LOG4J)
         .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
         .trackingId(trackingIdEnabled).build();
+    this.sinkContext = SinkContext.builder(new Configuration(conf)).file(file).rotation(maxFileSize, maxBackups)
+        .filePermissions(filePermissions).durability(durability.name().toLowerCase(Locale.ROOT))
+        .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
+    this.sinkFactory = SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
     return new NnauditSettings(conf);
-  }
-
-  /** The sink class for a value of nnaudit.sink: a short name or a class name. */
-  private static String sinkClass(String raw) {
-    if ("file".equalsIgnoreCase(raw)) {
-      return "io.nnaudit.sink.RollingFileSink";
-    }
-    if ("log4j2".equalsIgnoreCase(raw)) {
-      return "io.nnaudit.sink.Log4j2Sink";
-    }
-    return raw;
   }
 
   private static int[] percentileIntervals(Configuration conf) {
@@ -245,18 +239,14 @@ public final class NnauditSettings {
     return dropWarnIntervalMs;
   }
 
-  /** The class implementing the sink (nnaudit.sink resolved). */
-  public String sinkClass() {
-    return sinkClass;
+  /** What opens the sink: {@code nnaudit.sink} resolved and checked. */
+  public SinkFactory sinkFactory() {
+    return sinkFactory;
   }
 
-  public String log4j2Logger() {
-    return log4j2Logger;
-  }
-
-  /** Whether records go to the audit file (and so whether nnaudit.file.* and fsync apply). */
-  public boolean fileSink() {
-    return "io.nnaudit.sink.RollingFileSink".equals(sinkClass);
+  /** What a sink is given when it is opened. */
+  public SinkContext sinkContext() {
+    return sinkContext;
   }
 
   /**
@@ -357,8 +347,8 @@ public final class NnauditSettings {
         && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
         && batchMaxEvents == s.batchMaxEvents && queueCapacityBytes == s.queueCapacityBytes && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
         && shutdownTimeoutMs == s.shutdownTimeoutMs
-        && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
-        && log4j2Logger.equals(s.log4j2Logger)
+        && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkFactory.equals(s.sinkFactory)
+        && sinkContext.log4j2Logger().equals(s.sinkContext.log4j2Logger())
         && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
         && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
         && failureRetryIntervalMs == s.failureRetryIntervalMs
@@ -369,7 +359,7 @@ public final class NnauditSettings {
 
   @Override
   public int hashCode() {
-    return Objects.hash(file, queueCapacity, overflowPolicy, sinkClass);
+    return Objects.hash(file, queueCapacity, overflowPolicy, sinkFactory);
   }
 
   @Override
@@ -377,7 +367,7 @@ public final class NnauditSettings {
     return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
         + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
         + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
-        + ", sink=" + sinkClass
+        + ", sink=" + sinkFactory
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
         + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;
   }

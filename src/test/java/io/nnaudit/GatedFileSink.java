@@ -12,6 +12,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nnaudit.sink.RollingFileSink;
+import io.nnaudit.sink.SinkContext;
 
 /**
  * The real file sink with test hooks in front of each write: an optional delay (a slow disk), an optional gate
@@ -38,8 +39,8 @@ public class GatedFileSink extends RollingFileSink {
   /** Records (newline-terminated lines) in each write call, in order. */
   static final List<Integer> recordsPerWrite = new CopyOnWriteArrayList<>();
 
-  public GatedFileSink(NnauditSettings settings) {
-    super(settings);
+  public GatedFileSink(SinkContext context) {
+    super(context);
   }
 
   static void reset() {
