@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -21,7 +22,9 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 /**
  * Every setting nnaudit uses, read once from the NameNode's {@link Configuration} and validated.
  * Immutable. {@link #fromConf} throws {@link IllegalArgumentException} naming the key, the value and what is
- * allowed; nothing else in nnaudit reads the Configuration.
+ * allowed. Every read goes through a {@link RecordingConfigReader}, whose record of the values read decides
+ * equality ({@link #equals}); nothing else in nnaudit reads the Configuration, except a custom sink reading its
+ * own keys from the copy in its {@link SinkContext}.
  */
 public final class NnauditSettings {
   /** The largest queue we allow: far more than any NameNode's handler count, small enough to bound memory. */
@@ -81,8 +84,10 @@ public final class NnauditSettings {
   private final Set<String> debugCmds;
   private final int[] percentileIntervals;
   private final FormatOptions formatOptions;
+  /** What these settings were read from: see {@link #equals}. */
+  private final Map<String, String> values;
 
-  private NnauditSettings(Configuration conf) {
+  private NnauditSettings(RecordingConfigReader conf) {
     this.file = auditFile(conf);
     this.maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
         1024, Long.MAX_VALUE / 2);
@@ -141,18 +146,19 @@ public final class NnauditSettings {
     this.formatOptions = FormatOptions.builder().log4jPrefix(recordPrefix == RecordPrefix.LOG4J)
         .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
         .trackingId(trackingIdEnabled).build();
-    this.sinkContext = SinkContext.builder(new Configuration(conf)).file(file).rotation(maxFileSize, maxBackups)
+    this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
         .filePermissions(filePermissions).durability(durability.name().toLowerCase(Locale.ROOT))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
     this.sinkFactory = SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
+    this.values = conf.values(); // last: after every read
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
-    return new NnauditSettings(conf);
+    return new NnauditSettings(new RecordingConfigReader(conf));
   }
 
-  private static int[] percentileIntervals(Configuration conf) {
+  private static int[] percentileIntervals(RecordingConfigReader conf) {
     String key = DFSConfigKeys.DFS_METRICS_PERCENTILES_INTERVALS_KEY;
     String[] raw = conf.getTrimmedStrings(key);
     int[] out = new int[raw.length];
@@ -160,18 +166,18 @@ public final class NnauditSettings {
       try {
         out[i] = Integer.parseInt(raw[i]);
       } catch (NumberFormatException e) {
-        throw ConfigError.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds", e);
+        throw ConfigError.invalid(key, conf.getTrimmed(key), "a comma-separated list of positive intervals in seconds",
+            e);
       }
       if (out[i] <= 0) {
-        throw ConfigError.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds");
+        throw ConfigError.invalid(key, conf.getTrimmed(key), "a comma-separated list of positive intervals in seconds");
       }
     }
     return out;
   }
 
-  private static File auditFile(Configuration conf) {
-    String raw = conf.get(FILE_PATH_KEY, FILE_PATH_DEFAULT); // get() expands ${hadoop.log.dir} in the default
-    raw = raw == null ? null : raw.trim();
+  private static File auditFile(RecordingConfigReader conf) {
+    String raw = conf.getExpanded(FILE_PATH_KEY, FILE_PATH_DEFAULT); // ${hadoop.log.dir} in the default
     String allowed = "an absolute path to a file the NameNode user can create and append to";
     if (raw == null || raw.isEmpty() || raw.contains("${")) {
       // An unresolved ${hadoop.log.dir}: the NameNode was not started by the hadoop scripts.
@@ -335,31 +341,24 @@ public final class NnauditSettings {
     return debugCmds;
   }
 
+  /**
+   * Whether both were read from the same values: every key read (as read: trimmed, expanded, defaults for
+   * unset keys) and every {@code nnaudit.*} entry, so that no setting, present or future, can be left out of
+   * the comparison. A re-initialize keeps the running pipeline only for equal settings. The sink factory is
+   * compared as well: one given by an embedder is not in the configuration.
+   */
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof NnauditSettings)) {
       return false;
     }
     NnauditSettings s = (NnauditSettings) o;
-    return file.equals(s.file) && maxFileSize == s.maxFileSize && maxBackups == s.maxBackups
-        && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
-        && recordFormat == s.recordFormat
-        && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
-        && batchMaxEvents == s.batchMaxEvents && queueCapacityBytes == s.queueCapacityBytes && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
-        && shutdownTimeoutMs == s.shutdownTimeoutMs
-        && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkFactory.equals(s.sinkFactory)
-        && sinkContext.log4j2Logger().equals(s.sinkContext.log4j2Logger())
-        && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
-        && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
-        && failureRetryIntervalMs == s.failureRetryIntervalMs
-        && callerContextEnabled == s.callerContextEnabled && callerContextMaxLen == s.callerContextMaxLen
-        && callerSignatureMaxLen == s.callerSignatureMaxLen && trackingIdEnabled == s.trackingIdEnabled
-        && debugCmds.equals(s.debugCmds) && Arrays.equals(percentileIntervals, s.percentileIntervals);
+    return values.equals(s.values) && sinkFactory.equals(s.sinkFactory);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(file, queueCapacity, overflowPolicy, sinkFactory);
+    return Objects.hash(values, sinkFactory);
   }
 
   @Override
