@@ -87,7 +87,7 @@ public final class NnauditSettings {
   /** What these settings were read from: see {@link #equals}. */
   private final Map<String, String> values;
 
-  private NnauditSettings(RecordingConfigReader conf) {
+  private NnauditSettings(RecordingConfigReader conf, SinkFactory givenSinks) {
     this.file = auditFile(conf);
     this.maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
         1024, Long.MAX_VALUE / 2);
@@ -149,13 +149,22 @@ public final class NnauditSettings {
     this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
         .filePermissions(filePermissions).durability(durability.name().toLowerCase(Locale.ROOT))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
-    this.sinkFactory = SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
+    this.sinkFactory = givenSinks != null ? givenSinks
+        : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
     this.values = conf.values(); // last: after every read
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
-    return new NnauditSettings(new RecordingConfigReader(conf));
+    return new NnauditSettings(new RecordingConfigReader(conf), null);
+  }
+
+  /**
+   * As {@link #fromConf(Configuration)}, with sinks opened by {@code sinks} instead of the one
+   * {@code nnaudit.sink} names (which is then not read): for embedders and tests that give a sink of their own.
+   */
+  public static NnauditSettings fromConf(Configuration conf, SinkFactory sinks) {
+    return new NnauditSettings(new RecordingConfigReader(conf), Objects.requireNonNull(sinks, "sinks"));
   }
 
   private static int[] percentileIntervals(RecordingConfigReader conf) {
