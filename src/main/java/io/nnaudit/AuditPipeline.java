@@ -1,7 +1,5 @@
 package io.nnaudit;
 
-import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,8 +8,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.NnauditSettings.RecordFormat;
-import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
+import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
@@ -130,17 +129,18 @@ public final class AuditPipeline {
 
   /**
    * A pipeline that queues events but does not write yet: a replacement is published before the pipeline it
-   * replaces closes the file, so that no event finds neither open. Checks that the sink can be loaded.
+   * replaces closes the file, so that no event finds neither open. The settings checked the sink class.
    */
   static AuditPipeline prepare(NnauditSettings settings) {
-    checkSinkClass(settings);
     return new AuditPipeline(settings);
   }
 
   /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
   void open(AuditSink sink) {
-    AuditWriter w = new AuditWriter(life, queue, queuedBytes, leadsByHandlers(settings, sink) ? writeLock : null, sink, settings.recordFormat() == RecordFormat.JSON
-        ? new JsonRecordFormatter(settings) : new AuditRecordFormatter(settings), drops, settings, metrics);
+    RecordFormatter formatter = settings.recordFormat() == RecordFormat.JSON
+        ? new JsonRecordFormatter(settings.formatOptions()) : new HdfsRecordFormatter(settings.formatOptions());
+    AuditWriter w = new AuditWriter(life, queue, queuedBytes, leadsByHandlers(settings, sink) ? writeLock : null,
+        sink, formatter, drops, settings, metrics);
     Thread t = new Thread(() -> runWriter(w), "nnaudit-writer[" + settings.file().getName() + "]");
     t.setDaemon(true);
     this.sink = sink;
@@ -241,54 +241,12 @@ public final class AuditPipeline {
     }
   }
 
+  /**
+   * Opens the sink of {@code settings} with their sink factory; throws {@link IllegalArgumentException} naming
+   * the key when it cannot be opened.
+   */
   static AuditSink openSink(NnauditSettings settings) {
-    Class<?> cls = checkSinkClass(settings);
-    try {
-      Constructor<?> c = cls.getConstructor(NnauditSettings.class);
-      return (AuditSink) c.newInstance(settings);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IllegalArgumentException) {
-        throw (IllegalArgumentException) cause; // the sink's own message names its key
-      }
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, settings.sinkClass(), sinkAllowed()
-          + "; its constructor failed: " + cause, cause);
-    } catch (ReflectiveOperationException | LinkageError e) {
-      throw sinkUnavailable(settings.sinkClass(), e);
-    }
-  }
-
-  private static Class<?> checkSinkClass(NnauditSettings settings) {
-    String name = settings.sinkClass();
-    Class<?> cls;
-    try {
-      cls = Class.forName(name, true, AuditPipeline.class.getClassLoader());
-    } catch (ClassNotFoundException | LinkageError e) {
-      throw sinkUnavailable(name, e);
-    }
-    if (!AuditSink.class.isAssignableFrom(cls)) {
-      throw ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed());
-    }
-    try {
-      cls.getConstructor(NnauditSettings.class);
-    } catch (NoSuchMethodException | LinkageError e) {
-      throw sinkUnavailable(name, e);
-    }
-    return cls;
-  }
-
-  private static String sinkAllowed() {
-    return "file, log4j2, or the name of a class implementing " + AuditSink.class.getName()
-        + " with a public constructor taking " + NnauditSettings.class.getName();
-  }
-
-  private static IllegalArgumentException sinkUnavailable(String name, Throwable e) {
-    if (name.equals("io.nnaudit.sink.Log4j2Sink")) {
-      return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, "log4j2", "log4j2 only when log4j-api and log4j-core "
-          + "are on the NameNode's classpath (copy both jars to share/hadoop/hdfs/lib or add them to "
-          + "HADOOP_CLASSPATH); they are missing: " + e, e);
-    }
-    return ConfigCheck.invalid(NnauditConfigKeys.SINK_KEY, name, sinkAllowed(), e);
+    return settings.sinkFactory().open(settings.sinkContext());
   }
 
   /** What became of an offered event. */

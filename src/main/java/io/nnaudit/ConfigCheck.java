@@ -1,34 +1,24 @@
 package io.nnaudit;
 
-import org.apache.hadoop.conf.Configuration;
+import static io.nnaudit.config.ConfigError.invalid;
 
 /**
- * Reads and validates single configuration values. Every failure is an {@link IllegalArgumentException}
- * whose message names the key, the bad value and what is allowed, because that message is all a NameNode
- * operator sees when start-up fails.
+ * Reads single configuration values, through the {@link RecordingConfigReader}, and validates them; an unset key
+ * reads as its default. Every failure is an {@link IllegalArgumentException} whose message
+ * ({@link io.nnaudit.config.ConfigError}) names the key, the bad value and what is allowed, because that
+ * message is all a NameNode operator sees when start-up fails.
  */
 final class ConfigCheck {
   private ConfigCheck() {
   }
 
-  static IllegalArgumentException invalid(String key, Object value, String allowed) {
-    return new IllegalArgumentException(
-        "nnaudit: invalid value for " + key + ": '" + value + "'. Allowed: " + allowed + ".");
-  }
-
-  static IllegalArgumentException invalid(String key, Object value, String allowed, Throwable cause) {
-    IllegalArgumentException e = invalid(key, value, allowed);
-    e.initCause(cause);
-    return e;
-  }
-
-  static int intInRange(Configuration conf, String key, int dflt, int min, int max, String meaning) {
+  static int intInRange(RecordingConfigReader conf, String key, int dflt, int min, int max, String meaning) {
     return (int) longInRange(conf, key, dflt, min, max, meaning);
   }
 
-  static long longInRange(Configuration conf, String key, long dflt, long min, long max, String meaning) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
+  static long longInRange(RecordingConfigReader conf, String key, long dflt, long min, long max, String meaning) {
+    String raw = conf.getTrimmed(key, Long.toString(dflt));
+    if (raw.isEmpty()) {
       return dflt;
     }
     long v;
@@ -44,9 +34,9 @@ final class ConfigCheck {
   }
 
   /** A size such as {@code 1048576}, {@code 256m} or {@code 1g} (Hadoop's {@code getLongBytes} suffixes). */
-  static long bytesInRange(Configuration conf, String key, long dflt, long min, long max) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
+  static long bytesInRange(RecordingConfigReader conf, String key, long dflt, long min, long max) {
+    String raw = conf.getTrimmed(key, Long.toString(dflt));
+    if (raw.isEmpty()) {
       return dflt;
     }
     String allowed = "a size in bytes from " + min + " to " + max
@@ -64,7 +54,7 @@ final class ConfigCheck {
   }
 
   /** An enum constant, case-insensitive; {@code fail-open} matches {@code FAIL_OPEN}. */
-  static <E extends Enum<E>> E enumValue(Configuration conf, String key, String dflt, Class<E> type) {
+  static <E extends Enum<E>> E enumValue(RecordingConfigReader conf, String key, String dflt, Class<E> type) {
     String raw = conf.getTrimmed(key, dflt);
     for (E e : type.getEnumConstants()) {
       if (e.name().equalsIgnoreCase(raw.replace('-', '_'))) {
@@ -86,9 +76,9 @@ final class ConfigCheck {
     return lower ? n.toLowerCase(java.util.Locale.ROOT).replace('_', '-') : n;
   }
 
-  static boolean bool(Configuration conf, String key, boolean dflt) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
+  static boolean bool(RecordingConfigReader conf, String key, boolean dflt) {
+    String raw = conf.getTrimmed(key, Boolean.toString(dflt));
+    if (raw.isEmpty()) {
       return dflt;
     }
     if ("true".equalsIgnoreCase(raw)) {

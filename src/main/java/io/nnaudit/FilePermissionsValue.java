@@ -1,5 +1,7 @@
 package io.nnaudit;
 
+import io.nnaudit.config.ConfigError;
+
 /** Parses the octal file mode key (e.g. {@code 640}) into {@code PosixFilePermissions} text. */
 final class FilePermissionsValue {
   private FilePermissionsValue() {
@@ -9,13 +11,13 @@ final class FilePermissionsValue {
     String allowed = "a three-digit octal mode such as 640 or 600; the owner must be able to write and no one "
         + "but the owner may write";
     if (raw == null || !raw.matches("0?[0-7]{3}")) {
-      throw ConfigCheck.invalid(key, raw, allowed);
+      throw ConfigError.invalid(key, raw, allowed);
     }
     int mode = Integer.parseInt(raw, 8);
     boolean ownerWrite = (mode & 0200) != 0;
     boolean othersWrite = (mode & 0022) != 0;
     if (!ownerWrite || othersWrite) {
-      throw ConfigCheck.invalid(key, raw, allowed);
+      throw ConfigError.invalid(key, raw, allowed);
     }
     StringBuilder sb = new StringBuilder(9);
     for (int shift = 6; shift >= 0; shift -= 3) {

@@ -110,8 +110,8 @@ public final class NnauditConfigKeys {
 
   /**
    * Where records go: {@code file} (the rotating audit file), {@code log4j2} (a named log4j2 logger), or the
-   * name of a class implementing {@link io.nnaudit.sink.AuditSink} with a public constructor taking
-   * {@link NnauditSettings}.
+   * name of a class implementing {@link io.nnaudit.sink.AuditSink} with a public constructor taking a
+   * {@link io.nnaudit.sink.SinkContext}.
    */
   public static final String SINK_KEY = PREFIX + "sink";
   public static final String SINK_DEFAULT = "file";

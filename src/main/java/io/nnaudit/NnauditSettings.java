@@ -6,9 +6,15 @@ import java.io.File;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.nnaudit.config.ConfigError;
+import io.nnaudit.format.FormatOptions;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -16,7 +22,9 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 /**
  * Every setting nnaudit uses, read once from the NameNode's {@link Configuration} and validated.
  * Immutable. {@link #fromConf} throws {@link IllegalArgumentException} naming the key, the value and what is
- * allowed; nothing else in nnaudit reads the Configuration.
+ * allowed. Every read goes through a {@link RecordingConfigReader}, whose record of the values read decides
+ * equality ({@link #equals}); nothing else in nnaudit reads the Configuration, except a custom sink reading its
+ * own keys from the copy in its {@link SinkContext}.
  */
 public final class NnauditSettings {
   /** The largest queue we allow: far more than any NameNode's handler count, small enough to bound memory. */
@@ -60,8 +68,8 @@ public final class NnauditSettings {
   private final long handlerMaxWaitMs;
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
-  private final String sinkClass;
-  private final String log4j2Logger;
+  private final SinkFactory sinkFactory;
+  private final SinkContext sinkContext;
   private final Durability durability;
   private final long writerLingerMs;
   private final long durabilityIntervalMs;
@@ -75,8 +83,11 @@ public final class NnauditSettings {
   private final boolean trackingIdEnabled;
   private final Set<String> debugCmds;
   private final int[] percentileIntervals;
+  private final FormatOptions formatOptions;
+  /** What these settings were read from: see {@link #equals}. */
+  private final Map<String, String> values;
 
-  private NnauditSettings(Configuration conf) {
+  private NnauditSettings(RecordingConfigReader conf, SinkFactory givenSinks) {
     this.file = auditFile(conf);
     this.maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
         1024, Long.MAX_VALUE / 2);
@@ -105,8 +116,6 @@ public final class NnauditSettings {
         SHUTDOWN_TIMEOUT_MS_DEFAULT, 0, 3_600_000L, "milliseconds");
     this.dropWarnIntervalMs = ConfigCheck.longInRange(conf, DROP_WARN_INTERVAL_MS_KEY,
         DROP_WARN_INTERVAL_MS_DEFAULT, 0, 86_400_000L, "milliseconds; 0 warns on every drop");
-    this.sinkClass = sinkClass(conf.getTrimmed(SINK_KEY, SINK_DEFAULT));
-    this.log4j2Logger = conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT);
     this.durability = ConfigCheck.enumValue(conf, DURABILITY_KEY, DURABILITY_DEFAULT, Durability.class);
     this.writerLingerMs = ConfigCheck.longInRange(conf, WRITER_LINGER_MS_KEY, WRITER_LINGER_MS_DEFAULT, 0, 1000,
         "milliseconds; 0 writes as soon as events arrive");
@@ -134,25 +143,31 @@ public final class NnauditSettings {
     this.percentileIntervals = percentileIntervals(conf);
     this.debugCmds = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
         conf.getTrimmedStrings(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_DEBUG_CMDLIST))));
+    this.formatOptions = FormatOptions.builder().log4jPrefix(recordPrefix == RecordPrefix.LOG4J)
+        .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
+        .trackingId(trackingIdEnabled).build();
+    this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
+        .filePermissions(filePermissions).durability(durability.name().toLowerCase(Locale.ROOT))
+        .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
+    this.sinkFactory = givenSinks != null ? givenSinks
+        : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
+    this.values = conf.values(); // last: after every read
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */
   public static NnauditSettings fromConf(Configuration conf) {
-    return new NnauditSettings(conf);
+    return new NnauditSettings(new RecordingConfigReader(conf), null);
   }
 
-  /** The sink class for a value of nnaudit.sink: a short name or a class name. */
-  private static String sinkClass(String raw) {
-    if ("file".equalsIgnoreCase(raw)) {
-      return "io.nnaudit.sink.RollingFileSink";
-    }
-    if ("log4j2".equalsIgnoreCase(raw)) {
-      return "io.nnaudit.sink.Log4j2Sink";
-    }
-    return raw;
+  /**
+   * As {@link #fromConf(Configuration)}, with sinks opened by {@code sinks} instead of the one
+   * {@code nnaudit.sink} names (which is then not read): for embedders and tests that give a sink of their own.
+   */
+  public static NnauditSettings fromConf(Configuration conf, SinkFactory sinks) {
+    return new NnauditSettings(new RecordingConfigReader(conf), Objects.requireNonNull(sinks, "sinks"));
   }
 
-  private static int[] percentileIntervals(Configuration conf) {
+  private static int[] percentileIntervals(RecordingConfigReader conf) {
     String key = DFSConfigKeys.DFS_METRICS_PERCENTILES_INTERVALS_KEY;
     String[] raw = conf.getTrimmedStrings(key);
     int[] out = new int[raw.length];
@@ -160,30 +175,30 @@ public final class NnauditSettings {
       try {
         out[i] = Integer.parseInt(raw[i]);
       } catch (NumberFormatException e) {
-        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds", e);
+        throw ConfigError.invalid(key, conf.getTrimmed(key), "a comma-separated list of positive intervals in seconds",
+            e);
       }
       if (out[i] <= 0) {
-        throw ConfigCheck.invalid(key, conf.get(key), "a comma-separated list of positive intervals in seconds");
+        throw ConfigError.invalid(key, conf.getTrimmed(key), "a comma-separated list of positive intervals in seconds");
       }
     }
     return out;
   }
 
-  private static File auditFile(Configuration conf) {
-    String raw = conf.get(FILE_PATH_KEY, FILE_PATH_DEFAULT); // get() expands ${hadoop.log.dir} in the default
-    raw = raw == null ? null : raw.trim();
+  private static File auditFile(RecordingConfigReader conf) {
+    String raw = conf.getExpanded(FILE_PATH_KEY, FILE_PATH_DEFAULT); // ${hadoop.log.dir} in the default
     String allowed = "an absolute path to a file the NameNode user can create and append to";
     if (raw == null || raw.isEmpty() || raw.contains("${")) {
       // An unresolved ${hadoop.log.dir}: the NameNode was not started by the hadoop scripts.
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + " (set it explicitly when hadoop.log.dir is not a "
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed + " (set it explicitly when hadoop.log.dir is not a "
           + "system property)");
     }
     File f = new File(raw);
     if (!f.isAbsolute()) {
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed);
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed);
     }
     if (f.isDirectory()) {
-      throw ConfigCheck.invalid(FILE_PATH_KEY, raw, allowed + "; it names a directory");
+      throw ConfigError.invalid(FILE_PATH_KEY, raw, allowed + "; it names a directory");
     }
     return f.getAbsoluteFile();
   }
@@ -207,6 +222,11 @@ public final class NnauditSettings {
 
   public RecordFormat recordFormat() {
     return recordFormat;
+  }
+
+  /** What the formatters need of these settings. */
+  public FormatOptions formatOptions() {
+    return formatOptions;
   }
 
   /** The prefix of hdfs records; json records carry their time in a field. */
@@ -234,18 +254,14 @@ public final class NnauditSettings {
     return dropWarnIntervalMs;
   }
 
-  /** The class implementing the sink (nnaudit.sink resolved). */
-  public String sinkClass() {
-    return sinkClass;
+  /** What opens the sink: {@code nnaudit.sink} resolved and checked. */
+  public SinkFactory sinkFactory() {
+    return sinkFactory;
   }
 
-  public String log4j2Logger() {
-    return log4j2Logger;
-  }
-
-  /** Whether records go to the audit file (and so whether nnaudit.file.* and fsync apply). */
-  public boolean fileSink() {
-    return "io.nnaudit.sink.RollingFileSink".equals(sinkClass);
+  /** What a sink is given when it is opened. */
+  public SinkContext sinkContext() {
+    return sinkContext;
   }
 
   /**
@@ -334,31 +350,24 @@ public final class NnauditSettings {
     return debugCmds;
   }
 
+  /**
+   * Whether both were read from the same values: every key read (as read: trimmed, expanded, defaults for
+   * unset keys) and every {@code nnaudit.*} entry, so that no setting, present or future, can be left out of
+   * the comparison. A re-initialize keeps the running pipeline only for equal settings. The sink factory is
+   * compared as well: one given by an embedder is not in the configuration.
+   */
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof NnauditSettings)) {
       return false;
     }
     NnauditSettings s = (NnauditSettings) o;
-    return file.equals(s.file) && maxFileSize == s.maxFileSize && maxBackups == s.maxBackups
-        && filePermissions.equals(s.filePermissions) && recordPrefix == s.recordPrefix
-        && recordFormat == s.recordFormat
-        && queueCapacity == s.queueCapacity && overflowPolicy == s.overflowPolicy
-        && batchMaxEvents == s.batchMaxEvents && queueCapacityBytes == s.queueCapacityBytes && ackPolicy == s.ackPolicy && handlerMaxWaitMs == s.handlerMaxWaitMs
-        && shutdownTimeoutMs == s.shutdownTimeoutMs
-        && dropWarnIntervalMs == s.dropWarnIntervalMs && sinkClass.equals(s.sinkClass)
-        && log4j2Logger.equals(s.log4j2Logger)
-        && durability == s.durability && writerLingerMs == s.writerLingerMs && durabilityIntervalMs == s.durabilityIntervalMs
-        && durabilityIntervalRecords == s.durabilityIntervalRecords && failurePolicy == s.failurePolicy
-        && failureRetryIntervalMs == s.failureRetryIntervalMs
-        && callerContextEnabled == s.callerContextEnabled && callerContextMaxLen == s.callerContextMaxLen
-        && callerSignatureMaxLen == s.callerSignatureMaxLen && trackingIdEnabled == s.trackingIdEnabled
-        && debugCmds.equals(s.debugCmds) && Arrays.equals(percentileIntervals, s.percentileIntervals);
+    return values.equals(s.values) && sinkFactory.equals(s.sinkFactory);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(file, queueCapacity, overflowPolicy, sinkClass);
+    return Objects.hash(values, sinkFactory);
   }
 
   @Override
@@ -366,7 +375,7 @@ public final class NnauditSettings {
     return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
         + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
         + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
-        + ", sink=" + sinkClass
+        + ", sink=" + sinkFactory
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
         + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;
   }

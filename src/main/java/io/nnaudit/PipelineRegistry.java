@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Loggers hold a {@link Slot}, not a pipeline. An {@code initialize} with the same settings joins the
  * running pipeline. One with different settings for the same file replaces it without losing an event:
- * (1) the replacement is prepared (its sink class checked) and published in the slot, so new events queue
+ * (1) the replacement is prepared and published in the slot, so new events queue
  * there; (2) the old pipeline closes, writing everything it had accepted, and loggers whose offer it refuses
  * follow the slot to the replacement; (3) only then does the replacement open the file and start writing.
  * If the new sink cannot be opened, the replacement writes to the old settings' sink instead and
@@ -44,7 +44,7 @@ final class PipelineRegistry {
     if (old.isOpen() && old.settings().equals(settings)) {
       return slot;
     }
-    AuditPipeline next = AuditPipeline.prepare(settings); // throws on a bad sink class: the old one stays
+    AuditPipeline next = AuditPipeline.prepare(settings); // a bad sink class failed in fromConf: nothing changed
     slot.current = next;
     old.close(old.settings().shutdownTimeoutMs()); // closes the file before the replacement opens it
     try {

@@ -1,7 +1,9 @@
 package io.nnaudit;
 
 import java.net.InetAddress;
+import java.util.Objects;
 
+import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -44,10 +46,23 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final long CAPTURE_FAILURE_LOG_INTERVAL_MS = 10_000;
   private static final RateLimitedLog CAPTURE_FAILURES = new RateLimitedLog(LOG, CAPTURE_FAILURE_LOG_INTERVAL_MS);
 
+  /** Opens the sinks, when given by an embedder; null to open the one {@code nnaudit.sink} names. */
+  private final SinkFactory sinks;
   private volatile PipelineRegistry.Slot slot;
 
-  /** The public no-arg constructor FSNamesystem calls. */
+  /** The public no-arg constructor FSNamesystem calls: records go to the sink {@code nnaudit.sink} names. */
   public QueuedAuditLogger() {
+    this.sinks = null;
+  }
+
+  /**
+   * For embedders that create the logger themselves (and tests): records go to the sinks {@code sinks} opens,
+   * for example {@code SinkFactory.of("mine", context -> new MySink(context))}, and {@code nnaudit.sink} is not
+   * read. Loggers of one audit file with the same settings and the same factory share a pipeline; another
+   * factory replaces it, as changed settings do.
+   */
+  public QueuedAuditLogger(SinkFactory sinks) {
+    this.sinks = Objects.requireNonNull(sinks, "sinks");
   }
 
   /**
@@ -57,7 +72,8 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
    */
   @Override
   public void initialize(Configuration conf) {
-    slot = PipelineRegistry.acquire(NnauditSettings.fromConf(conf));
+    slot = PipelineRegistry.acquire(sinks == null ? NnauditSettings.fromConf(conf)
+        : NnauditSettings.fromConf(conf, sinks));
   }
 
   @Override

@@ -12,11 +12,14 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nnaudit.sink.RollingFileSink;
+import io.nnaudit.sink.SinkContext;
 
 /**
  * The real file sink with test hooks in front of each write: an optional delay (a slow disk), an optional gate
  * that holds writes until the test opens it (a stalled disk), and a record of every write's size in records.
- * Configured with {@code nnaudit.sink}; its state is static because FSNamesystem creates the logger.
+ * Configured with {@code nnaudit.sink}; its state is static because it is created by class name, in
+ * MiniDFSCluster's FSNamesystem and in child JVMs. A test that creates its logger itself can give it sinks
+ * with state of their own instead, through {@code new QueuedAuditLogger(SinkFactory)} (see GivenSinkTest).
  */
 public class GatedFileSink extends RollingFileSink {
   static volatile long delayMillis;
@@ -38,8 +41,8 @@ public class GatedFileSink extends RollingFileSink {
   /** Records (newline-terminated lines) in each write call, in order. */
   static final List<Integer> recordsPerWrite = new CopyOnWriteArrayList<>();
 
-  public GatedFileSink(NnauditSettings settings) {
-    super(settings);
+  public GatedFileSink(SinkContext context) {
+    super(context);
   }
 
   static void reset() {

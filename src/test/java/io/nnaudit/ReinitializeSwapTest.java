@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.SinkContext;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,7 +37,7 @@ class ReinitializeSwapTest {
 
   /** A sink class whose constructor always fails, as a sink that cannot open its destination. */
   public static final class BrokenSink implements AuditSink {
-    public BrokenSink(NnauditSettings settings) {
+    public BrokenSink(SinkContext context) {
       throw new IllegalArgumentException("nnaudit: invalid value for nnaudit.sink: 'broken'. Allowed: a sink "
           + "that opens");
     }

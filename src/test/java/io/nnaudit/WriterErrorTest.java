@@ -14,7 +14,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.nnaudit.format.AuditRecordFormatter;
+import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.RollingFileSink;
@@ -69,8 +69,8 @@ class WriterErrorTest {
     ArrayBlockingQueue<AuditEvent> queue = new ArrayBlockingQueue<>(16);
     DropTracker drops = new DropTracker(1000, LoggerFactory.getLogger(WriterErrorTest.class), "test");
     WriterMetrics metrics = new WriterMetrics(new int[0]);
-    FailingOnceFormatter formatter = new FailingOnceFormatter(new AuditRecordFormatter(settings));
-    AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null, new RollingFileSink(settings), formatter,
+    FailingOnceFormatter formatter = new FailingOnceFormatter(new HdfsRecordFormatter(settings.formatOptions()));
+    AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null, new RollingFileSink(settings.sinkContext()), formatter,
         drops, settings, metrics);
     Thread t = new Thread(writer, "writer-under-test");
     drops.onDrop(System.currentTimeMillis(), "test");

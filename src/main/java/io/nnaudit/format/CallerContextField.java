@@ -2,7 +2,6 @@ package io.nnaudit.format;
 
 import java.nio.charset.StandardCharsets;
 
-import io.nnaudit.NnauditSettings;
 import org.apache.hadoop.ipc.CallerContext;
 
 /**
@@ -31,10 +30,10 @@ final class CallerContextField {
   private final int maxLen;
   private final int signatureMaxLen;
 
-  CallerContextField(NnauditSettings settings) {
-    this.enabled = settings.callerContextEnabled();
-    this.maxLen = settings.callerContextMaxLen();
-    this.signatureMaxLen = settings.callerSignatureMaxLen();
+  CallerContextField(FormatOptions options) {
+    this.enabled = options.callerContextEnabled();
+    this.maxLen = options.callerContextMaxLen();
+    this.signatureMaxLen = options.callerSignatureMaxLen();
   }
 
   /** Whether the record has the field at all. */

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import io.nnaudit.AuditEvent;
-import io.nnaudit.NnauditSettings;
 import org.apache.hadoop.ipc.CallerContext;
 
 /**
@@ -36,22 +35,23 @@ public final class JsonRecordFormatter implements RecordFormatter {
   private final IsoTimestamp time;
   private final CallerContextField callerContext;
   private final boolean trackingIdEnabled;
-  private final BuilderWriter out = new BuilderWriter();
+  private final BufferWriter writer = new BufferWriter();
 
-  public JsonRecordFormatter(NnauditSettings settings) {
-    this(settings, new IsoTimestamp());
+  /** Times carry the JVM zone's offset. */
+  public JsonRecordFormatter(FormatOptions options) {
+    this(options, new IsoTimestamp());
   }
 
-  public JsonRecordFormatter(NnauditSettings settings, IsoTimestamp time) {
+  public JsonRecordFormatter(FormatOptions options, IsoTimestamp time) {
     this.time = time;
-    this.callerContext = new CallerContextField(settings);
-    this.trackingIdEnabled = settings.trackingIdEnabled();
+    this.callerContext = new CallerContextField(options);
+    this.trackingIdEnabled = options.trackingIdEnabled();
   }
 
   @Override
-  public void appendRecord(RecordBuffer sb, AuditEvent e) {
-    out.target = sb;
-    try (JsonGenerator g = factory.createGenerator(out)) {
+  public void appendRecord(RecordBuffer out, AuditEvent e) {
+    writer.target = out;
+    try (JsonGenerator g = factory.createGenerator(writer)) {
       g.writeStartObject();
       g.writeStringField("time", time.format(e.timeMillis));
       g.writeBooleanField("allowed", e.allowed);
@@ -85,14 +85,14 @@ public final class JsonRecordFormatter implements RecordFormatter {
     } catch (IOException ex) {
       throw new UncheckedIOException(ex); // cannot happen: the target is memory
     }
-    sb.append('\n');
+    out.append('\n');
   }
 
   @Override
-  public void appendDropRecord(RecordBuffer sb, long nowMillis, long count, long fromMillis, long toMillis,
+  public void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis,
       long total) {
-    out.target = sb;
-    try (JsonGenerator g = factory.createGenerator(out)) {
+    writer.target = out;
+    try (JsonGenerator g = factory.createGenerator(writer)) {
       g.writeStartObject();
       g.writeStringField("time", time.format(nowMillis));
       g.writeStringField("nnaudit", "dropped");
@@ -104,11 +104,11 @@ public final class JsonRecordFormatter implements RecordFormatter {
     } catch (IOException ex) {
       throw new UncheckedIOException(ex);
     }
-    sb.append('\n');
+    out.append('\n');
   }
 
   /** A Writer onto the writer thread's batch (ESCAPE_NON_ASCII makes every char ASCII). */
-  private static final class BuilderWriter extends Writer {
+  private static final class BufferWriter extends Writer {
     RecordBuffer target;
 
     @Override

@@ -23,8 +23,14 @@ import java.nio.ByteBuffer;
  * count is then an upper bound, and no record is counted as written that was not delivered.</li>
  * </ul>
  *
- * <p>An implementation has a public constructor taking {@link io.nnaudit.NnauditSettings}; it opens its
- * destination there and throws {@link IllegalArgumentException} (naming the key and the value) when it cannot.
+ * <p>A sink named by class in {@code nnaudit.sink} has a public constructor taking a {@link SinkContext}, and
+ * nothing else of nnaudit's settings: the context holds the NameNode's {@code Configuration}, from which the
+ * sink reads keys of its own (named {@code nnaudit.*}, so that changing one counts as a change of settings
+ * on re-initialize), and the few validated values the built-in sinks use. The constructor opens the
+ * destination and throws {@link IllegalArgumentException} naming the key, the value and what is allowed
+ * ({@link io.nnaudit.config.ConfigError} builds that message) when it cannot; that stops the NameNode at
+ * start-up. Embedders that build the logger themselves may open sinks with a function instead
+ * ({@link SinkFactory#of}).
  */
 public interface AuditSink extends Closeable {
   /**

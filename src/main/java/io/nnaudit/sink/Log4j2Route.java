@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.nnaudit.NnauditConfigKeys;
+import io.nnaudit.config.ConfigError;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.Appender;
 import org.apache.logging.log4j.core.Logger;
@@ -144,8 +145,7 @@ final class Log4j2Route {
   }
 
   private static IllegalArgumentException invalid(String name, String allowed) {
-    return new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.LOG4J2_LOGGER_KEY
-        + ": '" + name + "'. Allowed: " + allowed + ".");
+    return ConfigError.invalid(NnauditConfigKeys.LOG4J2_LOGGER_KEY, name, allowed);
   }
 
   /** What a configuration would lose unseen, and what it makes inexact. */

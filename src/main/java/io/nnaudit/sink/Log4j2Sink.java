@@ -4,9 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
-import io.nnaudit.NnauditSettings;
+import io.nnaudit.config.ConfigError;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.message.Message;
@@ -42,20 +41,18 @@ public final class Log4j2Sink implements AuditSink {
   private final Log4j2Route route;
   private final ChunkProgress progress = new ChunkProgress();
 
-  public Log4j2Sink(NnauditSettings settings) {
-    try {
-      Class.forName("org.apache.logging.log4j.core.LoggerContext", false, Log4j2Sink.class.getClassLoader());
-    } catch (ClassNotFoundException | LinkageError e) {
-      throw new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.SINK_KEY
-          + ": 'log4j2'. Allowed: log4j2 only when log4j-api and log4j-core are on the NameNode's classpath "
-          + "(copy both jars to share/hadoop/hdfs/lib or add them to HADOOP_CLASSPATH); log4j-core is missing.", e);
+  /**
+   * Opens the logger {@code nnaudit.log4j2.logger}; refuses (naming the key) a classpath without log4j-core, a
+   * durability other than none, and a route that would lose records unseen.
+   */
+  public Log4j2Sink(SinkContext context) {
+    Log4j2Jars.require(SinkFactory.LOG4J2);
+    if (context.durable()) {
+      throw ConfigError.invalid(NnauditConfigKeys.DURABILITY_KEY, context.durability(), "none with "
+          + NnauditConfigKeys.SINK_KEY + "=" + SinkFactory.LOG4J2 + ", which cannot fsync; use the file sink for "
+          + "durability");
     }
-    if (settings.durability() != Durability.NONE) {
-      throw new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.DURABILITY_KEY + ": '"
-          + settings.durability().name().toLowerCase(java.util.Locale.ROOT) + "'. Allowed: none with "
-          + NnauditConfigKeys.SINK_KEY + "=log4j2, which cannot fsync; use the file sink for durability.");
-    }
-    this.name = settings.log4j2Logger();
+    this.name = context.log4j2Logger();
     this.logger = LogManager.getContext(Log4j2Sink.class.getClassLoader(), false).getLogger(name);
     this.route = Log4j2Route.check(name, logger);
   }

@@ -14,9 +14,8 @@ import java.util.Deque;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
-import io.nnaudit.Durability;
 import io.nnaudit.NnauditConfigKeys;
-import io.nnaudit.NnauditSettings;
+import io.nnaudit.config.ConfigError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,19 +79,23 @@ public class RollingFileSink implements AuditSink {
   private volatile long rotationFailures;
   private volatile long refusedReopens;
 
-  public RollingFileSink(NnauditSettings settings) {
-    this(settings, FileChannel::open, () -> System.nanoTime() / 1_000_000);
+  /**
+   * Opens (or creates) the file {@code nnaudit.file.path} of {@code context} for appending; refuses, naming that
+   * key, what cannot be written or is not a regular file of this user.
+   */
+  public RollingFileSink(SinkContext context) {
+    this(context, FileChannel::open, () -> System.nanoTime() / 1_000_000);
   }
 
   /** With the way channels are opened and the clock given: tests watch fsyncs and move time. */
-  RollingFileSink(NnauditSettings settings, ChannelFactory channels, LongSupplier clock) {
+  RollingFileSink(SinkContext context, ChannelFactory channels, LongSupplier clock) {
     this.clock = clock;
-    this.path = settings.file().toPath();
-    this.maxSize = settings.maxFileSize();
-    this.maxBackups = settings.maxBackups();
-    this.durable = settings.durability() != Durability.NONE;
+    this.path = context.file().toPath();
+    this.maxSize = context.maxFileSize();
+    this.maxBackups = context.maxBackups();
+    this.durable = context.durable();
     this.opener = new AuditFileOpener(path,
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(settings.filePermissions())), channels);
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
     try {
       Path parent = path.getParent();
       if (parent != null) {
@@ -101,12 +104,9 @@ public class RollingFileSink implements AuditSink {
       switchTo(opener.open());
     } catch (IOException | RuntimeException e) {
       closeQuietly(channel);
-      IllegalArgumentException iae = new IllegalArgumentException("nnaudit: invalid value for "
-          + NnauditConfigKeys.FILE_PATH_KEY + ": '" + settings.file() + "'. Allowed: a path to a regular file (not"
-          + " a symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create"
-          + " one (" + AuditFileOpener.describe(e) + ").");
-      iae.initCause(e);
-      throw iae;
+      throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
+          + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
+          + AuditFileOpener.describe(e) + ")", e);
     }
   }
 
@@ -405,11 +405,6 @@ public class RollingFileSink implements AuditSink {
    */
   public long refusedReopens() {
     return refusedReopens;
-  }
-
-  /** Bytes in the live file. */
-  public long size() {
-    return size;
   }
 
   @Override

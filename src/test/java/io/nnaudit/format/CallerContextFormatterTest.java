@@ -49,14 +49,14 @@ class CallerContextFormatterTest {
 
   private static String stockFormat(Configuration c, CallerContext ctx) {
     RecordBuffer out = new RecordBuffer();
-    new AuditRecordFormatter(NnauditSettings.fromConf(c), new Log4jTimestamp(ZoneId.of("UTC")))
+    new HdfsRecordFormatter(NnauditSettings.fromConf(c).formatOptions(), new Log4jTimestamp(ZoneId.of("UTC")))
         .appendMessage(out, event(ctx));
     return out.toString();
   }
 
   private static JsonNode json(Configuration c, CallerContext ctx) throws Exception {
     RecordBuffer out = new RecordBuffer();
-    new JsonRecordFormatter(NnauditSettings.fromConf(c), new IsoTimestamp(ZoneId.of("UTC")))
+    new JsonRecordFormatter(NnauditSettings.fromConf(c).formatOptions(), new IsoTimestamp(ZoneId.of("UTC")))
         .appendRecord(out, event(ctx));
     return JSON.readTree(out.toString());
   }
@@ -147,7 +147,7 @@ class CallerContextFormatterTest {
     CallerContext ctx = new CallerContext.Builder(new String(huge)).build();
     Configuration c = conf(128);
     RecordBuffer out = new RecordBuffer(1024);
-    new AuditRecordFormatter(NnauditSettings.fromConf(c), new Log4jTimestamp(ZoneId.of("UTC")))
+    new HdfsRecordFormatter(NnauditSettings.fromConf(c).formatOptions(), new Log4jTimestamp(ZoneId.of("UTC")))
         .appendRecord(out, event(ctx));
     assertTrue(out.capacity() <= 2048, "the record buffer grew to " + out.capacity() + " bytes");
     List<String> fields = new ArrayList<>();
@@ -157,7 +157,7 @@ class CallerContextFormatterTest {
     assertEquals("callerContext=" + "\\u00E9".repeat(21) + "\\u\n", fields.get(fields.size() - 1));
 
     RecordBuffer jsonOut = new RecordBuffer(1024);
-    new JsonRecordFormatter(NnauditSettings.fromConf(c), new IsoTimestamp(ZoneId.of("UTC")))
+    new JsonRecordFormatter(NnauditSettings.fromConf(c).formatOptions(), new IsoTimestamp(ZoneId.of("UTC")))
         .appendRecord(jsonOut, event(ctx));
     assertTrue(jsonOut.capacity() <= 2048, "the JSON buffer grew to " + jsonOut.capacity() + " bytes");
     assertEquals("\u00e9".repeat(21), JSON.readTree(jsonOut.toString()).get("callerContext").asText());

@@ -155,7 +155,7 @@ class Log4j2SinkTest {
   void aChunkThatFailsPartWayIsResumedNotRepeated() throws Exception {
     FlakyAppender a = FlakyAppender.attach(log4j2(FLAKY_CONFIG), "nnaudit.flaky", "flaky", false)
         .failOnce(m -> m.equals("r3"));
-    Log4j2Sink sink = new Log4j2Sink(NnauditSettings.fromConf(conf("nnaudit.flaky")));
+    Log4j2Sink sink = new Log4j2Sink(NnauditSettings.fromConf(conf("nnaudit.flaky")).sinkContext());
     ByteBuffer chunk = ByteBuffer.wrap("r1\nr2\nr3\nr4\n".getBytes(StandardCharsets.UTF_8));
     assertThrows(IOException.class, () -> sink.write(chunk));
     assertEquals(Arrays.asList("r1", "r2"), a.messages());

@@ -1,6 +1,6 @@
 package io.nnaudit.sink;
 
-import static io.nnaudit.sink.SinkFixtures.settings;
+import static io.nnaudit.sink.SinkFixtures.context;
 import static io.nnaudit.sink.SinkFixtures.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,7 +29,7 @@ class RollingFileSinkFsyncTest {
   private final ManualClock clock = new ManualClock();
 
   private RollingFileSink sink(String durability) {
-    return new RollingFileSink(settings(dir.resolve("audit.log"), "1k", 3, durability), channels, clock);
+    return new RollingFileSink(context(dir.resolve("audit.log"), "1k", 3, durability), channels, clock);
   }
 
   private static final String BIG = "x".repeat(1100) + "\n"; // over 1k: the next write rotates first

@@ -1,6 +1,6 @@
 package io.nnaudit.sink;
 
-import static io.nnaudit.sink.SinkFixtures.settings;
+import static io.nnaudit.sink.SinkFixtures.context;
 import static io.nnaudit.sink.SinkFixtures.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -27,7 +27,7 @@ class RollingFileSinkPartialWriteTest {
   void aWriteThatFailsPartWayIsTruncatedAway() throws Exception {
     RecordingChannels channels = new RecordingChannels();
     Path file = dir.resolve("audit.log");
-    RollingFileSink sink = new RollingFileSink(settings(file, "1m", 3, "none"), channels, new ManualClock());
+    RollingFileSink sink = new RollingFileSink(context(file, "1m", 3, "none"), channels, new ManualClock());
     write(sink, "one\n");
     channels.failWriteAfter = 7;
     IOException e = assertThrows(IOException.class, () -> write(sink, "two two two\nthree\n"));

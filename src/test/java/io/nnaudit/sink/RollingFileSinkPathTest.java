@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 
 import io.nnaudit.NnauditConfigKeys;
-import io.nnaudit.NnauditSettings;
 import io.nnaudit.TestFiles;
 import io.nnaudit.sink.SinkFixtures.ManualClock;
 import org.junit.jupiter.api.AfterEach;
@@ -42,14 +41,14 @@ class RollingFileSinkPathTest {
   private Path live;
   private Path moved;
   /** Read while nothing is at the path: the settings themselves refuse a directory. */
-  private NnauditSettings settings;
+  private SinkContext context;
   private RollingFileSink sink;
 
   @BeforeEach
   void paths() {
     live = dir.resolve("audit.log");
     moved = dir.resolve("moved.log");
-    settings = SinkFixtures.settings(live, "1m", 2, "none");
+    context = SinkFixtures.context(live, "1m", 2, "none");
   }
 
   @AfterEach
@@ -60,7 +59,7 @@ class RollingFileSinkPathTest {
   }
 
   private RollingFileSink newSink() {
-    return SinkFixtures.sink(settings, clock);
+    return SinkFixtures.sink(context, clock);
   }
 
   private void assertRefusedAtStartUp(String found) {
@@ -184,7 +183,7 @@ class RollingFileSinkPathTest {
 
   @Test
   void noRotationWhileThePathHoldsARefusedSymlink() throws Exception {
-    sink = SinkFixtures.sink(SinkFixtures.settings(live, "1k", 2, "none"), clock);
+    sink = SinkFixtures.sink(SinkFixtures.context(live, "1k", 2, "none"), clock);
     write(sink, "before\n");
     Files.move(live, moved);
     Path target = Files.createFile(dir.resolve("elsewhere.log"));

@@ -1,6 +1,6 @@
 package io.nnaudit.sink;
 
-import static io.nnaudit.sink.SinkFixtures.settings;
+import static io.nnaudit.sink.SinkFixtures.context;
 import static io.nnaudit.sink.SinkFixtures.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,7 +43,7 @@ class RollingFileSinkRotationFailureTest {
   /** Four writes fill the file (1k); 16 leave three full backups and a full live file, nothing deleted yet. */
   private void fillLiveAndThreeBackups() throws IOException {
     live = dir.resolve("audit.log");
-    sink = SinkFixtures.sink(settings(live, "1k", 3, "none"), clock);
+    sink = SinkFixtures.sink(context(live, "1k", 3, "none"), clock);
     for (int i = 0; i < 16; i++) {
       writeBatch();
     }

@@ -25,12 +25,12 @@ class RollingFileSinkTest {
   @TempDir
   Path dir;
 
-  private NnauditSettings settings(File f, String maxSize, int backups) {
+  private SinkContext context(File f, String maxSize, int backups) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
-    return NnauditSettings.fromConf(c);
+    return NnauditSettings.fromConf(c).sinkContext();
   }
 
   private static void write(RollingFileSink sink, String text) throws Exception {
@@ -40,11 +40,11 @@ class RollingFileSinkTest {
   @Test
   void createsParentsAppendsAndUsesOwnerGroupMode() throws Exception {
     File f = dir.resolve("a/b/audit.log").toFile();
-    RollingFileSink sink = new RollingFileSink(settings(f, "1m", 2));
+    RollingFileSink sink = new RollingFileSink(context(f, "1m", 2));
     write(sink, "one\n");
     sink.close();
     assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(f.toPath())));
-    RollingFileSink again = new RollingFileSink(settings(f, "1m", 2));
+    RollingFileSink again = new RollingFileSink(context(f, "1m", 2));
     write(again, "two\n");
     again.close();
     assertEquals(List.of("one", "two"), TestFiles.lines(f), "reopening appends");
@@ -53,7 +53,7 @@ class RollingFileSinkTest {
   @Test
   void rotationKeepsNBackupsAndSplitsNoRecord() throws Exception {
     File f = dir.resolve("audit.log").toFile();
-    RollingFileSink sink = new RollingFileSink(settings(f, "1k", 3));
+    RollingFileSink sink = new RollingFileSink(context(f, "1k", 3));
     // 25 batches of 10 records of 50 bytes: a rotation after every 3rd batch (1500 bytes >= 1024).
     int n = 0;
     for (int b = 0; b < 25; b++) {
@@ -87,7 +87,7 @@ class RollingFileSinkTest {
   void aPartialLastRecordIsEndedBeforeAppending() throws Exception {
     File f = dir.resolve("audit.log").toFile();
     Files.write(f.toPath(), "whole\nhalf a rec".getBytes(StandardCharsets.UTF_8));
-    RollingFileSink sink = new RollingFileSink(settings(f, "1m", 2));
+    RollingFileSink sink = new RollingFileSink(context(f, "1m", 2));
     write(sink, "next\n");
     sink.close();
     assertEquals(List.of("whole", "half a rec", "next"), TestFiles.lines(f));
@@ -100,7 +100,7 @@ class RollingFileSinkTest {
     c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
     c.set(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "600");
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1k");
-    RollingFileSink sink = new RollingFileSink(NnauditSettings.fromConf(c));
+    RollingFileSink sink = new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
     for (int i = 0; i < 30; i++) {
       write(sink, "x".repeat(99) + "\n");
     }
@@ -115,7 +115,7 @@ class RollingFileSinkTest {
   void aFileMovedAwayIsNoticedAndANewOneStarted() throws Exception {
     File f = dir.resolve("audit.log").toFile();
     File moved = dir.resolve("moved-by-logrotate.log").toFile();
-    RollingFileSink sink = new RollingFileSink(settings(f, "1m", 2));
+    RollingFileSink sink = new RollingFileSink(context(f, "1m", 2));
     write(sink, "before\n");
     Files.move(f.toPath(), moved.toPath());
     Thread.sleep(1100); // the sink checks at most once a second
@@ -132,7 +132,7 @@ class RollingFileSinkTest {
     Files.write(blocker.toPath(), new byte[] {1});
     File f = new File(blocker, "audit.log");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new RollingFileSink(settings(f, "1m", 2)));
+        () -> new RollingFileSink(context(f, "1m", 2)));
     assertTrue(e.getMessage().contains(NnauditConfigKeys.FILE_PATH_KEY), e.getMessage());
     assertTrue(e.getMessage().contains(f.getPath()), e.getMessage());
     assertTrue(e.getMessage().contains("Allowed: "), e.getMessage());

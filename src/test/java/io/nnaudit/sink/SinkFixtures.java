@@ -11,18 +11,19 @@ import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import org.apache.hadoop.conf.Configuration;
 
-/** Settings, a clock the test moves, and writes, for the tests of {@link RollingFileSink}. */
+/** Sink contexts, a clock the test moves, and writes, for the tests of {@link RollingFileSink}. */
 final class SinkFixtures {
   private SinkFixtures() {
   }
 
-  static NnauditSettings settings(Path file, String maxSize, int backups, String durability) {
+  /** The context nnaudit gives a sink under these settings (read and checked as at start-up). */
+  static SinkContext context(Path file, String maxSize, int backups, String durability) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, file.toString());
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
     c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
-    return NnauditSettings.fromConf(c);
+    return NnauditSettings.fromConf(c).sinkContext();
   }
 
   static void write(RollingFileSink sink, String text) throws IOException {
@@ -30,8 +31,8 @@ final class SinkFixtures {
   }
 
   /** A sink whose channels are opened plainly and whose clock only moves when the test says. */
-  static RollingFileSink sink(NnauditSettings settings, ManualClock clock) {
-    return new RollingFileSink(settings, FileChannel::open, clock);
+  static RollingFileSink sink(SinkContext context, ManualClock clock) {
+    return new RollingFileSink(context, FileChannel::open, clock);
   }
 
   /** Milliseconds that pass only when {@link #advance} is called. */

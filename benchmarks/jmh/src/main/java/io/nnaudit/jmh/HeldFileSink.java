@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 
-import io.nnaudit.NnauditSettings;
 import io.nnaudit.sink.RollingFileSink;
+import io.nnaudit.sink.SinkContext;
 
 /**
  * nnaudit's own file sink, whose first write is held until {@link #release}: the writer stops with its first
@@ -16,8 +16,8 @@ public final class HeldFileSink extends RollingFileSink {
   private static volatile CountDownLatch gate = new CountDownLatch(1);
   private static volatile HeldFileSink current;
 
-  public HeldFileSink(NnauditSettings settings) {
-    super(settings);
+  public HeldFileSink(SinkContext context) {
+    super(context);
     current = this;
   }
 

@@ -4,12 +4,11 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
 import io.nnaudit.AuditEvent;
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.NnauditSettings.RecordPrefix;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
- * Turns an {@link AuditEvent} into one line of the stock {@code hdfs-audit.log} format, byte for byte what
+ * {@code nnaudit.record.format=hdfs}: turns an {@link AuditEvent} into one line of the stock
+ * {@code hdfs-audit.log} format, byte for byte what
  * {@code FSNamesystem.FSNamesystemAuditLogger} hands to log4j, plus the stock layout's prefix
  * {@code %d{ISO8601} %p %c{2}: } and a newline.
  *
@@ -19,7 +18,7 @@ import org.apache.hadoop.fs.permission.FsPermission;
  *
  * <p>Not thread-safe (it caches the timestamp, address and permission texts): one instance per writer thread.
  */
-public final class AuditRecordFormatter implements RecordFormatter {
+public final class HdfsRecordFormatter implements RecordFormatter {
   /** What {@code %p %c{2}: } prints for the stock audit logger. */
   static final String INFO_TAG = " INFO FSNamesystem.audit: ";
   static final String WARN_TAG = " WARN FSNamesystem.audit: ";
@@ -50,14 +49,15 @@ public final class AuditRecordFormatter implements RecordFormatter {
   /** The text of a plain FsPermission by its bits, made on first use. */
   private final byte[][] permissionText = new byte[PERMISSION_SLOTS][];
 
-  public AuditRecordFormatter(NnauditSettings settings) {
-    this(settings, new Log4jTimestamp());
+  /** Prefixes carry the time in the JVM's zone. */
+  public HdfsRecordFormatter(FormatOptions options) {
+    this(options, new Log4jTimestamp());
   }
 
-  public AuditRecordFormatter(NnauditSettings settings, Log4jTimestamp timestamp) {
-    this.prefix = settings.recordPrefix() == RecordPrefix.LOG4J;
-    this.callerContext = new CallerContextField(settings);
-    this.trackingIdEnabled = settings.trackingIdEnabled();
+  public HdfsRecordFormatter(FormatOptions options, Log4jTimestamp timestamp) {
+    this.prefix = options.log4jPrefix();
+    this.callerContext = new CallerContextField(options);
+    this.trackingIdEnabled = options.trackingIdEnabled();
     this.timestamp = timestamp;
   }
 

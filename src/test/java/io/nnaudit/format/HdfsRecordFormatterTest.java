@@ -15,7 +15,7 @@ import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
 
 /** Expected lines written by hand from the stock FSNamesystemAuditLogger source (Hadoop 3.4). */
-class AuditRecordFormatterTest {
+class HdfsRecordFormatterTest {
   private static final long T = 1795340252947L; // 2026-11-22 09:37:32,947 UTC
 
   private static Configuration conf() {
@@ -26,7 +26,7 @@ class AuditRecordFormatterTest {
 
   private static String record(Configuration c, AuditEvent e) {
     RecordBuffer sb = new RecordBuffer();
-    new AuditRecordFormatter(NnauditSettings.fromConf(c), new Log4jTimestamp(ZoneId.of("UTC")))
+    new HdfsRecordFormatter(NnauditSettings.fromConf(c).formatOptions(), new Log4jTimestamp(ZoneId.of("UTC")))
         .appendRecord(sb, e);
     return sb.toString();
   }
@@ -135,7 +135,8 @@ class AuditRecordFormatterTest {
   @Test
   void dropRecordIsWarnAndNotAnOperation() {
     RecordBuffer sb = new RecordBuffer();
-    new AuditRecordFormatter(NnauditSettings.fromConf(conf()), new Log4jTimestamp(ZoneId.of("UTC")))
+    new HdfsRecordFormatter(NnauditSettings.fromConf(conf()).formatOptions(),
+        new Log4jTimestamp(ZoneId.of("UTC")))
         .appendDropRecord(sb, T, 12, T - 2946, T - 47, 40);
     assertEquals("2026-11-22 09:37:32,947 WARN FSNamesystem.audit: nnaudit=dropped\tcount=12"
         + "\tfrom=2026-11-22 09:37:30,001\tto=2026-11-22 09:37:32,900\ttotal=40\n", sb.toString());

@@ -1,0 +1,127 @@
+package io.nnaudit.sink;
+
+import java.io.File;
+import java.util.Objects;
+
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * What a sink is given when it is opened: the NameNode's {@link Configuration}, from which a sink reads keys
+ * of its own, and the validated settings the built-in sinks use. Immutable, except that the Configuration is
+ * Hadoop's mutable class: it is a copy taken when the settings were read, which a sink must not change.
+ *
+ * <p>A sink's own keys should be named {@code nnaudit.*}: every such entry counts as a setting, so that a
+ * re-initialize that changes one opens a new sink rather than keeping the running one.
+ */
+public final class SinkContext {
+  private final Configuration conf;
+  private final File file;
+  private final long maxFileSize;
+  private final int maxBackups;
+  private final String filePermissions;
+  private final String durability;
+  private final String log4j2Logger;
+
+  private SinkContext(Builder b) {
+    this.conf = Objects.requireNonNull(b.conf, "conf");
+    this.file = Objects.requireNonNull(b.file, "file");
+    this.maxFileSize = b.maxFileSize;
+    this.maxBackups = b.maxBackups;
+    this.filePermissions = Objects.requireNonNull(b.filePermissions, "filePermissions");
+    this.durability = Objects.requireNonNull(b.durability, "durability");
+    this.log4j2Logger = Objects.requireNonNull(b.log4j2Logger, "log4j2Logger");
+  }
+
+  /** A context built from validated values; nnaudit builds one from its settings. */
+  public static Builder builder(Configuration conf) {
+    return new Builder(conf);
+  }
+
+  /** The NameNode's configuration (a copy), for keys of the sink's own. */
+  public Configuration conf() {
+    return conf;
+  }
+
+  /** {@code nnaudit.file.path}: the audit file, absolute. */
+  public File file() {
+    return file;
+  }
+
+  /** {@code nnaudit.file.max.size}: the size in bytes at which the file sink rotates. */
+  public long maxFileSize() {
+    return maxFileSize;
+  }
+
+  /** {@code nnaudit.file.max.backups}: rotated files kept, at least 1. */
+  public int maxBackups() {
+    return maxBackups;
+  }
+
+  /** {@code nnaudit.file.permissions}: the mode of new files, as {@code PosixFilePermissions} text. */
+  public String filePermissions() {
+    return filePermissions;
+  }
+
+  /** {@code nnaudit.durability} as it is written in configuration: none, interval, batch or sync. */
+  public String durability() {
+    return durability;
+  }
+
+  /**
+   * Whether the pipeline fsyncs ({@link AuditSink#force}): durability other than none. A sink that can lose
+   * what it wrote otherwise (a file closed on rotation, a new file's directory entry) makes that durable too.
+   */
+  public boolean durable() {
+    return !"none".equals(durability);
+  }
+
+  /** {@code nnaudit.log4j2.logger}: the logger the log4j2 sink hands records to. */
+  public String log4j2Logger() {
+    return log4j2Logger;
+  }
+
+  /** Builds a {@link SinkContext}; every value but the Configuration must be set. */
+  public static final class Builder {
+    private final Configuration conf;
+    private File file;
+    private long maxFileSize;
+    private int maxBackups;
+    private String filePermissions;
+    private String durability;
+    private String log4j2Logger;
+
+    private Builder(Configuration conf) {
+      this.conf = conf;
+    }
+
+    public Builder file(File f) {
+      this.file = f;
+      return this;
+    }
+
+    public Builder rotation(long maxSize, int backups) {
+      this.maxFileSize = maxSize;
+      this.maxBackups = backups;
+      return this;
+    }
+
+    public Builder filePermissions(String posixText) {
+      this.filePermissions = posixText;
+      return this;
+    }
+
+    public Builder durability(String name) {
+      this.durability = name;
+      return this;
+    }
+
+    public Builder log4j2Logger(String name) {
+      this.log4j2Logger = name;
+      return this;
+    }
+
+    public SinkContext build() {
+      return new SinkContext(this);
+    }
+  }
+}

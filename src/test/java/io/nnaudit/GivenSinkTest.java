@@ -1,0 +1,120 @@
+package io.nnaudit;
+
+import static io.nnaudit.AuditTestSupport.logCreate;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An embedder gives the logger its own sinks ({@code new QueuedAuditLogger(SinkFactory)}), with state of their
+ * own rather than found by class name: records reach them, the same factory joins the running pipeline, and
+ * another factory replaces it.
+ */
+class GivenSinkTest {
+  @TempDir
+  Path dir;
+
+  private final List<QueuedAuditLogger> started = new ArrayList<>();
+
+  /** Keeps the records written to it, one string per record. */
+  static final class MemorySink implements AuditSink {
+    final List<String> records = new CopyOnWriteArrayList<>();
+    final SinkContext context;
+
+    MemorySink(SinkContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public void write(ByteBuffer chunk) {
+      for (String r : StandardCharsets.UTF_8.decode(chunk).toString().split("\n")) {
+        records.add(r);
+      }
+    }
+
+    @Override
+    public void force() {
+    }
+
+    @Override
+    public void close() {
+    }
+  }
+
+  @AfterEach
+  void closeLoggers() {
+    for (QueuedAuditLogger l : started) {
+      l.pipeline().close(10_000);
+    }
+  }
+
+  private QueuedAuditLogger start(SinkFactory sinks, Configuration c) {
+    QueuedAuditLogger l = new QueuedAuditLogger(sinks);
+    l.initialize(c);
+    started.add(l);
+    return l;
+  }
+
+  private Configuration conf() {
+    Configuration c = AuditTestSupport.conf(dir.resolve("audit.log").toFile());
+    c.set("nnaudit.memory.label", "first"); // a key of the given sink's own
+    return c;
+  }
+
+  @Test
+  void recordsReachTheGivenSink() throws Exception {
+    List<MemorySink> opened = new CopyOnWriteArrayList<>();
+    SinkFactory sinks = SinkFactory.of("memory", context -> {
+      MemorySink s = new MemorySink(context);
+      opened.add(s);
+      return s;
+    });
+    QueuedAuditLogger l = start(sinks, conf());
+    logCreate(l, "/given/a");
+    logCreate(l, "/given/b");
+    assertTrue(l.pipeline().awaitWritten(10_000));
+    assertEquals(1, opened.size());
+    MemorySink sink = opened.get(0);
+    assertEquals(2, sink.records.size(), sink.records.toString());
+    assertTrue(sink.records.get(1).contains("\tsrc=/given/b\t"), sink.records.toString());
+    assertEquals("first", sink.context.conf().get("nnaudit.memory.label"), "the sink reads its own keys");
+    assertFalse(dir.resolve("audit.log").toFile().exists(), "nnaudit.sink was not used");
+  }
+
+  @Test
+  void theSameFactoryJoinsAndAnotherReplaces() throws Exception {
+    List<MemorySink> opened = new CopyOnWriteArrayList<>();
+    SinkFactory sinks = SinkFactory.of("memory", context -> {
+      MemorySink s = new MemorySink(context);
+      opened.add(s);
+      return s;
+    });
+    QueuedAuditLogger first = start(sinks, conf());
+    QueuedAuditLogger joined = start(sinks, conf());
+    assertSame(first.pipeline(), joined.pipeline(), "same settings, same factory: one pipeline");
+
+    MemorySink other = new MemorySink(null);
+    QueuedAuditLogger replaced = start(SinkFactory.of("memory", context -> other), conf());
+    assertSame(replaced.pipeline(), first.pipeline(), "loggers follow the slot to the replacement");
+    logCreate(first, "/given/after");
+    assertTrue(first.pipeline().awaitWritten(10_000));
+    assertEquals(1, other.records.size(), other.records.toString());
+    assertEquals(1, opened.size(), "the first factory opened one sink only");
+  }
+}
