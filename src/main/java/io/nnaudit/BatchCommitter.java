@@ -254,8 +254,7 @@ final class BatchCommitter {
   }
 
   private void logFailure(String what, Throwable t) {
-    failures.log(what + "; failure policy "
-        + settings.failurePolicy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), t);
+    failures.log(what + "; failure policy " + ConfigSpelling.of(settings.failurePolicy()), t);
   }
 
 }

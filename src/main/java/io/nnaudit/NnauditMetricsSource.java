@@ -110,7 +110,7 @@ final class NnauditMetricsSource implements MetricsSource {
     MetricsRecordBuilder rb = collector.addRecord(RECORD).setContext("dfs")
         .tag(FILE, pipeline.settings().file().getPath())
         .tag(POLICY, pipeline.settings().overflowPolicy().name())
-        .tag(DURABILITY, pipeline.settings().durability().name().toLowerCase(java.util.Locale.ROOT))
+        .tag(DURABILITY, ConfigSpelling.of(pipeline.settings().durability()))
         .addGauge(CAPACITY, s.queueCapacity)
         .addGauge(DEPTH, s.queueDepth)
         .addGauge(CAPACITY_BYTES, pipeline.settings().queueCapacityBytes())
