@@ -13,6 +13,8 @@ import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into
@@ -47,6 +49,9 @@ import io.nnaudit.sink.AuditSink;
  * handlers lead), and after it ends by whoever holds the pipeline's write lock.
  */
 final class AuditWriter implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
+  /** At most one ERROR line this often about failed events, writes and fsyncs: a dead disk cannot flood the log. */
+  static final long FAILURE_LOG_INTERVAL_MS = 10_000;
   static final long IDLE_POLL_MS = 50;
   /** A batch this many bytes long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
   static final int WRITE_CHUNK_BYTES = 1 << 20;
@@ -79,7 +84,8 @@ final class AuditWriter implements Runnable {
   private final List<AuditEvent> batch;
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   private RecordBuffer text = new RecordBuffer();
-  private final WriterFailureLog failures = new WriterFailureLog();
+  /** The failures of every writing thread (this one, leading handlers, direct writers), rate-limited. */
+  private final RateLimitedLog failures = new RateLimitedLog(LOG, FAILURE_LOG_INTERVAL_MS);
 
   AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes,
       ReentrantLock leadLock, AuditSink sink, RecordFormatter formatter,
@@ -113,7 +119,7 @@ final class AuditWriter implements Runnable {
         }
       } catch (Throwable t) {
         abortInHandLocked(writtenBefore);
-        failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+        failures.error("the audit writer caught an unexpected error; the operations of the batch in hand are "
             + "not acknowledged, and the writer goes on", t);
       }
     }
@@ -123,7 +129,7 @@ final class AuditWriter implements Runnable {
       try {
         sink.close();
       } catch (Throwable t) {
-        failures.log("closing the audit sink failed", t);
+        failures.error("closing the audit sink failed", t);
       }
     }
   }
@@ -207,7 +213,7 @@ final class AuditWriter implements Runnable {
       return idleTurn();
     } catch (Throwable t) {
       abortInHand("the audit writer failed", writtenAtStart); // under the lock: leaders share the batch
-      failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+      failures.error("the audit writer caught an unexpected error; the operations of the batch in hand are "
           + "not acknowledged, and the writer goes on", t);
       return false;
     } finally {
@@ -237,7 +243,7 @@ final class AuditWriter implements Runnable {
       releaseBytesExceptHandedOff();
     } catch (Throwable t) {
       abortInHand("the audit write failed", writtenBefore);
-      failures.log("a handler could not write the audit queue; its operations are not acknowledged", t);
+      failures.error("a handler could not write the audit queue; its operations are not acknowledged", t);
     } finally {
       committer.tryOnce(false);
     }
@@ -327,7 +333,7 @@ final class AuditWriter implements Runnable {
       writeBatch(Collections.singletonList(e), drops.takeUnreported());
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
-      failures.log("could not write an audit record on the handler thread", t);
+      failures.error("could not write an audit record on the handler thread", t);
       if (e.ticket != null) {
         metrics.aborted(1);
         e.ticket.abort("the audit record could not be written: " + t);
@@ -356,7 +362,7 @@ final class AuditWriter implements Runnable {
         records.setLength(0);
         drops.unreport(report);
         report = null;
-        failures.log("could not format a drop record; the drops stay counted for the next one", t);
+        failures.error("could not format a drop record; the drops stay counted for the next one", t);
       }
     }
     for (int i = 0; i < events.size(); i++) {
@@ -372,7 +378,7 @@ final class AuditWriter implements Runnable {
           metrics.aborted(1);
           e.ticket.abort("the audit record could not be formatted");
         }
-        failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
+        failures.error("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
             + "is not acknowledged; " + metrics.writeFailed + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {

@@ -48,10 +48,10 @@ final class BatchCommitter {
   private boolean tryOnce;
   private long deadlineNanos;
   private long lastForceMillis = System.currentTimeMillis();
-  private final WriterFailureLog failures;
+  private final RateLimitedLog failures;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,
-      WriterMetrics metrics, WriterFailureLog failures) {
+      WriterMetrics metrics, RateLimitedLog failures) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
@@ -254,7 +254,7 @@ final class BatchCommitter {
   }
 
   private void logFailure(String what, Throwable t) {
-    failures.log(what + "; failure policy " + ConfigSpelling.of(settings.failurePolicy()), t);
+    failures.error(what + "; failure policy " + ConfigSpelling.of(settings.failurePolicy()), t);
   }
 
 }

@@ -25,15 +25,14 @@ final class DropTracker {
   private final AtomicLong firstUnreported = new AtomicLong(NONE);
   private volatile long lastDropMillis;
   private volatile String lastReason;
-  private final long warnIntervalMs;
+  private final IntervalGate warnGate;
   private final Logger log;
   private final String what;
   private long reportedTotal; // the writing thread only
   private long warnedTotal; // the writing thread only
-  private long lastWarnMillis = NONE; // the writing thread only
 
   DropTracker(long warnIntervalMs, Logger log, String what) {
-    this.warnIntervalMs = warnIntervalMs;
+    this.warnGate = new IntervalGate(warnIntervalMs);
     this.log = log;
     this.what = what;
   }
@@ -59,14 +58,15 @@ final class DropTracker {
     if (t == warnedTotal) {
       return;
     }
-    if (!force && lastWarnMillis != NONE && nowMillis - lastWarnMillis < warnIntervalMs) {
+    if (force) {
+      warnGate.open(nowMillis);
+    } else if (!warnGate.tryOpen(nowMillis)) {
       return;
     }
     log.warn("nnaudit: dropped {} audit event(s) for {} (last reason: {}); {} dropped since start-up. Dropped "
         + "events are counted and reported in the audit file as nnaudit=dropped records.", t - warnedTotal, what,
         lastReason, t);
     warnedTotal = t;
-    lastWarnMillis = nowMillis;
   }
 
   /** The writing thread only: accepted events given up by fail-open. */
