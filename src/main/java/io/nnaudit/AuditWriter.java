@@ -152,7 +152,7 @@ final class AuditWriter implements Runnable {
     batch.add(first);
     queue.drainTo(batch, batchMax - 1);
     metrics.batchDrained(batch.size());
-    writeBatch(batch, drops.takeUnreported());
+    writeBatch(batch, drops.unreported());
     boolean light = batch.size() < lingerBelow;
     releaseBytes();
     if (light && lingerNanos > 0 && life.isOpen()) {
@@ -165,14 +165,14 @@ final class AuditWriter implements Runnable {
 
   /** A turn with nothing to write: a pending drop report, the interval fsync, and whether the writer is done. */
   private boolean idleTurn() {
-    DropReport report = drops.takeUnreported();
+    DropReport report = drops.unreported();
     if (report != null) {
       writeBatch(batch, report);
     }
     committer.idle();
     // Quiescent first, then empty: an event offered before the last handler left is seen here.
     if (life.isQuiescent() && queue.isEmpty()) {
-      DropReport last = drops.takeUnreported();
+      DropReport last = drops.unreported();
       if (last != null) {
         writeBatch(batch, last);
       }
@@ -203,7 +203,7 @@ final class AuditWriter implements Runnable {
       if (!batch.isEmpty()) {
         metrics.batchDrained(batch.size());
         long writtenBefore = metrics.written;
-        writeBatch(batch, drops.takeUnreported());
+        writeBatch(batch, drops.unreported());
         if (metrics.written > writtenBefore) {
           leadersPaused = false;
         }
@@ -239,7 +239,7 @@ final class AuditWriter implements Runnable {
     long writtenBefore = metrics.written;
     committer.tryOnce(true);
     try {
-      writeBatch(batch, drops.takeUnreported());
+      writeBatch(batch, drops.unreported());
       releaseBytesExceptHandedOff();
     } catch (Throwable t) {
       abortInHand("the audit write failed", writtenBefore);
@@ -330,7 +330,7 @@ final class AuditWriter implements Runnable {
     long writtenBefore = metrics.written;
     committer.retryUntil(deadlineNanos);
     try {
-      writeBatch(Collections.singletonList(e), drops.takeUnreported());
+      writeBatch(Collections.singletonList(e), drops.unreported());
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
       failures.error("could not write an audit record on the handler thread", t);
@@ -360,8 +360,7 @@ final class AuditWriter implements Runnable {
             report.toMillis, report.total);
       } catch (Throwable t) {
         records.setLength(0);
-        drops.unreport(report);
-        report = null;
+        report = null; // still due: the next report covers these drops too
         failures.error("could not format a drop record; the drops stay counted for the next one", t);
       }
     }
@@ -399,16 +398,20 @@ final class AuditWriter implements Runnable {
   }
 
   /**
-   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s.
-   * Returns false only when a leading handler's single try failed: the chunk's events are then still in
-   * {@link #chunkEvents}, untouched, for {@link #handOff}.
+   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s, which
+   * is settled once written. Returns false only when a leading handler's single try failed: the chunk's events
+   * are then still in {@link #chunkEvents}, untouched, for {@link #handOff}.
    */
   private boolean flushChunk(RecordBuffer records, DropReport report) {
-    if (records.length() > 0 && !committer.commit(records.asByteBuffer(), chunkEvents, report)) {
+    if (records.length() > 0) {
+      boolean written = committer.commit(records.asByteBuffer(), chunkEvents);
       records.setLength(0);
-      return false;
+      if (written && report != null) {
+        drops.reported(report);
+      } else if (!written && committer.triesOnce()) {
+        return false;
+      }
     }
-    records.setLength(0);
     chunkEvents.clear();
     return true;
   }

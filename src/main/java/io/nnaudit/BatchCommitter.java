@@ -3,7 +3,6 @@ package io.nnaudit;
 import java.nio.ByteBuffer;
 import java.util.List;
 
-import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.sink.AuditSink;
 
 /**
@@ -62,18 +61,18 @@ final class BatchCommitter {
   }
 
   /**
-   * Writes {@code bytes}, which hold the records of {@code events} (and, first, the drop record of
-   * {@code report} if not null), fsyncs if the durability mode asks, and completes the events' tickets.
+   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), fsyncs if
+   * the durability mode asks, and completes the events' tickets. Returns whether the bytes were written; if
+   * not, the events are given up under the failure policy, except after a leading handler's single try
+   * ({@link #tryOnce}), which leaves them untouched, tickets pending, for the writer thread.
    */
-  boolean commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
+  boolean commit(ByteBuffer bytes, List<AuditEvent> events) {
     int n = events.size();
     if (!writeWithRetry(bytes, n)) {
-      drops.unreport(report);
-      if (tryOnce) {
-        return false; // a leading handler's try: the writer thread takes the events over, tickets pending
+      if (!tryOnce) {
+        giveUp(events);
       }
-      giveUp(events);
-      return true;
+      return false;
     }
     metrics.recordsWritten(n);
     recordsSinceForce += n;
@@ -96,6 +95,10 @@ final class BatchCommitter {
   /** A leading handler writes once and never retries or gives up: see {@link #commit}. */
   void tryOnce(boolean once) {
     tryOnce = once;
+  }
+
+  boolean triesOnce() {
+    return tryOnce;
   }
 
   private static void complete(List<AuditEvent> events) {

@@ -6,13 +6,13 @@ import org.slf4j.Logger;
 
 /**
  * Counts dropped events exactly and says so: a rate-limited WARN in the NameNode log and, through
- * {@link #takeUnreported}, a drop record in the audit stream once the writer runs again.
+ * {@link #unreported}, a drop record in the audit stream once the writer runs again.
  *
  * <p>Handlers call {@link #onDrop} concurrently; it never blocks and never logs: two atomic updates and a
  * volatile write of the reason. The WARN line is written by the writer thread ({@link #warnIfDue}, once per
  * loop turn and at the end), so a handler never pays for logging; a writer stuck inside a write call
- * therefore delays the line, not the count. {@link #takeUnreported}, {@link #warnIfDue} and
- * {@link #unreport} are called by one writing thread at a time: the writer thread, or a handler holding the
+ * therefore delays the line, not the count. {@link #unreported}, {@link #reported} and
+ * {@link #warnIfDue} are called by one writing thread at a time: the writer thread, or a handler holding the
  * pipeline's write lock. The count in each report is exact; its from/to span can be off by the few microseconds of a race
  * between a drop and a report, never by a whole event.
  */
@@ -29,6 +29,8 @@ final class DropTracker {
   private final Logger log;
   private final String what;
   private long reportedTotal; // the writing thread only
+  /** The start of the drops in reports given but not yet written, or NONE; the writing thread only. */
+  private long heldFrom = NONE;
   private long warnedTotal; // the writing thread only
 
   DropTracker(long warnIntervalMs, Logger log, String what) {
@@ -83,32 +85,30 @@ final class DropTracker {
     return total.get();
   }
 
-  /** Drops not yet reported in the audit stream, or null. The writing thread only. */
-  DropReport takeUnreported() {
+  /**
+   * Drops not yet reported in the audit stream, or null. The report stays due, and the next one covers it
+   * too, until {@link #reported} says that its record was written. The writing thread only.
+   */
+  DropReport unreported() {
     long t = total.get();
     if (t == reportedTotal) {
       return null;
     }
-    long from = firstUnreported.getAndSet(NONE);
-    long to = lastDropMillis;
-    if (from == NONE || from > to) {
-      from = to;
+    long first = firstUnreported.getAndSet(NONE);
+    if (first != NONE && (heldFrom == NONE || first < heldFrom)) {
+      heldFrom = first;
     }
-    DropReport r = new DropReport(t - reportedTotal, from, to, t);
-    reportedTotal = t;
-    return r;
+    long to = lastDropMillis;
+    if (heldFrom == NONE || heldFrom > to) {
+      heldFrom = to;
+    }
+    return new DropReport(t - reportedTotal, heldFrom, to, t);
   }
 
-  /** Puts back a report whose drop record could not be written, so that the next one covers it. */
-  void unreport(DropReport r) {
-    if (r == null) {
-      return;
-    }
-    reportedTotal -= r.count;
-    long first = firstUnreported.get();
-    while ((first == NONE || first > r.fromMillis) && !firstUnreported.compareAndSet(first, r.fromMillis)) {
-      first = firstUnreported.get();
-    }
+  /** The record of {@code r}, the last report {@link #unreported} gave, is written. The writing thread only. */
+  void reported(DropReport r) {
+    reportedTotal = r.total;
+    heldFrom = NONE;
   }
 
   /** Drops between two records of the audit stream. */
