@@ -5,7 +5,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -80,15 +79,9 @@ public final class AuditPipeline {
   /** Heap held by queued events and the writer's batch in hand; bounded by nnaudit.queue.capacity.bytes. */
   private final AtomicLong queuedBytes = new AtomicLong();
   private final DropTracker drops;
-  private final WriterMetrics metrics;
+  private final AuditMetrics metrics;
   private final Lifecycle life = new Lifecycle();
   private final Runnable shutdownHook;
-  private final LongAdder accepted = new LongAdder();
-  private final LongAdder captureFailed = new LongAdder();
-  private final LongAdder blockedWaits = new LongAdder();
-  private final LongAdder blockedWaitNanos = new LongAdder();
-  private final LongAdder aborted = new LongAdder();
-  private final LongAdder writtenDirect = new LongAdder();
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
   /**
    * Guards the writer's formatter, buffer and sink whenever more than one thread may write: held by a handler
@@ -104,8 +97,8 @@ public final class AuditPipeline {
   private AuditPipeline(NnauditSettings settings) {
     this.settings = settings;
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
-    this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
-    this.metrics = new WriterMetrics(settings.percentileIntervals());
+    this.metrics = new AuditMetrics(settings.percentileIntervals());
+    this.drops = new DropTracker(metrics, settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.shutdownHook = this::shutdown;
   }
 
@@ -203,9 +196,9 @@ public final class AuditPipeline {
       AuditEvent e;
       while ((e = queue.poll()) != null) {
         try {
-          metrics.writeFailed(1);
+          metrics.countWriteFailed(1);
           if (e.ticket != null) {
-            metrics.aborted(1);
+            metrics.countAborted(1);
             e.ticket.abort(why);
           }
         } catch (Throwable t) {
@@ -313,7 +306,7 @@ public final class AuditPipeline {
       }
       if (reserve(e.heapBytes)) {
         if (queue.offer(e)) {
-          accepted.increment();
+          metrics.countAccepted();
           return Offer.ACCEPTED;
         }
         queuedBytes.addAndGet(-e.heapBytes);
@@ -333,7 +326,7 @@ public final class AuditPipeline {
   }
 
   private Offer offerBlocking(AuditEvent e) {
-    blockedWaits.increment();
+    metrics.countBlockedWait();
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(settings.handlerMaxWaitMs());
     boolean interrupted = false;
@@ -342,7 +335,7 @@ public final class AuditPipeline {
         if (reserve(e.heapBytes)) {
           try {
             if (queue.offer(e, BLOCK_WAIT_SLICE_MS, TimeUnit.MILLISECONDS)) {
-              accepted.increment();
+              metrics.countAccepted();
               return Offer.ACCEPTED;
             }
           } catch (InterruptedException ie) {
@@ -365,7 +358,7 @@ public final class AuditPipeline {
         }
       }
     } finally {
-      blockedWaitNanos.add(System.nanoTime() - start);
+      metrics.addBlockedWaitNanos(System.nanoTime() - start);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
@@ -487,7 +480,7 @@ public final class AuditPipeline {
       }
       try {
         if (writer.writeDirect(e, deadline)) {
-          writtenDirect.increment();
+          metrics.countDirectWrite();
           return Offer.WRITTEN;
         }
       } finally {
@@ -504,12 +497,8 @@ public final class AuditPipeline {
   /** Counts an event that will have no record and whose operation must not be acknowledged as audited. */
   void refuse(AuditEvent e, String why) {
     drops.onDrop(e.timeMillis, why);
-    aborted.increment();
+    metrics.countAborted(1);
     refusals.error("an audit event was refused and its operation is not acknowledged as audited: " + why, null);
-  }
-
-  long blockedWaitNanos() {
-    return blockedWaitNanos.sum();
   }
 
   /** The metrics2 source name of this pipeline (as in /jmx), or null when metrics could not be registered. */
@@ -519,7 +508,7 @@ public final class AuditPipeline {
   }
 
   void countCaptureFailure() {
-    captureFailed.increment();
+    metrics.countCaptureFailure();
   }
 
   /** The sink the writer writes to, or null before {@link #open}. */
@@ -527,7 +516,7 @@ public final class AuditPipeline {
     return sink;
   }
 
-  WriterMetrics writerMetrics() {
+  AuditMetrics metrics() {
     return metrics;
   }
 
@@ -544,9 +533,9 @@ public final class AuditPipeline {
    * Returns whether it got there.
    */
   public boolean awaitWritten(long timeoutMs) throws InterruptedException {
-    long target = accepted.sum();
+    long target = metrics.accepted();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    while (metrics.written - writtenDirect.sum() + metrics.writeFailed + drops.droppedAfterAcceptance() < target) {
+    while (metrics.acceptedSettled() < target) {
       if (System.nanoTime() - deadline >= 0) {
         return false;
       }
@@ -642,9 +631,13 @@ public final class AuditPipeline {
     return !t.isAlive();
   }
 
+  /** Every count and gauge of this pipeline, read now: what its metrics and its log lines report. */
   public AuditStats stats() {
-    return new AuditStats(accepted.sum(), drops.total(), metrics.written, captureFailed.sum(),
-        metrics.writeFailed, blockedWaits.sum(), queue.size(), settings.queueCapacity(), metrics.batches,
-        metrics.sinkErrors, drops.droppedAfterAcceptance(), aborted.sum() + metrics.aborted);
+    AuditStats.Builder b = metrics.snapshot();
+    b.queueDepth = queue.size();
+    b.queueCapacity = settings.queueCapacity();
+    b.queueDepthBytes = queuedBytes.get();
+    b.queueCapacityBytes = settings.queueCapacityBytes();
+    return b.sinkCounts(sink).build();
   }
 }

@@ -75,7 +75,7 @@ final class AuditWriter implements Runnable {
   private final RecordFormatter formatter;
   private final DropTracker drops;
   private final BatchCommitter committer;
-  private final WriterMetrics metrics;
+  private final AuditMetrics metrics;
   private final int batchMax;
   private final long idlePollMs;
   private final long lingerNanos;
@@ -89,7 +89,7 @@ final class AuditWriter implements Runnable {
 
   AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes,
       ReentrantLock leadLock, AuditSink sink, RecordFormatter formatter,
-      DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
+      DropTracker drops, NnauditSettings settings, AuditMetrics metrics) {
     this.life = life;
     this.queue = queue;
     this.queuedBytes = queuedBytes;
@@ -112,7 +112,7 @@ final class AuditWriter implements Runnable {
   @Override
   public void run() {
     while (true) {
-      long writtenBefore = metrics.written;
+      long writtenBefore = metrics.written();
       try {
         if (step()) {
           break;
@@ -193,7 +193,7 @@ final class AuditWriter implements Runnable {
       Thread.interrupted(); // a stray interrupt must not make every park return at once
     }
     leadLock.lock();
-    long writtenAtStart = metrics.written;
+    long writtenAtStart = metrics.written();
     try {
       drops.warnIfDue(System.currentTimeMillis(), false);
       batch.addAll(handedOff); // bytes still counted: they were never given back
@@ -202,9 +202,9 @@ final class AuditWriter implements Runnable {
       queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
       if (!batch.isEmpty()) {
         metrics.batchDrained(batch.size());
-        long writtenBefore = metrics.written;
+        long writtenBefore = metrics.written();
         writeBatch(batch, drops.unreported());
-        if (metrics.written > writtenBefore) {
+        if (metrics.written() > writtenBefore) {
           leadersPaused = false;
         }
         releaseBytes();
@@ -236,7 +236,7 @@ final class AuditWriter implements Runnable {
       return;
     }
     metrics.batchDrained(batch.size());
-    long writtenBefore = metrics.written;
+    long writtenBefore = metrics.written();
     committer.tryOnce(true);
     try {
       writeBatch(batch, drops.unreported());
@@ -266,7 +266,7 @@ final class AuditWriter implements Runnable {
     batch.addAll(handedOff); // their bytes are still counted: released with the batch's
     handedOff.clear();
     hasHandedOff = false;
-    abortInHand(why, metrics.written);
+    abortInHand(why, metrics.written());
   }
 
   /** {@link #abortInHand} from the writer thread's loop, under the lead lock when handlers lead. */
@@ -288,9 +288,9 @@ final class AuditWriter implements Runnable {
    * already completed ignores it), and the events not written are counted as failed.
    */
   void abortInHand(String why, long writtenBefore) {
-    long notWritten = batch.size() - (metrics.written - writtenBefore);
+    long notWritten = batch.size() - (metrics.written() - writtenBefore);
     if (notWritten > 0) {
-      metrics.writeFailed((int) notWritten);
+      metrics.countWriteFailed((int) notWritten);
     }
     for (AuditEvent e : batch) {
       if (e.ticket != null) {
@@ -327,7 +327,7 @@ final class AuditWriter implements Runnable {
    * pending drop report) and settles its ticket. Returns whether its record was written.
    */
   boolean writeDirect(AuditEvent e, long deadlineNanos) {
-    long writtenBefore = metrics.written;
+    long writtenBefore = metrics.written();
     committer.retryUntil(deadlineNanos);
     try {
       writeBatch(Collections.singletonList(e), drops.unreported());
@@ -335,14 +335,14 @@ final class AuditWriter implements Runnable {
     } catch (Throwable t) {
       failures.error("could not write an audit record on the handler thread", t);
       if (e.ticket != null) {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the audit record could not be written: " + t);
       }
       return false;
     } finally {
       committer.retryUntil(Long.MIN_VALUE);
     }
-    return metrics.written > writtenBefore;
+    return metrics.written() > writtenBefore;
   }
 
   /** The shutdown hook, after this thread has ended: fsync what is written before handlers take over. */
@@ -372,13 +372,13 @@ final class AuditWriter implements Runnable {
         chunkEvents.add(e);
       } catch (Throwable t) {
         records.setLength(mark);
-        metrics.writeFailed(1);
+        metrics.countWriteFailed(1);
         if (e.ticket != null) {
-          metrics.aborted(1);
+          metrics.countAborted(1);
           e.ticket.abort("the audit record could not be formatted");
         }
         failures.error("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
-            + "is not acknowledged; " + metrics.writeFailed + " events failed in all", t);
+            + "is not acknowledged; " + metrics.writeFailed() + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {
         if (!flushChunk(records, report)) {

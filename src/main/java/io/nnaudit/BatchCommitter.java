@@ -37,7 +37,7 @@ final class BatchCommitter {
   private final AuditSink sink;
   private final DropTracker drops;
   private final Lifecycle life;
-  private final WriterMetrics metrics;
+  private final AuditMetrics metrics;
   /** durability=sync: tickets complete after the fsync, not after the write. */
   private final boolean syncAcks;
   private long recordsSinceForce;
@@ -50,7 +50,7 @@ final class BatchCommitter {
   private final RateLimitedLog failures;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,
-      WriterMetrics metrics, RateLimitedLog failures) {
+      AuditMetrics metrics, RateLimitedLog failures) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
@@ -74,7 +74,7 @@ final class BatchCommitter {
       }
       return false;
     }
-    metrics.recordsWritten(n);
+    metrics.batchWritten(n);
     recordsSinceForce += n;
     if (!syncAcks) {
       complete(events); // ack.policy=write: the record is in the OS; a process crash cannot take it
@@ -111,7 +111,7 @@ final class BatchCommitter {
 
   /** Under sync, records whose fsync failed: never reported durable. */
   private void notDurable(List<AuditEvent> events) {
-    metrics.notDurable(events.size());
+    metrics.countNotDurable(events.size());
     for (AuditEvent e : events) {
       if (e.ticket == null) {
         continue;
@@ -119,7 +119,7 @@ final class BatchCommitter {
       if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN && !life.abandoned) { // chosen availability
         e.ticket.release();
       } else {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the fsync of the audit file failed, so the record is not known to be durable");
       }
     }
@@ -134,7 +134,7 @@ final class BatchCommitter {
       sink.force();
       recordsSinceForce = 0;
     } catch (Throwable t) {
-      metrics.sinkError();
+      metrics.countSinkError();
       logFailure("could not fsync the audit file before the NameNode stopped", t);
     }
   }
@@ -182,7 +182,7 @@ final class BatchCommitter {
         metrics.writeLatency(System.nanoTime() - start);
         return true;
       } catch (Throwable t) {
-        metrics.sinkError();
+        metrics.countSinkError();
         logFailure("could not write " + events + " audit records", t);
         if (!retryAfterFailure()) {
           return false;
@@ -207,7 +207,7 @@ final class BatchCommitter {
         lastForceMillis = System.currentTimeMillis();
         return !failedOnce;
       } catch (Throwable t) {
-        metrics.sinkError();
+        metrics.countSinkError();
         failedOnce = true;
         logFailure("could not fsync the audit file (records written since the last fsync may not survive a "
             + "power cut)", t);
@@ -239,7 +239,7 @@ final class BatchCommitter {
     long now = System.currentTimeMillis();
     boolean abort = life.abandoned || (pastDeadline() && settings.failurePolicy() == FailurePolicy.FAIL_CLOSED);
     if (abort) {
-      metrics.writeFailed(events.size());
+      metrics.countWriteFailed(events.size());
     } else {
       drops.onWriterDrops(events.size(), now, "the audit write failed, failure policy fail-open");
     }
@@ -248,7 +248,7 @@ final class BatchCommitter {
         continue;
       }
       if (abort) {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the audit file could not be written before the NameNode stopped");
       } else {
         e.ticket.release();
