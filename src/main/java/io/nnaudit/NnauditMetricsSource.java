@@ -33,8 +33,8 @@ final class NnauditMetricsSource implements MetricsSource {
       "The queue's byte budget (nnaudit.queue.capacity.bytes)");
   private static final MetricsInfo DEPTH_BYTES = Interns.info("QueueDepthBytes",
       "Heap held by queued events and the batch being written, in bytes");
-  private static final MetricsInfo PEAK = Interns.info("QueuePeakDepth",
-      "Most events the writer has found queued at once");
+  private static final MetricsInfo PEAK_BATCH = Interns.info("PeakBatchSize",
+      "Most events the writer has taken from the queue for one batch");
   private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
   private static final MetricsInfo WRITTEN = Interns.info("EventsWritten", "Records written to the sink");
   private static final MetricsInfo DROPPED = Interns.info("EventsDropped",
@@ -111,7 +111,7 @@ final class NnauditMetricsSource implements MetricsSource {
         .addGauge(DEPTH, s.queueDepth)
         .addGauge(CAPACITY_BYTES, s.queueCapacityBytes)
         .addGauge(DEPTH_BYTES, s.queueDepthBytes)
-        .addGauge(PEAK, s.peakBatchSize)
+        .addGauge(PEAK_BATCH, s.peakBatchSize)
         .addCounter(ACCEPTED, s.accepted)
         .addCounter(WRITTEN, s.written)
         .addCounter(DROPPED, s.dropped)
