@@ -511,11 +511,6 @@ public final class AuditPipeline {
     metrics.countCaptureFailure();
   }
 
-  /** The sink the writer writes to, or null before {@link #open}. */
-  AuditSink sink() {
-    return sink;
-  }
-
   AuditMetrics metrics() {
     return metrics;
   }
