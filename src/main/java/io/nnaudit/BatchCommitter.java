@@ -32,21 +32,40 @@ import io.nnaudit.sink.AuditSink;
  * and counted as not durable (fail-open), and only chunks written after a successful fsync count as durable.
  */
 final class BatchCommitter {
+  /*
+   * Implementation notes.
+   *
+   * What blocks: the write(2) and the fsync themselves, which nothing can bound, and under fail-closed the
+   * pause between retries (slices of at most 50 ms, so that an abandoned pipeline or a direct writer's
+   * deadline ends it promptly). Nothing here takes a lock: the caller is the writing thread. What drops: under
+   * fail-open, a chunk the sink refuses (giveUp), counted in DropTracker as dropped after acceptance.
+   * Shutdown: once the pipeline is abandoned, retries stop and what fails is counted and its tickets aborted;
+   * at the hand-over the shutdown hook fsyncs what is written (forceIfPending).
+   *
+   * Who owns what: every mutable field belongs to the writing thread (see AuditWriter's notes: one thread at
+   * a time, handed over through the pipeline's write lock), so none is volatile; the final fields are
+   * immutable or thread-safe themselves.
+   */
 
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
+  /** The pipeline's flags; read here (abandoned). */
   private final Lifecycle life;
   private final AuditMetrics metrics;
   /** durability=sync: tickets complete after the fsync, not after the write. */
   private final boolean syncAcks;
+  /** Records written since the last successful fsync. The writing thread. */
   private long recordsSinceForce;
-  /** For a handler's direct write: fail-closed retries end at this System.nanoTime(); else no deadline. */
-  private boolean hasDeadline;
-  /** Set while a leading handler commits: one attempt, no retry, no give-up. */
-  private boolean tryOnce;
-  private long deadlineNanos;
+  /** When the last fsync succeeded (or this committer was made). The writing thread. */
   private long lastForceMillis = System.currentTimeMillis();
+  /** Set while a leading handler commits: one attempt, no retry, no give-up. The writing thread. */
+  private boolean tryOnce;
+  /** Whether fail-closed retries end at {@link #deadlineNanos} (a direct write). The writing thread. */
+  private boolean hasDeadline;
+  /** The System.nanoTime() at which a direct write's retries end. The writing thread. */
+  private long deadlineNanos;
+  /** Shared with the writer: any thread. */
   private final RateLimitedLog failures;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,

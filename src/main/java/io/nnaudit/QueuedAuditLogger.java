@@ -43,6 +43,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final long CAPTURE_FAILURE_LOG_INTERVAL_MS = 10_000;
   private static final RateLimitedLog CAPTURE_FAILURES = new RateLimitedLog(LOG, CAPTURE_FAILURE_LOG_INTERVAL_MS);
 
+  /** Set by initialize (the NameNode's start-up thread); read by handlers on every call. */
   private volatile PipelineRegistry.Slot slot;
 
   /** The public no-arg constructor FSNamesystem calls. */
