@@ -27,6 +27,13 @@ import org.apache.hadoop.ipc.Server;
  * inside the pipeline's write lock when handlers lead.
  */
 public abstract class AckTicket {
+  /*
+   * Implementation notes. This class holds no state: each kind keeps its own, written once by the first
+   * completing thread (a CAS) and read by the waiter or the RPC layer; see PostponedResponse and WaitingCaller.
+   * What blocks: only WaitingCaller.await, bounded; completing never waits for the caller, but sending a
+   * postponed response serializes it, and may write it to the socket, on the completing thread.
+   */
+
   /** Not yet settled. */
   static final int PENDING = 0;
   /** The record is written (or fsynced under sync). */

@@ -3,7 +3,6 @@ package io.nnaudit;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs as
  * configured, and completes the batch's tickets (sending the postponed RPC responses). The writer runs on its
  * own thread and, under ack policy write with durability none, BLOCK and a sink that undoes a failed write
- * (the file sink), also on the handler that finds no one writing ({@link #lead}), under {@code writeLock}.
+ * (the file sink), also on the handler that finds no one writing ({@link #lead}), under {@code writeLock}. Whoever
+ * settles an event's fate counts it in {@link AuditMetrics}, read as one snapshot by {@link #stats}.
  *
  * <p>Design note. Handlers call {@link #offer}: a non-blocking {@code ArrayBlockingQueue.offer} first, which
  * is all that happens while the writer keeps up. When the queue is full:
@@ -60,12 +60,27 @@ import org.slf4j.LoggerFactory;
  * closes the sink and ends; (4) wait for it, up to the timeout, after which it stops retrying.</li>
  * </ul>
  * A writer that dies of an error it could not handle switches the pipeline to direct writing in the same way.
- *
- * <p>Fields: the settings, queue, counters and the lifecycle are shared and thread-safe; {@code writer},
- * {@code writerThread} and {@code metricsSource} are set once by {@link #open} before anything reads them
- * outside the registry's lock (published through the slot's volatile field or the thread start).
  */
 public final class AuditPipeline {
+  /*
+   * Implementation notes.
+   *
+   * Who owns what. The final fields are made by the constructor and are thread-safe themselves (each line
+   * below says how). sink, writer, writerThread and metricsSource are written once, by open() under the
+   * registry's lock, and read by anyone afterwards (volatile; a handler that offers before open() finds the
+   * writer null and leaves its event to the writer thread). The writer's own state (its batch, buffer,
+   * committer) belongs to one writing thread at a time: see AuditWriter.
+   *
+   * Locks. The pipeline's monitor (synchronized (this)) only orders the changes of the lifecycle's flags
+   * between close(), shutdown(), a dying writer and failUnopened(); nothing waits or takes another lock while
+   * holding it. writeLock is the one lock held across I/O: a leader's or a direct writer's write(2), the
+   * hook's last fsync. open() runs under the registry's lock, and so does close() when a pipeline is
+   * replaced; a handler never takes it.
+   *
+   * Counting. Each count is made by the thread that settles that part of an event's fate: the handler
+   * (accepted, blocked, dropped at the queue, refused, capture failed), the writing thread (written, failed,
+   * given up under fail-open, tickets aborted, not durable).
+   */
   private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
   /** Runs before Hadoop's SHUTDOWN_MSG hook (priority 0), after the FileSystem cache's (10). */
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
@@ -74,37 +89,45 @@ public final class AuditPipeline {
   /** Batches one handler writes in a row before it leaves the rest to the writer thread. */
   static final int LEAD_ROUNDS = 2;
 
+  /** Immutable. */
   private final NnauditSettings settings;
+  /** Handlers put (offer), the writing thread takes; the queue's own lock. */
   private final ArrayBlockingQueue<AuditEvent> queue;
-  /** Heap held by queued events and the writer's batch in hand; bounded by nnaudit.queue.capacity.bytes. */
+  /**
+   * Heap held by queued events and the writer's batch in hand; bounded by nnaudit.queue.capacity.bytes.
+   * Handlers reserve (CAS), the writing thread gives back once a batch is written.
+   */
   private final AtomicLong queuedBytes = new AtomicLong();
+  /** Handlers and the writing thread, as its notes say. */
   private final DropTracker drops;
-  private final WriterMetrics metrics;
+  /** Every count; its notes say which thread writes each. */
+  private final AuditMetrics metrics;
+  /** Volatile flags; Lifecycle says who sets each. */
   private final Lifecycle life = new Lifecycle();
+  /** Immutable: registered by open(), removed by close(). */
   private final Runnable shutdownHook;
-  private final LongAdder accepted = new LongAdder();
-  private final LongAdder captureFailed = new LongAdder();
-  private final LongAdder blockedWaits = new LongAdder();
-  private final LongAdder blockedWaitNanos = new LongAdder();
-  private final LongAdder aborted = new LongAdder();
-  private final LongAdder writtenDirect = new LongAdder();
+  /** Any thread that refuses an event, and a handler whose lead failed. */
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
   /**
    * Guards the writer's formatter, buffer and sink whenever more than one thread may write: held by a handler
-   * leading a write ({@link #lead}) and by the writer thread in that mode, and by a handler writing its own
-   * record after the hand-over.
+   * leading a write ({@link #lead}) and by the writer thread in that mode, by the shutdown hook and a dying
+   * writer as they hand the sink over, and by a handler writing its own record after the hand-over.
    */
   private final ReentrantLock writeLock = new ReentrantLock();
+  /** Written once by open(); read by stats(). */
   private volatile AuditSink sink;
+  /** Written once by open(); read by leaders, direct writers and the shutdown hook. */
   private volatile AuditWriter writer;
+  /** Written once by open(); handlers unpark it, close() and the hook join it. */
   private volatile Thread writerThread;
+  /** Written once by open() (null if metrics2 refused it); unregistered by the thread that finishes the writer. */
   private volatile NnauditMetricsSource metricsSource;
 
   private AuditPipeline(NnauditSettings settings) {
     this.settings = settings;
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
-    this.drops = new DropTracker(settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
-    this.metrics = new WriterMetrics(settings.percentileIntervals());
+    this.metrics = new AuditMetrics(settings.percentileIntervals());
+    this.drops = new DropTracker(metrics, settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.shutdownHook = this::shutdown;
   }
 
@@ -204,9 +227,9 @@ public final class AuditPipeline {
       AuditEvent e;
       while ((e = queue.poll()) != null) {
         try {
-          metrics.writeFailed(1);
+          metrics.countWriteFailed(1);
           if (e.ticket != null) {
-            metrics.aborted(1);
+            metrics.countAborted(1);
             e.ticket.abort(why);
           }
         } catch (Throwable t) {
@@ -272,7 +295,7 @@ public final class AuditPipeline {
       }
       if (reserve(e.heapBytes)) {
         if (queue.offer(e)) {
-          accepted.increment();
+          metrics.countAccepted();
           return Offer.ACCEPTED;
         }
         queuedBytes.addAndGet(-e.heapBytes);
@@ -292,7 +315,7 @@ public final class AuditPipeline {
   }
 
   private Offer offerBlocking(AuditEvent e) {
-    blockedWaits.increment();
+    metrics.countBlockedWait();
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(settings.handlerMaxWaitMs());
     boolean interrupted = false;
@@ -301,7 +324,7 @@ public final class AuditPipeline {
         if (reserve(e.heapBytes)) {
           try {
             if (queue.offer(e, BLOCK_WAIT_SLICE_MS, TimeUnit.MILLISECONDS)) {
-              accepted.increment();
+              metrics.countAccepted();
               return Offer.ACCEPTED;
             }
           } catch (InterruptedException ie) {
@@ -324,7 +347,7 @@ public final class AuditPipeline {
         }
       }
     } finally {
-      blockedWaitNanos.add(System.nanoTime() - start);
+      metrics.addBlockedWaitNanos(System.nanoTime() - start);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
@@ -446,7 +469,7 @@ public final class AuditPipeline {
       }
       try {
         if (writer.writeDirect(e, deadline)) {
-          writtenDirect.increment();
+          metrics.countDirectWrite();
           return Offer.WRITTEN;
         }
       } finally {
@@ -463,12 +486,8 @@ public final class AuditPipeline {
   /** Counts an event that will have no record and whose operation must not be acknowledged as audited. */
   void refuse(AuditEvent e, String why) {
     drops.onDrop(e.timeMillis, why);
-    aborted.increment();
+    metrics.countAborted(1);
     refusals.error("an audit event was refused and its operation is not acknowledged as audited: " + why, null);
-  }
-
-  long blockedWaitNanos() {
-    return blockedWaitNanos.sum();
   }
 
   /** The metrics2 source name of this pipeline (as in /jmx), or null when metrics could not be registered. */
@@ -478,15 +497,10 @@ public final class AuditPipeline {
   }
 
   void countCaptureFailure() {
-    captureFailed.increment();
+    metrics.countCaptureFailure();
   }
 
-  /** The sink the writer writes to, or null before {@link #open}. */
-  AuditSink sink() {
-    return sink;
-  }
-
-  WriterMetrics writerMetrics() {
+  AuditMetrics metrics() {
     return metrics;
   }
 
@@ -503,9 +517,9 @@ public final class AuditPipeline {
    * Returns whether it got there.
    */
   public boolean awaitWritten(long timeoutMs) throws InterruptedException {
-    long target = accepted.sum();
+    long target = metrics.accepted();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    while (metrics.written - writtenDirect.sum() + metrics.writeFailed + drops.droppedAfterAcceptance() < target) {
+    while (metrics.acceptedSettled() < target) {
       if (System.nanoTime() - deadline >= 0) {
         return false;
       }
@@ -601,9 +615,13 @@ public final class AuditPipeline {
     return !t.isAlive();
   }
 
+  /** Every count and gauge of this pipeline, read now: what its metrics and its log lines report. */
   public AuditStats stats() {
-    return new AuditStats(accepted.sum(), drops.total(), metrics.written, captureFailed.sum(),
-        metrics.writeFailed, blockedWaits.sum(), queue.size(), settings.queueCapacity(), metrics.batches,
-        metrics.sinkErrors, drops.droppedAfterAcceptance(), aborted.sum() + metrics.aborted);
+    AuditStats.Builder b = metrics.snapshot();
+    b.queueDepth = queue.size();
+    b.queueCapacity = settings.queueCapacity();
+    b.queueDepthBytes = queuedBytes.get();
+    b.queueCapacityBytes = settings.queueCapacityBytes();
+    return b.sinkCounts(sink).build();
   }
 }

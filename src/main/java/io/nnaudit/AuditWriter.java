@@ -13,26 +13,17 @@ import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into
  * one reused buffer, and hands it to the {@link BatchCommitter}, which writes it with one write call, fsyncs
- * as configured and completes the batch's tickets.
- *
- * <p>Design note. The loop waits (up to {@link #IDLE_POLL_MS}) for the first event, then takes whatever else
- * is queued, up to {@code nnaudit.writer.batch.max.events}, without waiting again. Under the default
- * {@code nnaudit.ack.policy=write} with durability none, BLOCK and the file sink, handlers lead the writes
- * ({@link AuditPipeline#lead}): a handler that finds no one writing writes the queue itself, so a response
- * does not wait for this thread to be scheduled, and this thread is the backstop that writes what leaders
- * leave (they unpark it) and does the idle work; every writing thread then holds {@code leadLock}, which
- * guards all the fields below. Under durability=sync every response waits for this thread and its fsync, so
- * it never lingers: while it writes one batch the next gathers in the queue, which is group commit to the
- * disk. Only with {@code ack.policy=queue}, where nobody waits for it, does it linger after a
- * batch smaller than half the queue ({@code nnaudit.writer.linger.ms}) so that events gather and a busy
- * NameNode's handlers find no waiting writer to signal; a handler that finds the queue full unparks it at
- * once, and under DROP it never lingers. A pending drop report is written ahead of the batch in which the
- * writer notices it. The sink writes straight to the file channel: there is no user-space buffer in which
- * records could wait.
+ * as configured and completes the batch's tickets. Under the default {@code nnaudit.ack.policy=write} with
+ * durability none, BLOCK and the file sink, handlers lead the writes ({@link AuditPipeline#lead}, {@link #writeQueued}) and
+ * this thread is the backstop that writes what they leave; after the shutdown hook's hand-over, handlers write
+ * their own records ({@link #writeDirect}). A pending drop report is written ahead of the batch in which the
+ * writer notices it. There is no user-space buffer in which records could wait.
  *
  * <p>Failures never stop the loop: an event that cannot be formatted is counted in {@code writeFailed},
  * logged, left out, and its operation's response aborted; sink failures are handled by the failure policy in
@@ -43,51 +34,86 @@ import io.nnaudit.sink.AuditSink;
  * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
  * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
  * sink, unless the pipeline is going direct (the shutdown hook), in which case it leaves the sink open for
- * {@link #writeDirect}. Every field is owned by the writer thread (by the holder of {@code leadLock} when
- * handlers lead), and after it ends by whoever holds the pipeline's write lock.
+ * {@link #writeDirect}.
  */
 final class AuditWriter implements Runnable {
+  /*
+   * Implementation notes.
+   *
+   * What blocks. The loop waits (up to IDLE_POLL_MS) for the first event, then takes whatever else is queued,
+   * up to nnaudit.writer.batch.max.events, without waiting again. When handlers lead, a handler that finds no
+   * one writing writes the queue itself, so a response does not wait for this thread to be scheduled; this
+   * thread sleeps while nothing is queued or handed off (leaders that leave events unpark it) and does the
+   * idle work. Under durability=sync every response waits for this thread and its fsync, so it never lingers:
+   * while it writes one batch the next gathers in the queue, which is group commit to the disk. Only with
+   * ack.policy=queue, where nobody waits for it, does it linger after a batch smaller than half the queue
+   * (nnaudit.writer.linger.ms), so that events gather and a busy NameNode's handlers find no waiting writer to
+   * signal; a handler that finds the queue full unparks it at once, and under DROP it never lingers (a queue
+   * that fills while the writer lingers would drop events under mere load).
+   *
+   * Who owns what. Every field that is not final and immutable belongs to the writing thread, which is one
+   * thread at a time: this thread; when handlers lead, whoever holds the pipeline's write lock (this thread
+   * takes it too, for each turn); after this thread has ended, whoever holds that lock again (the shutdown
+   * hook, then handlers writing directly). Hand-overs between them go through the lock, or through
+   * Thread.join and the lock, so plain fields are safe. The two volatile flags are the exceptions: written
+   * under the lock, read by handlers without it.
+   */
+  private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
+  /** At most one ERROR line this often about failed events, writes and fsyncs: a dead disk cannot flood the log. */
+  static final long FAILURE_LOG_INTERVAL_MS = 10_000;
   static final long IDLE_POLL_MS = 50;
   /** A batch this many bytes long is written out at once, so hostile 64 KiB paths cannot make a huge buffer. */
   static final int WRITE_CHUNK_BYTES = 1 << 20;
 
+  /** The pipeline's flags: read here, except writerExited, which the pipeline sets as this thread ends. */
   private final Lifecycle life;
+  /** Handlers put, the writing thread takes. */
   private final ArrayBlockingQueue<AuditEvent> queue;
-  /** The queue's byte budget in use; this thread gives back a batch's bytes once the batch is written. */
+  /** The queue's byte budget in use; the writing thread gives back a batch's bytes once the batch is written. */
   private final AtomicLong queuedBytes;
   /**
-   * When handlers lead writes ({@link AuditPipeline#lead}), the lock that every writing thread holds, this one
-   * included; null when this thread is the only writer.
+   * The pipeline's write lock when handlers lead writes ({@link AuditPipeline#lead}): every writing thread
+   * holds it, this one included; null when this thread is the only writer.
    */
-  private final ReentrantLock leadLock;
-  /** Set after a failed write by a handler: handlers stop leading until this thread has written again. */
+  private final ReentrantLock writeLock;
+  /**
+   * Set by a leader whose write failed, cleared by this thread once it has written again, both under
+   * writeLock; read by handlers without it: while set, handlers do not lead.
+   */
   private volatile boolean leadersPaused;
-  /** Events a leading handler could not write, oldest first: the writer thread writes them before the queue. */
+  /** Events a leader could not write, oldest first: this thread writes them before the queue. Under writeLock. */
   private final List<AuditEvent> handedOff = new ArrayList<>();
-  /** Whether {@link #handedOff} holds events: read without the lock, so that this thread does not sleep on them. */
+  /** Whether {@link #handedOff} holds events: set under writeLock, read without it (this thread must not sleep). */
   private volatile boolean hasHandedOff;
+  /** Written and closed by the writing thread. */
   private final AuditSink sink;
+  /** The writing thread: formatters need not be thread-safe. */
   private final RecordFormatter formatter;
   private final DropTracker drops;
+  /** The writing thread. */
   private final BatchCommitter committer;
-  private final WriterMetrics metrics;
+  private final AuditMetrics metrics;
   private final int batchMax;
   private final long idlePollMs;
   private final long lingerNanos;
   /** Linger only after a batch smaller than this: half the queue, so lingering cannot fill it. */
   private final int lingerBelow;
+  /** The events in hand. The writing thread. */
   private final List<AuditEvent> batch;
+  /** The events whose records are in {@link #text} now. The writing thread. */
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
+  /** The records of the chunk being formatted; replaced when a hostile record made it large. The writing thread. */
   private RecordBuffer text = new RecordBuffer();
-  private final WriterFailureLog failures = new WriterFailureLog();
+  /** The failures of every writing thread (this one, leading handlers, direct writers), rate-limited. Any thread. */
+  private final RateLimitedLog failures = new RateLimitedLog(LOG, FAILURE_LOG_INTERVAL_MS);
 
   AuditWriter(Lifecycle life, ArrayBlockingQueue<AuditEvent> queue, AtomicLong queuedBytes,
-      ReentrantLock leadLock, AuditSink sink, RecordFormatter formatter,
-      DropTracker drops, NnauditSettings settings, WriterMetrics metrics) {
+      ReentrantLock writeLock, AuditSink sink, RecordFormatter formatter,
+      DropTracker drops, NnauditSettings settings, AuditMetrics metrics) {
     this.life = life;
     this.queue = queue;
     this.queuedBytes = queuedBytes;
-    this.leadLock = leadLock;
+    this.writeLock = writeLock;
     this.sink = sink;
     this.formatter = formatter;
     this.drops = drops;
@@ -95,7 +121,6 @@ final class AuditWriter implements Runnable {
     this.committer = new BatchCommitter(settings, sink, drops, life, metrics, failures);
     this.batchMax = settings.batchMaxEvents();
     this.batch = new ArrayList<>(Math.min(batchMax, 4096));
-    // DROP never lingers: a queue that fills while the writer lingers would drop events under mere load.
     this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
         : TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
     this.lingerBelow = Math.max(1, Math.min(batchMax, settings.queueCapacity() / 2));
@@ -106,14 +131,14 @@ final class AuditWriter implements Runnable {
   @Override
   public void run() {
     while (true) {
-      long writtenBefore = metrics.written;
+      long writtenBefore = metrics.written();
       try {
         if (step()) {
           break;
         }
       } catch (Throwable t) {
         abortInHandLocked(writtenBefore);
-        failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+        failures.error("the audit writer caught an unexpected error; the operations of the batch in hand are "
             + "not acknowledged, and the writer goes on", t);
       }
     }
@@ -123,14 +148,14 @@ final class AuditWriter implements Runnable {
       try {
         sink.close();
       } catch (Throwable t) {
-        failures.log("closing the audit sink failed", t);
+        failures.error("closing the audit sink failed", t);
       }
     }
   }
 
   /** One turn of the loop; true when the writer is done. */
   private boolean step() {
-    if (leadLock != null) {
+    if (writeLock != null) {
       return stepAmongLeaders();
     }
     drops.warnIfDue(System.currentTimeMillis(), false);
@@ -146,7 +171,7 @@ final class AuditWriter implements Runnable {
     batch.add(first);
     queue.drainTo(batch, batchMax - 1);
     metrics.batchDrained(batch.size());
-    writeBatch(batch, drops.takeUnreported());
+    writeBatch(batch, drops.unreported());
     boolean light = batch.size() < lingerBelow;
     releaseBytes();
     if (light && lingerNanos > 0 && life.isOpen()) {
@@ -159,14 +184,14 @@ final class AuditWriter implements Runnable {
 
   /** A turn with nothing to write: a pending drop report, the interval fsync, and whether the writer is done. */
   private boolean idleTurn() {
-    DropReport report = drops.takeUnreported();
+    DropReport report = drops.unreported();
     if (report != null) {
       writeBatch(batch, report);
     }
     committer.idle();
     // Quiescent first, then empty: an event offered before the last handler left is seen here.
     if (life.isQuiescent() && queue.isEmpty()) {
-      DropReport last = drops.takeUnreported();
+      DropReport last = drops.unreported();
       if (last != null) {
         writeBatch(batch, last);
       }
@@ -186,8 +211,8 @@ final class AuditWriter implements Runnable {
       LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(idlePollMs));
       Thread.interrupted(); // a stray interrupt must not make every park return at once
     }
-    leadLock.lock();
-    long writtenAtStart = metrics.written;
+    writeLock.lock();
+    long writtenAtStart = metrics.written();
     try {
       drops.warnIfDue(System.currentTimeMillis(), false);
       batch.addAll(handedOff); // bytes still counted: they were never given back
@@ -196,9 +221,9 @@ final class AuditWriter implements Runnable {
       queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
       if (!batch.isEmpty()) {
         metrics.batchDrained(batch.size());
-        long writtenBefore = metrics.written;
-        writeBatch(batch, drops.takeUnreported());
-        if (metrics.written > writtenBefore) {
+        long writtenBefore = metrics.written();
+        writeBatch(batch, drops.unreported());
+        if (metrics.written() > writtenBefore) {
           leadersPaused = false;
         }
         releaseBytes();
@@ -207,11 +232,11 @@ final class AuditWriter implements Runnable {
       return idleTurn();
     } catch (Throwable t) {
       abortInHand("the audit writer failed", writtenAtStart); // under the lock: leaders share the batch
-      failures.log("the audit writer caught an unexpected error; the operations of the batch in hand are "
+      failures.error("the audit writer caught an unexpected error; the operations of the batch in hand are "
           + "not acknowledged, and the writer goes on", t);
       return false;
     } finally {
-      leadLock.unlock();
+      writeLock.unlock();
     }
   }
 
@@ -230,14 +255,14 @@ final class AuditWriter implements Runnable {
       return;
     }
     metrics.batchDrained(batch.size());
-    long writtenBefore = metrics.written;
+    long writtenBefore = metrics.written();
     committer.tryOnce(true);
     try {
-      writeBatch(batch, drops.takeUnreported());
+      writeBatch(batch, drops.unreported());
       releaseBytesExceptHandedOff();
     } catch (Throwable t) {
       abortInHand("the audit write failed", writtenBefore);
-      failures.log("a handler could not write the audit queue; its operations are not acknowledged", t);
+      failures.error("a handler could not write the audit queue; its operations are not acknowledged", t);
     } finally {
       committer.tryOnce(false);
     }
@@ -245,7 +270,7 @@ final class AuditWriter implements Runnable {
 
   /** Whether handlers lead writes ({@link AuditPipeline#lead}); fixed when the writer is made. */
   boolean ledByHandlers() {
-    return leadLock != null;
+    return writeLock != null;
   }
 
   boolean leadersPaused() {
@@ -260,20 +285,20 @@ final class AuditWriter implements Runnable {
     batch.addAll(handedOff); // their bytes are still counted: released with the batch's
     handedOff.clear();
     hasHandedOff = false;
-    abortInHand(why, metrics.written);
+    abortInHand(why, metrics.written());
   }
 
-  /** {@link #abortInHand} from the writer thread's loop, under the lead lock when handlers lead. */
+  /** {@link #abortInHand} from the writer thread's loop, under the write lock when handlers lead. */
   private void abortInHandLocked(long writtenBefore) {
-    if (leadLock == null) {
+    if (writeLock == null) {
       abortInHand("the audit writer failed", writtenBefore);
       return;
     }
-    leadLock.lock();
+    writeLock.lock();
     try {
       abortInHand("the audit writer failed", writtenBefore);
     } finally {
-      leadLock.unlock();
+      writeLock.unlock();
     }
   }
 
@@ -282,9 +307,9 @@ final class AuditWriter implements Runnable {
    * already completed ignores it), and the events not written are counted as failed.
    */
   void abortInHand(String why, long writtenBefore) {
-    long notWritten = batch.size() - (metrics.written - writtenBefore);
+    long notWritten = batch.size() - (metrics.written() - writtenBefore);
     if (notWritten > 0) {
-      metrics.writeFailed((int) notWritten);
+      metrics.countWriteFailed((int) notWritten);
     }
     for (AuditEvent e : batch) {
       if (e.ticket != null) {
@@ -321,20 +346,20 @@ final class AuditWriter implements Runnable {
   }
 
   /**
-   * After the hand-over, on a handler thread holding the pipeline's direct lock: writes one event (after any
+   * After the hand-over, on a handler thread holding the pipeline's write lock: writes one event (after any
    * pending drop report) and settles its ticket. Returns whether its record was written.
    */
   boolean writeDirect(AuditEvent e, long deadlineNanos) {
-    long writtenBefore = metrics.written;
+    long writtenBefore = metrics.written();
     committer.takeInterrupt(); // not this handler's: the writer thread's, which ignores them
     committer.retryUntil(deadlineNanos);
     try {
-      writeBatch(Collections.singletonList(e), drops.takeUnreported());
+      writeBatch(Collections.singletonList(e), drops.unreported());
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
-      failures.log("could not write an audit record on the handler thread", t);
+      failures.error("could not write an audit record on the handler thread", t);
       if (e.ticket != null) {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the audit record could not be written: " + t);
       }
       return false;
@@ -344,7 +369,7 @@ final class AuditWriter implements Runnable {
         Thread.currentThread().interrupt(); // after the write: the handler's flag, kept for its caller
       }
     }
-    return metrics.written > writtenBefore;
+    return metrics.written() > writtenBefore;
   }
 
   /** The shutdown hook, after this thread has ended: fsync what is written before handlers take over. */
@@ -362,9 +387,8 @@ final class AuditWriter implements Runnable {
             report.toMillis, report.total);
       } catch (Throwable t) {
         records.setLength(0);
-        drops.unreport(report);
-        report = null;
-        failures.log("could not format a drop record; the drops stay counted for the next one", t);
+        report = null; // still due: the next report covers these drops too
+        failures.error("could not format a drop record; the drops stay counted for the next one", t);
       }
     }
     for (int i = 0; i < events.size(); i++) {
@@ -375,13 +399,13 @@ final class AuditWriter implements Runnable {
         chunkEvents.add(e);
       } catch (Throwable t) {
         records.setLength(mark);
-        metrics.writeFailed(1);
+        metrics.countWriteFailed(1);
         if (e.ticket != null) {
-          metrics.aborted(1);
+          metrics.countAborted(1);
           e.ticket.abort("the audit record could not be formatted");
         }
-        failures.log("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
-            + "is not acknowledged; " + metrics.writeFailed + " events failed in all", t);
+        failures.error("could not format an audit event (cmd=" + safe(e) + "); it is skipped and its operation "
+            + "is not acknowledged; " + metrics.writeFailed() + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {
         if (!flushChunk(records, report)) {
@@ -401,16 +425,20 @@ final class AuditWriter implements Runnable {
   }
 
   /**
-   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s.
-   * Returns false only when a leading handler's single try failed: the chunk's events are then still in
-   * {@link #chunkEvents}, untouched, for {@link #handOff}.
+   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s, which
+   * is settled once written. Returns false only when a leading handler's single try failed: the chunk's events
+   * are then still in {@link #chunkEvents}, untouched, for {@link #handOff}.
    */
   private boolean flushChunk(RecordBuffer records, DropReport report) {
-    if (records.length() > 0 && !committer.commit(records.asByteBuffer(), chunkEvents, report)) {
+    if (records.length() > 0) {
+      boolean written = committer.commit(records.asByteBuffer(), chunkEvents);
       records.setLength(0);
-      return false;
+      if (written && report != null) {
+        drops.reported(report);
+      } else if (!written && committer.triesOnce()) {
+        return false;
+      }
     }
-    records.setLength(0);
     chunkEvents.clear();
     return true;
   }

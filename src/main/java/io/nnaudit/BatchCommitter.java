@@ -3,7 +3,6 @@ package io.nnaudit;
 import java.nio.ByteBuffer;
 import java.util.List;
 
-import io.nnaudit.DropTracker.DropReport;
 import io.nnaudit.sink.AuditSink;
 
 /**
@@ -33,27 +32,46 @@ import io.nnaudit.sink.AuditSink;
  * and counted as not durable (fail-open), and only chunks written after a successful fsync count as durable.
  */
 final class BatchCommitter {
+  /*
+   * Implementation notes.
+   *
+   * What blocks: the write(2) and the fsync themselves, which nothing can bound, and under fail-closed the
+   * pause between retries (slices of at most 50 ms, so that an abandoned pipeline or a direct writer's
+   * deadline ends it promptly). Nothing here takes a lock: the caller is the writing thread. What drops: under
+   * fail-open, a chunk the sink refuses (giveUp), counted in DropTracker as dropped after acceptance.
+   * Shutdown: once the pipeline is abandoned, retries stop and what fails is counted and its tickets aborted;
+   * at the hand-over the shutdown hook fsyncs what is written (forceIfPending).
+   *
+   * Who owns what: every mutable field belongs to the writing thread (see AuditWriter's notes: one thread at
+   * a time, handed over through the pipeline's write lock), so none is volatile; the final fields are
+   * immutable or thread-safe themselves.
+   */
 
   /** An interrupt swallowed by a retry's pause; the writing thread's (under the pipeline's write lock). */
   private boolean interruptSeen;
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
+  /** The pipeline's flags; read here (abandoned). */
   private final Lifecycle life;
-  private final WriterMetrics metrics;
+  private final AuditMetrics metrics;
   /** durability=sync: tickets complete after the fsync, not after the write. */
   private final boolean syncAcks;
+  /** Records written since the last successful fsync. The writing thread. */
   private long recordsSinceForce;
-  /** For a handler's direct write: fail-closed retries end at this System.nanoTime(); else no deadline. */
-  private boolean hasDeadline;
-  /** Set while a leading handler commits: one attempt, no retry, no give-up. */
-  private boolean tryOnce;
-  private long deadlineNanos;
+  /** When the last fsync succeeded (or this committer was made). The writing thread. */
   private long lastForceMillis = System.currentTimeMillis();
-  private final WriterFailureLog failures;
+  /** Set while a leading handler commits: one attempt, no retry, no give-up. The writing thread. */
+  private boolean tryOnce;
+  /** Whether fail-closed retries end at {@link #deadlineNanos} (a direct write). The writing thread. */
+  private boolean hasDeadline;
+  /** The System.nanoTime() at which a direct write's retries end. The writing thread. */
+  private long deadlineNanos;
+  /** Shared with the writer: any thread. */
+  private final RateLimitedLog failures;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,
-      WriterMetrics metrics, WriterFailureLog failures) {
+      AuditMetrics metrics, RateLimitedLog failures) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
@@ -64,27 +82,29 @@ final class BatchCommitter {
   }
 
   /**
-   * Writes {@code bytes}, which hold the records of {@code events} (and, first, the drop record of
-   * {@code report} if not null), fsyncs if the durability mode asks, and completes the events' tickets.
+   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), fsyncs if
+   * the durability mode asks, and completes the events' tickets. Returns whether the bytes were written; if
+   * not, the events are given up under the failure policy, except after a leading handler's single try
+   * ({@link #tryOnce}), which leaves them untouched, tickets pending, for the writer thread.
    */
-  boolean commit(ByteBuffer bytes, List<AuditEvent> events, DropReport report) {
+  boolean commit(ByteBuffer bytes, List<AuditEvent> events) {
     int n = events.size();
     if (life.abandoned) {
       // Given up on by close or the shutdown hook, whose replacement or successor may hold the file now: an
-      // abandoned writer writes nothing more, and its operations are answered with errors.
-      drops.unreport(report);
-      giveUp(events);
-      return true;
+      // abandoned writer writes nothing more, and its operations are answered with errors (by the writer
+      // thread, for a leading handler's chunk, as for any refused write).
+      if (!tryOnce) {
+        giveUp(events);
+      }
+      return false;
     }
     if (!writeWithRetry(bytes, n)) {
-      drops.unreport(report);
-      if (tryOnce) {
-        return false; // a leading handler's try: the writer thread takes the events over, tickets pending
+      if (!tryOnce) {
+        giveUp(events);
       }
-      giveUp(events);
-      return true;
+      return false;
     }
-    metrics.recordsWritten(n);
+    metrics.batchWritten(n);
     recordsSinceForce += n;
     if (!syncAcks) {
       complete(events); // ack.policy=write: the record is in the OS; a process crash cannot take it
@@ -107,6 +127,10 @@ final class BatchCommitter {
     tryOnce = once;
   }
 
+  boolean triesOnce() {
+    return tryOnce;
+  }
+
   private static void complete(List<AuditEvent> events) {
     for (AuditEvent e : events) {
       if (e.ticket != null) {
@@ -117,7 +141,7 @@ final class BatchCommitter {
 
   /** Under sync, records whose fsync failed: never reported durable. */
   private void notDurable(List<AuditEvent> events) {
-    metrics.notDurable(events.size());
+    metrics.countNotDurable(events.size());
     for (AuditEvent e : events) {
       if (e.ticket == null) {
         continue;
@@ -125,7 +149,7 @@ final class BatchCommitter {
       if (settings.failurePolicy() == FailurePolicy.FAIL_OPEN && !life.abandoned) { // chosen availability
         e.ticket.release();
       } else {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the fsync of the audit file failed, so the record is not known to be durable");
       }
     }
@@ -140,7 +164,7 @@ final class BatchCommitter {
       sink.force();
       recordsSinceForce = 0;
     } catch (Throwable t) {
-      metrics.sinkError();
+      metrics.countSinkError();
       logFailure("could not fsync the audit file before the NameNode stopped", t);
     }
   }
@@ -188,7 +212,7 @@ final class BatchCommitter {
         metrics.writeLatency(System.nanoTime() - start);
         return true;
       } catch (Throwable t) {
-        metrics.sinkError();
+        metrics.countSinkError();
         logFailure("could not write " + events + " audit records", t);
         if (!retryAfterFailure()) {
           return false;
@@ -213,7 +237,7 @@ final class BatchCommitter {
         lastForceMillis = System.currentTimeMillis();
         return !failedOnce;
       } catch (Throwable t) {
-        metrics.sinkError();
+        metrics.countSinkError();
         failedOnce = true;
         logFailure("could not fsync the audit file (records written since the last fsync may not survive a "
             + "power cut)", t);
@@ -252,7 +276,7 @@ final class BatchCommitter {
     long now = System.currentTimeMillis();
     boolean abort = life.abandoned || (pastDeadline() && settings.failurePolicy() == FailurePolicy.FAIL_CLOSED);
     if (abort) {
-      metrics.writeFailed(events.size());
+      metrics.countWriteFailed(events.size());
     } else {
       drops.onWriterDrops(events.size(), now, "the audit write failed, failure policy fail-open");
     }
@@ -261,7 +285,7 @@ final class BatchCommitter {
         continue;
       }
       if (abort) {
-        metrics.aborted(1);
+        metrics.countAborted(1);
         e.ticket.abort("the audit file could not be written before the NameNode stopped");
       } else {
         e.ticket.release();
@@ -270,8 +294,7 @@ final class BatchCommitter {
   }
 
   private void logFailure(String what, Throwable t) {
-    failures.log(what + "; failure policy "
-        + settings.failurePolicy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), t);
+    failures.error(what + "; failure policy " + ConfigSpelling.of(settings.failurePolicy()), t);
   }
 
 }

@@ -73,7 +73,7 @@ final class ConfigCheck {
   static String displayName(Enum<?> e, String dflt) {
     boolean lower = !dflt.equals(dflt.toUpperCase(java.util.Locale.ROOT));
     String n = e.name();
-    return lower ? n.toLowerCase(java.util.Locale.ROOT).replace('_', '-') : n;
+    return lower ? ConfigSpelling.of(e) : n;
   }
 
   static boolean bool(RecordingConfigReader conf, String key, boolean dflt) {

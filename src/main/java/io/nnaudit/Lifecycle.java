@@ -14,16 +14,35 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the end of their offer, so that the writer can tell when nothing more can enter the queue.
  */
 final class Lifecycle {
-  /** No more events enter the queue. Set once, by close or the shutdown hook (pipeline). */
+  /*
+   * Implementation notes. Nothing here blocks or drops. Every flag goes from false to true once and never
+   * back, so a reader needs no lock, only the volatile read; the pipeline's monitor orders closed and direct
+   * between the threads that may set them (close, the shutdown hook, a dying writer, failUnopened).
+   */
+
+  /**
+   * No more events enter the queue. Set once, under the pipeline's monitor, by close, the shutdown hook, a
+   * dying writer or failUnopened; read by everyone.
+   */
   volatile boolean closed;
-  /** After close, handlers write their own records (the shutdown hook, or a writer that died). */
+  /**
+   * After close, handlers write their own records. Set before closed, under the pipeline's monitor, by the
+   * shutdown hook or a dying writer; read by handlers and the writer.
+   */
   volatile boolean direct;
-  /** The writer has ended and left the sink open for direct writes. */
+  /**
+   * The writer has ended and left the sink open for direct writes. Set under the pipeline's write lock by the
+   * shutdown hook or the dying writer; read by handlers.
+   */
   volatile boolean handedOver;
-  /** Closed and out of time: the writer stops retrying a failing sink, fails what is left, and ends. */
+  /**
+   * Closed and out of time: the writer stops retrying a failing sink, fails what is left, and ends. Set by the
+   * thread that closes the pipeline; read by the writing thread and by handlers waiting for the hand-over.
+   */
   volatile boolean abandoned;
-  /** Set by the writer thread as it ends, however it ends. */
+  /** Set by the writer thread as it ends, however it ends; read by handlers in offer. */
   volatile boolean writerExited;
+  /** Handlers inside an offer: each handler counts itself in and out; read through {@link #isQuiescent}. */
   final AtomicInteger handlersInside = new AtomicInteger();
 
   /** True once closed and no handler is still inside an offer: nothing more can enter the queue. */

@@ -1,7 +1,5 @@
 package io.nnaudit;
 
-import io.nnaudit.sink.AuditSink;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsInfo;
 import org.apache.hadoop.metrics2.MetricsRecordBuilder;
@@ -17,9 +15,9 @@ import org.slf4j.LoggerFactory;
  * {@code Hadoop:service=NameNode,name=NnauditLogger} (a second audit file in the same JVM gets
  * {@code NnauditLogger-2}, and so on) and in every configured metrics sink.
  *
- * <p>Counters are read from the pipeline's own counters when a snapshot is taken, so the hot path pays for
- * nothing twice; the batch-size and latency distributions come from the writer's metrics2 registry
- * ({@link WriterMetrics}), with quantiles when {@code dfs.metrics.percentiles.intervals} is set.
+ * <p>Counts and gauges come from one {@link AuditStats} snapshot of the pipeline, taken when metrics2 asks,
+ * so the hot path pays for nothing twice; the batch-size and latency distributions come from the metrics2
+ * registry of {@link AuditMetrics}, with quantiles when {@code dfs.metrics.percentiles.intervals} is set.
  */
 final class NnauditMetricsSource implements MetricsSource {
   private static final Logger LOG = LoggerFactory.getLogger(NnauditMetricsSource.class);
@@ -35,8 +33,8 @@ final class NnauditMetricsSource implements MetricsSource {
       "The queue's byte budget (nnaudit.queue.capacity.bytes)");
   private static final MetricsInfo DEPTH_BYTES = Interns.info("QueueDepthBytes",
       "Heap held by queued events and the batch being written, in bytes");
-  private static final MetricsInfo PEAK = Interns.info("QueuePeakDepth",
-      "Most events the writer has found queued at once");
+  private static final MetricsInfo PEAK_BATCH = Interns.info("PeakBatchSize",
+      "Most events the writer has taken from the queue for one batch");
   private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
   private static final MetricsInfo WRITTEN = Interns.info("EventsWritten", "Records written to the sink");
   private static final MetricsInfo DROPPED = Interns.info("EventsDropped",
@@ -105,32 +103,28 @@ final class NnauditMetricsSource implements MetricsSource {
   @Override
   public void getMetrics(MetricsCollector collector, boolean all) {
     AuditStats s = pipeline.stats();
-    WriterMetrics w = pipeline.writerMetrics();
-    long lastWrite = w.lastWriteMillis;
     MetricsRecordBuilder rb = collector.addRecord(RECORD).setContext("dfs")
         .tag(FILE, pipeline.settings().file().getPath())
         .tag(POLICY, pipeline.settings().overflowPolicy().name())
-        .tag(DURABILITY, pipeline.settings().durability().name().toLowerCase(java.util.Locale.ROOT))
+        .tag(DURABILITY, ConfigSpelling.of(pipeline.settings().durability()))
         .addGauge(CAPACITY, s.queueCapacity)
         .addGauge(DEPTH, s.queueDepth)
-        .addGauge(CAPACITY_BYTES, pipeline.settings().queueCapacityBytes())
-        .addGauge(DEPTH_BYTES, pipeline.queuedBytes())
-        .addGauge(PEAK, w.peakBatch)
+        .addGauge(CAPACITY_BYTES, s.queueCapacityBytes)
+        .addGauge(DEPTH_BYTES, s.queueDepthBytes)
+        .addGauge(PEAK_BATCH, s.peakBatchSize)
         .addCounter(ACCEPTED, s.accepted)
         .addCounter(WRITTEN, s.written)
         .addCounter(DROPPED, s.dropped)
         .addCounter(FAILED, s.captureFailed + s.writeFailed)
         .addCounter(WAITS, s.blockedWaits)
-        .addCounter(WAIT_MILLIS, pipeline.blockedWaitNanos() / 1_000_000)
+        .addCounter(WAIT_MILLIS, s.blockedWaitMillis)
         .addCounter(ABORTED, s.aborted)
-        .addCounter(NOT_DURABLE, w.notDurable)
+        .addCounter(NOT_DURABLE, s.notDurable)
         .addCounter(SINK_ERRORS, s.sinkErrors)
-        .addGauge(SINCE_WRITE, lastWrite == 0 ? -1 : System.currentTimeMillis() - lastWrite);
-    AuditSink sink = pipeline.sink();
-    if (sink instanceof RollingFileSink) {
-      RollingFileSink file = (RollingFileSink) sink;
-      rb.addCounter(ROTATION_FAILURES, file.rotationFailures()).addCounter(REFUSED_REOPENS, file.refusedReopens());
+        .addGauge(SINCE_WRITE, s.lastWriteMillis == 0 ? -1 : System.currentTimeMillis() - s.lastWriteMillis);
+    if (s.rotationFailures >= 0) { // the file sink's own counts
+      rb.addCounter(ROTATION_FAILURES, s.rotationFailures).addCounter(REFUSED_REOPENS, s.refusedReopens);
     }
-    w.registry.snapshot(rb, all);
+    pipeline.metrics().registry.snapshot(rb, all);
   }
 }

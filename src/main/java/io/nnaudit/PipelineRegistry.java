@@ -27,7 +27,14 @@ import org.slf4j.LoggerFactory;
  * it runs at start-up only.
  */
 final class PipelineRegistry {
+  /*
+   * Implementation notes. What blocks: acquire and closeAll hold the class's monitor while an old pipeline
+   * closes (up to its shutdown timeout) and a new one opens its file; only initialize and embedders call them,
+   * never a handler, which reads its slot without a lock. Nothing drops here: a pipeline that is replaced
+   * writes what it accepted, and loggers whose events it refuses follow the slot.
+   */
   private static final Logger LOG = LoggerFactory.getLogger(PipelineRegistry.class);
+  /** One slot per audit file. Guarded by the class's monitor (every method is static synchronized). */
   private static final Map<File, Slot> SLOTS = new HashMap<>();
 
   private PipelineRegistry() {
@@ -72,6 +79,10 @@ final class PipelineRegistry {
 
   /** The pipeline currently serving one audit file. */
   static final class Slot {
+    /**
+     * Written under the registry's monitor (a replacement is published before the old pipeline closes); read
+     * by handlers without it.
+     */
     volatile AuditPipeline current;
 
     Slot(AuditPipeline current) {

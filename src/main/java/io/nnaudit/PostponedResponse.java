@@ -17,8 +17,12 @@ import org.slf4j.LoggerFactory;
 final class PostponedResponse extends AckTicket {
   private static final Logger LOG = LoggerFactory.getLogger(PostponedResponse.class);
 
+  /** The handler's call, set by the handler that made the ticket; the completing thread sends its response. */
   private final Server.Call call;
-  /** Set by the first completion; guards the call's count, which must go down exactly once. */
+  /**
+   * Set by the first completion (CAS), whichever thread completes; guards the call's count, which must go down
+   * exactly once.
+   */
   private final AtomicBoolean completed = new AtomicBoolean();
 
   PostponedResponse(Server.Call call) {

@@ -48,6 +48,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
 
   /** Opens the sinks, when given by an embedder; null to open the one {@code nnaudit.sink} names. */
   private final SinkFactory sinks;
+  /** Set by initialize (the NameNode's start-up thread); read by handlers on every call. */
   private volatile PipelineRegistry.Slot slot;
 
   /** The public no-arg constructor FSNamesystem calls: records go to the sink {@code nnaudit.sink} names. */

@@ -5,28 +5,25 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
- * At most one log line per interval from any number of threads: the thread that wins a CAS on the time of
- * the last line logs, the others count themselves as suppressed. Never blocks, never throws: it is called
- * from catch blocks that must go on.
+ * At most one ERROR line per interval from any number of threads, each saying how many similar lines were
+ * left out since the one before, so that a dead disk or a flood of bad events cannot flood the NameNode log.
+ * Never blocks and never throws (it is called from catch blocks that must go on): the thread that the
+ * {@link IntervalGate} lets through logs, the others count themselves as suppressed.
  */
 final class RateLimitedLog {
-  private static final long NONE = Long.MIN_VALUE;
-
   private final Logger log;
-  private final long intervalMs;
-  private final AtomicLong last = new AtomicLong(NONE);
+  private final IntervalGate gate;
+  /** Lines left out since the last one logged; any thread. */
   private final AtomicLong suppressed = new AtomicLong();
 
   RateLimitedLog(Logger log, long intervalMs) {
     this.log = log;
-    this.intervalMs = intervalMs;
+    this.gate = new IntervalGate(intervalMs);
   }
 
   /** Logs {@code what} at ERROR unless a line was logged less than the interval ago. */
   void error(String what, Throwable t) {
-    long now = System.currentTimeMillis();
-    long l = last.get();
-    if ((l == NONE || now - l >= intervalMs) && last.compareAndSet(l, now)) {
+    if (gate.tryOpen(System.currentTimeMillis())) {
       try {
         log.error("nnaudit: {} ({} similar lines suppressed since the last one)", what, suppressed.getAndSet(0), t);
       } catch (Throwable ignored) {

@@ -14,7 +14,9 @@ import java.util.concurrent.locks.LockSupport;
 final class WaitingCaller extends AckTicket {
   private static final long PARK_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+  /** The caller that waits: set when the ticket is made, unparked by the completing thread. */
   private final Thread waiter;
+  /** PENDING until the first completion sets the outcome (CAS, the completing thread); read by the waiter. */
   private final AtomicInteger state = new AtomicInteger(PENDING);
 
   WaitingCaller(Thread waiter) {

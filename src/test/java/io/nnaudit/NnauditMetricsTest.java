@@ -115,6 +115,23 @@ class NnauditMetricsTest {
   }
 
   @Test
+  void theGaugesAreThoseOfTheSnapshot() throws Exception {
+    QueuedAuditLogger l = loggers.start(conf(dir.resolve("g.log").toFile()));
+    AuditTestSupport.stallWriter(l, "/g0");
+    for (int i = 1; i <= 3; i++) {
+      logCreate(l, "/g" + i);
+    }
+    GatedFileSink.resume();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    AuditStats s = l.stats();
+    assertTrue(s.peakBatchSize >= 3, s.toString());
+    MetricsRecordBuilder rb = getMetrics(l.pipeline().metricsSourceName());
+    assertGauge("PeakBatchSize", s.peakBatchSize, rb);
+    assertGauge("QueueCapacityBytes", s.queueCapacityBytes, rb);
+    assertCounter("EventsNotDurable", 0L, rb);
+  }
+
+  @Test
   void repeatedInitializeNeverClashesOnTheSourceName() throws Exception {
     File a = dir.resolve("a.log").toFile();
     QueuedAuditLogger first = loggers.start(conf(a));

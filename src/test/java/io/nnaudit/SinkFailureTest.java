@@ -110,7 +110,7 @@ class SinkFailureTest {
     assertTrue(GatedFileSink.forcedSrcs.contains("/unsure"), "the fsync was retried until it succeeded");
     assertEquals(2, l.stats().sinkErrors);
     assertEquals(1, l.stats().aborted, "the record whose fsync failed was not acknowledged as durable");
-    assertEquals(1, l.pipeline().writerMetrics().notDurable);
+    assertEquals(1, l.stats().notDurable);
     logCreate(l, "/sure");
     assertEquals(1, l.stats().aborted, "a record written after a successful fsync is durable");
     assertEquals(2, TestFiles.operationRecords(file).size(), "no record was written twice");

@@ -67,8 +67,8 @@ class WriterErrorTest {
     NnauditSettings settings = NnauditSettings.fromConf(c);
     Lifecycle life = new Lifecycle();
     ArrayBlockingQueue<AuditEvent> queue = new ArrayBlockingQueue<>(16);
-    DropTracker drops = new DropTracker(1000, LoggerFactory.getLogger(WriterErrorTest.class), "test");
-    WriterMetrics metrics = new WriterMetrics(new int[0]);
+    AuditMetrics metrics = new AuditMetrics(new int[0]);
+    DropTracker drops = new DropTracker(metrics, 1000, LoggerFactory.getLogger(WriterErrorTest.class), "test");
     FailingOnceFormatter formatter = new FailingOnceFormatter(new HdfsRecordFormatter(settings.formatOptions()));
     AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null, new RollingFileSink(settings.sinkContext()), formatter,
         drops, settings, metrics);
@@ -77,7 +77,7 @@ class WriterErrorTest {
     t.start();
     awaitTrue("the failing drop report", 10_000, () -> formatter.dropRecordCalls.get() >= 1);
     queue.put(event("/after-the-error"));
-    awaitTrue("the next record", 10_000, () -> metrics.written == 1);
+    awaitTrue("the next record", 10_000, () -> metrics.written() == 1);
     assertTrue(t.isAlive(), "the writer survived the Error");
     life.closed = true;
     t.join(10_000);
