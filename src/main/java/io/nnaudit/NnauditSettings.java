@@ -254,7 +254,7 @@ public final class NnauditSettings {
     return dropWarnIntervalMs;
   }
 
-  /** What opens the sink: {@code nnaudit.sink} resolved and checked. */
+  /** What opens the sink: {@code nnaudit.sink} resolved and checked, or the factory an embedder gave. */
   public SinkFactory sinkFactory() {
     return sinkFactory;
   }

@@ -70,8 +70,8 @@ class WriterErrorTest {
     AuditMetrics metrics = new AuditMetrics(new int[0]);
     DropTracker drops = new DropTracker(metrics, 1000, LoggerFactory.getLogger(WriterErrorTest.class), "test");
     FailingOnceFormatter formatter = new FailingOnceFormatter(new HdfsRecordFormatter(settings.formatOptions()));
-    AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null, new RollingFileSink(settings.sinkContext()), formatter,
-        drops, settings, metrics);
+    AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null,
+        new RollingFileSink(settings.sinkContext()), formatter, drops, settings, metrics);
     Thread t = new Thread(writer, "writer-under-test");
     drops.onDrop(System.currentTimeMillis(), "test");
     t.start();
