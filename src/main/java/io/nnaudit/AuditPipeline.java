@@ -140,7 +140,7 @@ public final class AuditPipeline {
    */
   static boolean leadsByHandlers(NnauditSettings settings, AuditSink sink) {
     return settings.ackPolicy() == AckPolicy.WRITE && settings.durability() == Durability.NONE
-        && settings.overflowPolicy() == OverflowPolicy.BLOCK && sink.undoesFailedWrites();
+        && settings.queueFullPolicy() == QueueFullPolicy.BLOCK && sink.undoesFailedWrites();
   }
 
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
@@ -286,7 +286,7 @@ public final class AuditPipeline {
     CLOSED
   }
 
-  /** Hands one event to the writer, by the overflow policy. Never throws. */
+  /** Hands one event to the writer, by the queue-full policy. Never throws. */
   Offer offer(AuditEvent e) {
     life.handlersInside.incrementAndGet();
     try {
@@ -304,7 +304,7 @@ public final class AuditPipeline {
       if (t != null) {
         LockSupport.unpark(t); // the queue is full: end the writer's linger
       }
-      if (settings.overflowPolicy() == OverflowPolicy.DROP) {
+      if (settings.queueFullPolicy() == QueueFullPolicy.DROP) {
         drops.onDrop(e.timeMillis, "queue full, policy DROP");
         return Offer.DROPPED;
       }

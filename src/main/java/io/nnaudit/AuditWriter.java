@@ -121,7 +121,7 @@ final class AuditWriter implements Runnable {
     this.committer = new BatchCommitter(settings, sink, drops, life, metrics, failures);
     this.batchMax = settings.batchMaxEvents();
     this.batch = new ArrayList<>(Math.min(batchMax, 4096));
-    this.lingerNanos = settings.overflowPolicy() == OverflowPolicy.DROP ? 0
+    this.lingerNanos = settings.queueFullPolicy() == QueueFullPolicy.DROP ? 0
         : TimeUnit.MILLISECONDS.toNanos(settings.writerLingerMs());
     this.lingerBelow = Math.max(1, Math.min(batchMax, settings.queueCapacity() / 2));
     this.idlePollMs = settings.durability() == Durability.INTERVAL

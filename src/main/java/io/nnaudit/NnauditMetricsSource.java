@@ -105,7 +105,7 @@ final class NnauditMetricsSource implements MetricsSource {
     AuditStats s = pipeline.stats();
     MetricsRecordBuilder rb = collector.addRecord(RECORD).setContext("dfs")
         .tag(FILE, pipeline.settings().file().getPath())
-        .tag(POLICY, pipeline.settings().overflowPolicy().name())
+        .tag(POLICY, pipeline.settings().queueFullPolicy().name())
         .tag(DURABILITY, ConfigSpelling.of(pipeline.settings().durability()))
         .addGauge(CAPACITY, s.queueCapacity)
         .addGauge(DEPTH, s.queueDepth)

@@ -61,7 +61,7 @@ public final class NnauditSettings {
   private final RecordPrefix recordPrefix;
   private final RecordFormat recordFormat;
   private final int queueCapacity;
-  private final OverflowPolicy overflowPolicy;
+  private final QueueFullPolicy queueFullPolicy;
   private final int batchMaxEvents;
   private final long queueCapacityBytes;
   private final AckPolicy ackPolicy;
@@ -103,8 +103,8 @@ public final class NnauditSettings {
         MAX_QUEUE_CAPACITY, "0 means " + QUEUE_SLOTS_PER_HANDLER + " x dfs.namenode.handler.count");
     this.queueCapacity = capacity == 0 ? (int) Math.min(MAX_QUEUE_CAPACITY, (long) handlers * QUEUE_SLOTS_PER_HANDLER)
         : capacity;
-    this.overflowPolicy = ConfigCheck.enumValue(conf, QUEUE_FULL_POLICY_KEY, QUEUE_FULL_POLICY_DEFAULT,
-        OverflowPolicy.class);
+    this.queueFullPolicy = ConfigCheck.enumValue(conf, QUEUE_FULL_POLICY_KEY, QUEUE_FULL_POLICY_DEFAULT,
+        QueueFullPolicy.class);
     this.queueCapacityBytes = ConfigCheck.bytesInRange(conf, QUEUE_CAPACITY_BYTES_KEY, QUEUE_CAPACITY_BYTES_DEFAULT,
         64 * 1024, Long.MAX_VALUE / 4);
     this.ackPolicy = ConfigCheck.enumValue(conf, ACK_POLICY_KEY, ACK_POLICY_DEFAULT, AckPolicy.class);
@@ -238,8 +238,8 @@ public final class NnauditSettings {
     return queueCapacity;
   }
 
-  public OverflowPolicy overflowPolicy() {
-    return overflowPolicy;
+  public QueueFullPolicy queueFullPolicy() {
+    return queueFullPolicy;
   }
 
   public int batchMaxEvents() {
@@ -315,7 +315,7 @@ public final class NnauditSettings {
     if (durability != Durability.SYNC) {
       return null;
     }
-    if (overflowPolicy == OverflowPolicy.DROP) {
+    if (queueFullPolicy == QueueFullPolicy.DROP) {
       return QUEUE_FULL_POLICY_KEY + "=DROP lets a handler drop its event, and acknowledge its operation, "
           + "when the queue is full";
     }
@@ -372,7 +372,7 @@ public final class NnauditSettings {
 
   @Override
   public String toString() {
-    return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + overflowPolicy
+    return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + queueFullPolicy
         + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
         + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
         + ", sink=" + sinkFactory

@@ -293,7 +293,7 @@ class AuditPipelineTest {
     logCreate(second, "/from-second");
     assertTrue(second.pipeline().awaitWritten(30_000));
     assertEquals(2, TestFiles.operationRecords(file).size());
-    assertEquals(OverflowPolicy.DROP, first.pipeline().settings().overflowPolicy());
+    assertEquals(QueueFullPolicy.DROP, first.pipeline().settings().queueFullPolicy());
   }
 
   private long writerThreads() {

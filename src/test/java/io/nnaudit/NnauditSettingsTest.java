@@ -38,7 +38,7 @@ class NnauditSettingsTest {
     Configuration c = conf();
     NnauditSettings s = NnauditSettings.fromConf(c);
     assertEquals(160, s.queueCapacity(), "16 slots per handler, 10 handlers by default");
-    assertEquals(OverflowPolicy.BLOCK, s.overflowPolicy());
+    assertEquals(QueueFullPolicy.BLOCK, s.queueFullPolicy());
     assertEquals(256L * 1024 * 1024, s.maxFileSize());
     assertEquals(20, s.maxBackups());
     assertEquals("rw-r-----", s.filePermissions());
@@ -71,7 +71,7 @@ class NnauditSettingsTest {
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "Fail-Open");
     c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     NnauditSettings s = NnauditSettings.fromConf(c);
-    assertEquals(OverflowPolicy.DROP, s.overflowPolicy());
+    assertEquals(QueueFullPolicy.DROP, s.queueFullPolicy());
     assertEquals(10L * 1024 * 1024, s.maxFileSize());
     assertEquals("rw-------", s.filePermissions());
     assertEquals(NnauditSettings.RecordPrefix.NONE, s.recordPrefix());

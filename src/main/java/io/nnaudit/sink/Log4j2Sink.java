@@ -15,7 +15,7 @@ import org.apache.logging.log4j.spi.ExtendedLogger;
 /**
  * {@code nnaudit.sink=log4j2}: hands each record, as one message at INFO, to the log4j2 logger named by
  * {@code nnaudit.log4j2.logger}, so that a log4j2 configuration can send audit records to any log4j2 appender
- * (RollingFile with gzip and retention, Syslog, Socket, ...), while the queue, the overflow policy and the
+ * (RollingFile with gzip and retention, Syslog, Socket, ...), while the queue, the queue-full policy and the
  * metrics stay nnaudit's. The record keeps its own prefix (the time of the call), so a layout of
  * {@code %m%n} gives the stock hdfs-audit.log line.
  *
