@@ -54,11 +54,6 @@ public final class NnauditSettings {
     NONE
   }
 
-  private final File file;
-  private final long maxFileSize;
-  private final int maxBackups;
-  private final String filePermissions;
-  private final RecordPrefix recordPrefix;
   private final RecordFormat recordFormat;
   private final int queueCapacity;
   private final QueueFullPolicy queueFullPolicy;
@@ -69,6 +64,7 @@ public final class NnauditSettings {
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
   private final SinkFactory sinkFactory;
+  /** The audit file, its rotation and mode, and the other values a sink is given. */
   private final SinkContext sinkContext;
   private final Durability durability;
   private final long writerLingerMs;
@@ -76,27 +72,24 @@ public final class NnauditSettings {
   private final int durabilityIntervalRecords;
   private final FailurePolicy failurePolicy;
   private final long failureRetryIntervalMs;
-  // Stock keys that shape the record.
-  private final boolean callerContextEnabled;
-  private final int callerContextMaxLen;
-  private final int callerSignatureMaxLen;
-  private final boolean trackingIdEnabled;
   private final Set<String> debugCmds;
   private final int[] percentileIntervals;
+  /** The prefix and the stock keys that shape the record. */
   private final FormatOptions formatOptions;
   /** What these settings were read from: see {@link #equals}. */
   private final Map<String, String> values;
 
   private NnauditSettings(RecordingConfigReader conf, SinkFactory givenSinks) {
-    this.file = auditFile(conf);
-    this.maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
+    File file = auditFile(conf);
+    long maxFileSize = ConfigCheck.bytesInRange(conf, FILE_MAX_SIZE_KEY, FILE_MAX_SIZE_DEFAULT,
         1024, Long.MAX_VALUE / 2);
-    this.maxBackups = ConfigCheck.intInRange(conf, FILE_MAX_BACKUPS_KEY, FILE_MAX_BACKUPS_DEFAULT, 1, 10_000,
+    int maxBackups = ConfigCheck.intInRange(conf, FILE_MAX_BACKUPS_KEY, FILE_MAX_BACKUPS_DEFAULT, 1, 10_000,
         "rotated files kept; 0 is refused because rotation would then destroy audit records");
-    this.filePermissions = FilePermissionsValue.parse(conf.getTrimmed(FILE_PERMISSIONS_KEY,
+    String filePermissions = FilePermissionsValue.parse(conf.getTrimmed(FILE_PERMISSIONS_KEY,
         FILE_PERMISSIONS_DEFAULT), FILE_PERMISSIONS_KEY);
     this.recordFormat = ConfigCheck.enumValue(conf, RECORD_FORMAT_KEY, RECORD_FORMAT_DEFAULT, RecordFormat.class);
-    this.recordPrefix = ConfigCheck.enumValue(conf, RECORD_PREFIX_KEY, RECORD_PREFIX_DEFAULT, RecordPrefix.class);
+    RecordPrefix recordPrefix = ConfigCheck.enumValue(conf, RECORD_PREFIX_KEY, RECORD_PREFIX_DEFAULT,
+        RecordPrefix.class);
     int handlers = ConfigCheck.intInRange(conf, DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY,
         DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_DEFAULT, 1, MAX_QUEUE_CAPACITY, "");
     int capacity = ConfigCheck.intInRange(conf, QUEUE_CAPACITY_KEY, QUEUE_CAPACITY_DEFAULT, 0,
@@ -128,17 +121,17 @@ public final class NnauditSettings {
     this.failureRetryIntervalMs = ConfigCheck.longInRange(conf, FAILURE_RETRY_INTERVAL_MS_KEY,
         FAILURE_RETRY_INTERVAL_MS_DEFAULT, 1, 600_000L, "milliseconds");
 
-    this.callerContextEnabled = ConfigCheck.bool(conf,
+    boolean callerContextEnabled = ConfigCheck.bool(conf,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_ENABLED_KEY,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_ENABLED_DEFAULT);
-    this.callerContextMaxLen = ConfigCheck.intInRange(conf,
+    int callerContextMaxLen = ConfigCheck.intInRange(conf,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_MAX_SIZE_KEY,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_MAX_SIZE_DEFAULT, 0, Integer.MAX_VALUE, "characters");
-    this.callerSignatureMaxLen = ConfigCheck.intInRange(conf,
+    int callerSignatureMaxLen = ConfigCheck.intInRange(conf,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_SIGNATURE_MAX_SIZE_KEY,
         CommonConfigurationKeysPublic.HADOOP_CALLER_CONTEXT_SIGNATURE_MAX_SIZE_DEFAULT, 0, Integer.MAX_VALUE,
         "bytes");
-    this.trackingIdEnabled = ConfigCheck.bool(conf, DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_KEY,
+    boolean trackingIdEnabled = ConfigCheck.bool(conf, DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_KEY,
         DFSConfigKeys.DFS_NAMENODE_AUDIT_LOG_TOKEN_TRACKING_ID_DEFAULT);
     this.percentileIntervals = percentileIntervals(conf);
     this.debugCmds = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
@@ -203,35 +196,26 @@ public final class NnauditSettings {
     return f.getAbsoluteFile();
   }
 
+  /**
+   * The audit file, absolute: the sink's ({@link SinkContext#file}), and what names the pipeline in the
+   * registry, its thread, its log lines and its metrics.
+   */
   public File file() {
-    return file;
-  }
-
-  public long maxFileSize() {
-    return maxFileSize;
-  }
-
-  public int maxBackups() {
-    return maxBackups;
-  }
-
-  /** The mode for new files, as {@code PosixFilePermissions} text, e.g. {@code rw-r-----}. */
-  public String filePermissions() {
-    return filePermissions;
+    return sinkContext.file();
   }
 
   public RecordFormat recordFormat() {
     return recordFormat;
   }
 
-  /** What the formatters need of these settings. */
+  /** What the formatters need of these settings: the prefix, and the caller-context and tracking-id rules. */
   public FormatOptions formatOptions() {
     return formatOptions;
   }
 
-  /** The prefix of hdfs records; json records carry their time in a field. */
+  /** The prefix of hdfs records ({@link FormatOptions#log4jPrefix}); json records carry their time in a field. */
   public RecordPrefix recordPrefix() {
-    return recordPrefix;
+    return formatOptions.log4jPrefix() ? RecordPrefix.LOG4J : RecordPrefix.NONE;
   }
 
   public int queueCapacity() {
@@ -259,7 +243,7 @@ public final class NnauditSettings {
     return sinkFactory;
   }
 
-  /** What a sink is given when it is opened. */
+  /** What a sink is given when it is opened: the file, its rotation and mode, durability, the log4j2 logger. */
   public SinkContext sinkContext() {
     return sinkContext;
   }
@@ -325,22 +309,6 @@ public final class NnauditSettings {
     return null;
   }
 
-  public boolean callerContextEnabled() {
-    return callerContextEnabled;
-  }
-
-  public int callerContextMaxLen() {
-    return callerContextMaxLen;
-  }
-
-  public int callerSignatureMaxLen() {
-    return callerSignatureMaxLen;
-  }
-
-  public boolean trackingIdEnabled() {
-    return trackingIdEnabled;
-  }
-
   /** {@code dfs.metrics.percentiles.intervals}: seconds per latency-quantile window; empty for none. */
   public int[] percentileIntervals() {
     return percentileIntervals.clone();
@@ -372,9 +340,10 @@ public final class NnauditSettings {
 
   @Override
   public String toString() {
-    return "file=" + file + ", queueCapacity=" + queueCapacity + ", policy=" + queueFullPolicy
-        + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + maxFileSize + ", maxBackups=" + maxBackups
-        + ", filePermissions=" + filePermissions + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix
+    return "file=" + file() + ", queueCapacity=" + queueCapacity + ", policy=" + queueFullPolicy
+        + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + sinkContext.maxFileSize()
+        + ", maxBackups=" + sinkContext.maxBackups() + ", filePermissions=" + sinkContext.filePermissions()
+        + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix()
         + ", sink=" + sinkFactory
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
         + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;

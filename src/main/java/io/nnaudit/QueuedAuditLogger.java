@@ -3,6 +3,7 @@ package io.nnaudit;
 import java.net.InetAddress;
 import java.util.Objects;
 
+import io.nnaudit.format.FormatOptions;
 import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -106,8 +107,9 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       String owner = hasStat ? stat.getOwner() : null;
       String group = hasStat ? stat.getGroup() : null;
       FsPermission perm = hasStat ? stat.getPermission() : null;
-      String trackingId = settings.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
-      CallerContext ctx = settings.callerContextEnabled() && callerContext != null
+      FormatOptions format = settings.formatOptions();
+      String trackingId = format.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
+      CallerContext ctx = format.callerContextEnabled() && callerContext != null
           && callerContext.isContextValid() ? callerContext : null;
       ticket = settings.responsesWaitForWriter() ? AckTicket.forCurrentThread() : null;
       event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,

@@ -39,9 +39,9 @@ class NnauditSettingsTest {
     NnauditSettings s = NnauditSettings.fromConf(c);
     assertEquals(160, s.queueCapacity(), "16 slots per handler, 10 handlers by default");
     assertEquals(QueueFullPolicy.BLOCK, s.queueFullPolicy());
-    assertEquals(256L * 1024 * 1024, s.maxFileSize());
-    assertEquals(20, s.maxBackups());
-    assertEquals("rw-r-----", s.filePermissions());
+    assertEquals(256L * 1024 * 1024, s.sinkContext().maxFileSize());
+    assertEquals(20, s.sinkContext().maxBackups());
+    assertEquals("rw-r-----", s.sinkContext().filePermissions());
     assertEquals(NnauditSettings.RecordPrefix.LOG4J, s.recordPrefix());
     assertEquals(1024, s.batchMaxEvents());
     assertEquals(10_000L, s.shutdownTimeoutMs());
@@ -72,8 +72,8 @@ class NnauditSettingsTest {
     c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     NnauditSettings s = NnauditSettings.fromConf(c);
     assertEquals(QueueFullPolicy.DROP, s.queueFullPolicy());
-    assertEquals(10L * 1024 * 1024, s.maxFileSize());
-    assertEquals("rw-------", s.filePermissions());
+    assertEquals(10L * 1024 * 1024, s.sinkContext().maxFileSize());
+    assertEquals("rw-------", s.sinkContext().filePermissions());
     assertEquals(NnauditSettings.RecordPrefix.NONE, s.recordPrefix());
     assertEquals(FailurePolicy.FAIL_OPEN, s.failurePolicy());
     assertEquals(Durability.SYNC, s.durability());
