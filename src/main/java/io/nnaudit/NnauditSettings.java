@@ -6,7 +6,6 @@ import java.io.File;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -140,7 +139,7 @@ public final class NnauditSettings {
         .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
         .trackingId(trackingIdEnabled).build();
     this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
-        .filePermissions(filePermissions).durability(durability.name().toLowerCase(Locale.ROOT))
+        .filePermissions(filePermissions).durability(ConfigSpelling.of(durability))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
     this.sinkFactory = givenSinks != null ? givenSinks
         : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
