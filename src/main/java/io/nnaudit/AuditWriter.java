@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.nnaudit.DropTracker.DropReport;
+import io.nnaudit.format.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
@@ -383,8 +383,7 @@ final class AuditWriter implements Runnable {
     chunkEvents.clear();
     if (report != null) {
       try {
-        formatter.appendDropRecord(records, System.currentTimeMillis(), report.count, report.fromMillis,
-            report.toMillis, report.total);
+        formatter.appendDropRecord(records, System.currentTimeMillis(), report);
       } catch (Throwable t) {
         records.setLength(0);
         report = null; // still due: the next report covers these drops too

@@ -2,6 +2,7 @@ package io.nnaudit;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.nnaudit.format.DropReport;
 import org.slf4j.Logger;
 
 /**
@@ -113,21 +114,5 @@ final class DropTracker {
   void reported(DropReport r) {
     reportedTotal = r.total;
     heldFrom = NONE;
-  }
-
-  /** Drops between two records of the audit stream: immutable. */
-  static final class DropReport {
-    final long count;
-    final long fromMillis;
-    final long toMillis;
-    /** The drops since start-up, this report's included. */
-    final long total;
-
-    DropReport(long count, long fromMillis, long toMillis, long total) {
-      this.count = count;
-      this.fromMillis = fromMillis;
-      this.toMillis = toMillis;
-      this.total = total;
-    }
   }
 }

@@ -3,7 +3,7 @@ package io.nnaudit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.nnaudit.DropTracker.DropReport;
+import io.nnaudit.format.DropReport;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 

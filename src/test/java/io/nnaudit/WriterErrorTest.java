@@ -14,6 +14,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.nnaudit.format.DropReport;
 import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
@@ -46,11 +47,11 @@ class WriterErrorTest {
     }
 
     @Override
-    public void appendDropRecord(RecordBuffer out, long now, long count, long from, long to, long total) {
+    public void appendDropRecord(RecordBuffer out, long now, DropReport drops) {
       if (dropRecordCalls.getAndIncrement() == 0) {
         throw new StackOverflowError("injected");
       }
-      real.appendDropRecord(out, now, count, from, to, total);
+      real.appendDropRecord(out, now, drops);
     }
   }
 

@@ -145,16 +145,15 @@ public final class HdfsRecordFormatter implements RecordFormatter {
    * them); {@code total} is the running total since start-up.
    */
   @Override
-  public void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis,
-      long total) {
+  public void appendDropRecord(RecordBuffer out, long nowMillis, DropReport drops) {
     if (prefix) {
       timestamp.append(out, nowMillis);
       out.append(WARN);
     }
-    out.append(DROPPED).append(count).append("\tfrom=");
-    timestamp.append(out, fromMillis);
+    out.append(DROPPED).append(drops.count).append("\tfrom=");
+    timestamp.append(out, drops.fromMillis);
     out.append("\tto=");
-    timestamp.append(out, toMillis);
-    out.append("\ttotal=").append(total).appendAscii('\n');
+    timestamp.append(out, drops.toMillis);
+    out.append("\ttotal=").append(drops.total).appendAscii('\n');
   }
 }

@@ -89,17 +89,16 @@ public final class JsonRecordFormatter implements RecordFormatter {
   }
 
   @Override
-  public void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis,
-      long total) {
+  public void appendDropRecord(RecordBuffer out, long nowMillis, DropReport drops) {
     writer.target = out;
     try (JsonGenerator g = factory.createGenerator(writer)) {
       g.writeStartObject();
       g.writeStringField("time", time.format(nowMillis));
       g.writeStringField("nnaudit", "dropped");
-      g.writeNumberField("count", count);
-      g.writeStringField("from", time.format(fromMillis));
-      g.writeStringField("to", time.format(toMillis));
-      g.writeNumberField("total", total);
+      g.writeNumberField("count", drops.count);
+      g.writeStringField("from", time.format(drops.fromMillis));
+      g.writeStringField("to", time.format(drops.toMillis));
+      g.writeNumberField("total", drops.total);
       g.writeEndObject();
     } catch (IOException ex) {
       throw new UncheckedIOException(ex);

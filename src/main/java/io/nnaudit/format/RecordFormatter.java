@@ -12,8 +12,8 @@ public interface RecordFormatter {
   void appendRecord(RecordBuffer out, AuditEvent e);
 
   /**
-   * Appends the record that reports {@code count} events dropped between {@code fromMillis} and
-   * {@code toMillis}, {@code total} since start-up. It must never parse as an operation.
+   * Appends the record, written at {@code nowMillis}, that reports the events {@code drops} counts. It must never
+   * parse as an operation.
    */
-  void appendDropRecord(RecordBuffer out, long nowMillis, long count, long fromMillis, long toMillis, long total);
+  void appendDropRecord(RecordBuffer out, long nowMillis, DropReport drops);
 }

@@ -137,7 +137,7 @@ class HdfsRecordFormatterTest {
     RecordBuffer sb = new RecordBuffer();
     new HdfsRecordFormatter(NnauditSettings.fromConf(conf()).formatOptions(),
         new Log4jTimestamp(ZoneId.of("UTC")))
-        .appendDropRecord(sb, T, 12, T - 2946, T - 47, 40);
+        .appendDropRecord(sb, T, new DropReport(12, T - 2946, T - 47, 40));
     assertEquals("2026-11-22 09:37:32,947 WARN FSNamesystem.audit: nnaudit=dropped\tcount=12"
         + "\tfrom=2026-11-22 09:37:30,001\tto=2026-11-22 09:37:32,900\ttotal=40\n", sb.toString());
   }
