@@ -18,11 +18,7 @@ import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
-import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.apache.hadoop.hdfs.server.namenode.NNThroughputBenchmark;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Logger;
@@ -43,9 +39,8 @@ import org.apache.log4j.spi.LoggingEvent;
  * in a window are the largest noise in a single run's CPU figure, and they are no cost of auditing in steady
  * state.
  *
- * <p>Files are made once per pass and reused: open, fileStatus and delete run {@code -useExisting} on the
- * files create left (the client renames the directory back between them); rename gets a fresh, unmeasured
- * create. Warm-up passes use other base directories.
+ * <p>The ops of a pass run as {@link OpSequence} runs them: files are made once per pass and reused.
+ * Warm-up passes use other base directories.
  *
  * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|-</pre>
  */
@@ -75,24 +70,12 @@ public final class NnCompareClient {
       for (int p = 0; p < passes; p++) {
         boolean measured = p == passes - 1;
         String base = measured ? "/nnThroughputBenchmark" : "/warmup-" + p;
-        String intact = null; // the op directory under base holding `files` untouched files, if any
+        OpSequence sequence = new OpSequence(fs, capture, conf, uri, threads, files, base);
         for (String op : ops) {
-          boolean existing = !op.equals("create") && !op.equals("mkdirs");
-          if (existing) {
-            if (intact != null) {
-              // -keepResults leaves the NameNode in safe mode (after a saveNamespace): leave it to rename.
-              ((DistributedFileSystem) fs).setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_LEAVE);
-              if (!intact.equals("create") && !fs.rename(new Path(base, intact), new Path(base, "create"))) {
-                throw new IOException("could not rename " + base + "/" + intact + " to " + base + "/create");
-              }
-            } else {
-              run(capture, conf, uri, "create", threads, files, base, false);
-            }
-          }
+          sequence.prepare(op);
           long offset = audit == null ? 0 : size(audit);
           window.reset();
-          run(capture, conf, uri, op, threads, files, base, existing);
-          intact = op.equals("create") || op.equals("open") || op.equals("fileStatus") ? op : null;
+          sequence.run(op);
           if (!measured) {
             continue;
           }
@@ -108,24 +91,6 @@ public final class NnCompareClient {
         }
       }
     }
-  }
-
-  private static void run(BenchmarkLogCapture capture, Configuration conf, String uri, String op, int threads, int files, String base,
-      boolean existing) throws Exception {
-    boolean dirs = op.equals("mkdirs"); // the one op that counts directories, not files
-    List<String> args = new ArrayList<>(Arrays.asList("-fs", uri, "-op", op, "-threads", String.valueOf(threads),
-        dirs ? "-dirs" : "-files", String.valueOf(files), dirs ? "-dirsPerDir" : "-filesPerDir", "1000",
-        "-baseDirName", base, "-keepResults"));
-    if (op.equals("create")) {
-      args.add("-close");
-    }
-    if (existing) {
-      args.add("-useExisting");
-    }
-    Configuration c = new Configuration(conf);
-    c.setInt(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, 16);
-    capture.clear();
-    NNThroughputBenchmark.runBenchmark(c, args.toArray(new String[0]));
   }
 
   private static long size(String path) throws IOException {
