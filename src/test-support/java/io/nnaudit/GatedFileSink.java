@@ -113,7 +113,7 @@ public class GatedFileSink extends RollingFileSink {
     long d = delayMillis;
     if (d > 0) {
       try {
-        Thread.sleep(d);
+        Thread.sleep(d); // a slow disk, as the test asked: a pace, not a wait for a result
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -145,7 +145,7 @@ public class GatedFileSink extends RollingFileSink {
     long d = forceDelayMillis;
     if (d > 0) {
       try {
-        Thread.sleep(d);
+        Thread.sleep(d); // a slow disk, as the test asked: a pace, not a wait for a result
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
