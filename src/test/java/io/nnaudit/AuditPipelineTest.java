@@ -201,7 +201,7 @@ class AuditPipelineTest {
     handler.start();
     awaitTrue("the handler to wait", 10_000, () -> l.stats().blockedWaits == 1);
     handler.interrupt();
-    Thread.sleep(50);
+    Thread.sleep(50); // proves a negative: the interrupted handler does not return in this time
     assertTrue(handler.isAlive(), "an interrupt must not end a BLOCK wait");
     GatedFileSink.resume();
     handler.join(30_000);

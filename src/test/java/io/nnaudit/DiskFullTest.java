@@ -113,7 +113,7 @@ class DiskFullTest {
         awaitTrue("the disk to refuse", 30_000, () -> logger.stats().sinkErrors > 0);
         // Under the default ack policy the refused write holds the response back at once.
         int stalledAt = acked.get();
-        Thread.sleep(500);
+        Thread.sleep(500); // proves a negative: no operation is acknowledged in this time
         assertEquals(stalledAt, acked.get(), "no operation is acknowledged while audit cannot write");
         assertTrue(client.isAlive());
         stalledAfter[0] = stalledAt;

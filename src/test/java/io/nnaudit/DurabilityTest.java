@@ -140,7 +140,7 @@ class DurabilityTest {
     handler.start();
     awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
     handler.interrupt();
-    Thread.sleep(50);
+    Thread.sleep(50); // proves a negative: the interrupted handler does not return in this time
     assertTrue(handler.isAlive(), "the operation must not be acknowledged before its record is durable");
     GatedFileSink.resume();
     handler.join(30_000);

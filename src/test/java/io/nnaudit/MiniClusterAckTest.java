@@ -11,11 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
@@ -41,19 +39,6 @@ class MiniClusterAckTest {
     return conf;
   }
 
-  /** A client thread calling mkdirs once; {@code done} says it returned true, {@code failed} that it threw. */
-  private static Thread mkdirs(MiniDFSCluster cluster, String path, AtomicBoolean done, AtomicBoolean failed) {
-    Thread t = new Thread(() -> {
-      try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), MkdirsLoad.failFastClientConf())) {
-        done.set(fs.mkdirs(new org.apache.hadoop.fs.Path(path)));
-      } catch (Exception e) {
-        failed.set(true);
-      }
-    });
-    t.start();
-    return t;
-  }
-
   @Test
   void byDefaultAResponseWaitsForTheWriteOfItsRecordWhileOtherCallsAreServed() throws Exception {
     Configuration conf = conf("ack-write.log");
@@ -65,20 +50,17 @@ class MiniClusterAckTest {
       QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
       long base = logger.stats().accepted;
       GatedFileSink.stall();
-      AtomicBoolean aDone = new AtomicBoolean();
-      AtomicBoolean bDone = new AtomicBoolean();
-      AtomicBoolean failed = new AtomicBoolean();
-      Thread a = mkdirs(cluster, "/ack/a", aDone, failed);
+      MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/a");
       awaitTrue("the writer to block in the stalled sink", 30_000, () -> GatedFileSink.writersWaiting.get() == 1);
-      Thread b = mkdirs(cluster, "/ack/b", bDone, failed);
+      MkdirsCall b = MkdirsCall.start(cluster.getURI(), "/ack/b");
       awaitTrue("b's event, through the other handler", 30_000, () -> logger.stats().accepted == base + 2);
-      Thread.sleep(200);
-      assertFalse(aDone.get(), "a was acknowledged before its record was written");
-      assertFalse(bDone.get(), "b was acknowledged before its record was written");
+      Thread.sleep(200); // proves a negative: no response leaves in this time while the disk is stalled
+      assertFalse(a.done.get(), "a was acknowledged before its record was written");
+      assertFalse(b.done.get(), "b was acknowledged before its record was written");
       GatedFileSink.resume();
       a.join(30_000);
       b.join(30_000);
-      assertTrue(aDone.get() && bDone.get() && !failed.get());
+      assertTrue(a.done.get() && b.done.get() && !a.failed.get() && !b.failed.get());
       assertTrue(GatedFileSink.writtenSrcs.containsAll(List.of("/ack/a", "/ack/b")));
     } finally {
       cluster.shutdown();
@@ -92,11 +74,9 @@ class MiniClusterAckTest {
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     try {
       GatedFileSink.stall();
-      AtomicBoolean done = new AtomicBoolean();
-      AtomicBoolean failed = new AtomicBoolean();
-      Thread a = mkdirs(cluster, "/ack/queued", done, failed);
+      MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/queued");
       a.join(30_000);
-      assertTrue(done.get(), "acknowledged while its record waits in the queue");
+      assertTrue(a.done.get(), "acknowledged while its record waits in the queue");
       assertFalse(GatedFileSink.writtenSrcs.contains("/ack/queued"));
     } finally {
       GatedFileSink.resume();
@@ -117,31 +97,20 @@ class MiniClusterAckTest {
     AtomicInteger errors = new AtomicInteger();
     try {
       GatedFileSink.stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
-      List<Thread> threads = new ArrayList<>();
+      List<MkdirsCall> calls = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
-        String p = "/refused/" + c;
-        AtomicBoolean done = new AtomicBoolean();
-        AtomicBoolean failed = new AtomicBoolean();
-        threads.add(new Thread(() -> {
-          Thread t = mkdirs(cluster, p, done, failed);
-          try {
-            t.join(60_000);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          if (done.get()) {
-            acked.add(p);
-          }
-          if (failed.get()) {
-            errors.incrementAndGet();
-          }
-        }));
+        calls.add(MkdirsCall.start(cluster.getURI(), "/refused/" + c));
       }
-      threads.forEach(Thread::start);
       awaitTrue("refusals", 30_000, () -> logger.stats().aborted >= clients - 2);
       GatedFileSink.resume();
-      for (Thread t : threads) {
-        t.join(60_000);
+      for (int c = 0; c < clients; c++) {
+        calls.get(c).join(60_000);
+        if (calls.get(c).done.get()) {
+          acked.add("/refused/" + c);
+        }
+        if (calls.get(c).failed.get()) {
+          errors.incrementAndGet();
+        }
       }
     } finally {
       GatedFileSink.resume();

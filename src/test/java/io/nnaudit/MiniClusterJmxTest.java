@@ -1,5 +1,6 @@
 package io.nnaudit;
 
+import static io.nnaudit.AuditTestSupport.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,17 +44,19 @@ class MiniClusterJmxTest {
       URL url = new URL("http://" + http.getHostString() + ":" + http.getPort()
           + "/jmx?qry=Hadoop:service=NameNode,name=" + logger.pipeline().metricsSourceName());
       // /jmx shows a snapshot that is at most one metrics period (1 s in these tests) old.
-      JsonNode bean = null;
-      long deadline = System.currentTimeMillis() + 20_000;
-      while (System.currentTimeMillis() < deadline) {
-        JsonNode beans = fetch(url);
-        assertEquals(1, beans.size(), beans.toString());
-        bean = beans.get(0);
-        if (bean.get("EventsAccepted").asLong() == before + ops) {
-          break;
+      JsonNode[] seen = new JsonNode[1];
+      awaitTrue("EventsAccepted in /jmx", 20_000, 200, () -> {
+        JsonNode beans;
+        try {
+          beans = fetch(url);
+        } catch (Exception e) {
+          throw new AssertionError(e);
         }
-        Thread.sleep(200);
-      }
+        assertEquals(1, beans.size(), beans.toString());
+        seen[0] = beans.get(0);
+        return seen[0].get("EventsAccepted").asLong() == before + ops;
+      });
+      JsonNode bean = seen[0];
       assertEquals(audit.getPath(), bean.get("tag.AuditFile").asText());
       assertEquals("BLOCK", bean.get("tag.QueueFullPolicy").asText());
       long accepted = bean.get("EventsAccepted").asLong();

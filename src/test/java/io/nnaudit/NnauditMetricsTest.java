@@ -57,7 +57,7 @@ class NnauditMetricsTest {
     awaitTrue("a handler wait", 10_000, () -> l.stats().blockedWaits == 1);
     MetricsRecordBuilder full = getMetrics(name);
     assertGauge("QueueDepth", 2, full);
-    Thread.sleep(20);
+    Thread.sleep(20); // a wait of a known least length, for HandlerWaitMillis below; not a wait for a result
     GatedFileSink.resume();
     waiter.join();
     for (int i = 4; i < 10; i++) {

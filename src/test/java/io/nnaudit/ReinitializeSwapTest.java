@@ -71,6 +71,12 @@ class ReinitializeSwapTest {
     return ts;
   }
 
+  /** Waits until the load has made {@code n} more calls: a swap, and the end, happen under load. */
+  private static void awaitCalls(AtomicInteger calls, int n) throws InterruptedException {
+    int from = calls.get();
+    AuditTestSupport.awaitTrue(n + " more calls", 30_000, () -> calls.get() >= from + n);
+  }
+
   @Test
   void swappingSettingsUnderLoadDropsNothing() throws Exception {
     File file = dir.resolve("audit.log").toFile();
@@ -81,13 +87,13 @@ class ReinitializeSwapTest {
     AtomicInteger calls = new AtomicInteger();
     List<Thread> ts = logging(l, 4, stop, calls);
     for (int swap = 0; swap < 6; swap++) {
-      Thread.sleep(50);
+      awaitCalls(calls, 100);
       Configuration next = conf(file);
       next.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 16);
       next.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 100 + swap); // different settings: a swap
       loggers.start(next);
     }
-    Thread.sleep(50);
+    awaitCalls(calls, 100);
     stop.set(true);
     for (Thread t : ts) {
       t.join(30_000);

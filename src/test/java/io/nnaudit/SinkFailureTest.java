@@ -68,7 +68,7 @@ class SinkFailureTest {
     });
     handler.start();
     awaitTrue("the queue to fill", 10_000, () -> l.stats().blockedWaits > 0);
-    Thread.sleep(100);
+    Thread.sleep(100); // proves a negative: the handler does not return in this time
     assertTrue(handler.isAlive(), "handlers wait while audit does not work");
     GatedFileSink.failNextWrites.set(0);
     handler.join(30_000);

@@ -107,17 +107,21 @@ public class GatedFileSink extends RollingFileSink {
     }
   }
 
-  @Override
-  public void write(ByteBuffer batch) throws IOException {
-    pass(gate, writersWaiting);
-    long d = delayMillis;
-    if (d > 0) {
+  /** A slow disk, as the test asked: a pace for the fault, not a wait for a result. */
+  private static void slowDisk(long millis) {
+    if (millis > 0) {
       try {
-        Thread.sleep(d);
+        Thread.sleep(millis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  @Override
+  public void write(ByteBuffer batch) throws IOException {
+    pass(gate, writersWaiting);
+    slowDisk(delayMillis);
     if (failNextWrites.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
       throw new IOException("injected write failure");
     }
@@ -142,14 +146,7 @@ public class GatedFileSink extends RollingFileSink {
   @Override
   public void force() throws IOException {
     pass(forceGate, forcersWaiting);
-    long d = forceDelayMillis;
-    if (d > 0) {
-      try {
-        Thread.sleep(d);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    slowDisk(forceDelayMillis);
     if (failNextForces.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
       throw new IOException("injected fsync failure");
     }

@@ -23,6 +23,6 @@ public final class CrashableNameNodeMain {
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     System.out.println("READY port=" + cluster.getNameNodePort());
     System.out.flush();
-    Thread.sleep(Long.MAX_VALUE);
+    Thread.sleep(Long.MAX_VALUE); // serve until the test kills this JVM
   }
 }

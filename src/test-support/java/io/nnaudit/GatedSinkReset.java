@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * writer stays stalled) and resets them again. Use as
  * {@code @RegisterExtension final GatedSinkReset gates = new GatedSinkReset();}.
  */
-final class GatedSinkReset implements BeforeEachCallback, AfterEachCallback {
+class GatedSinkReset implements BeforeEachCallback, AfterEachCallback {
   @Override
   public void beforeEach(ExtensionContext context) {
     GatedFileSink.reset();

@@ -15,6 +15,7 @@ final class ChildJvm implements AutoCloseable {
   final Process process;
   private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final StringBuffer all = new StringBuffer();
+  private final Thread reader;
 
   ChildJvm(Class<?> main, String... args) throws Exception {
     this(entry -> true, main, args);
@@ -36,7 +37,7 @@ final class ChildJvm implements AutoCloseable {
     cmd.add(mainClass);
     cmd.addAll(Arrays.asList(args));
     process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    Thread reader = new Thread(() -> {
+    reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
           StandardCharsets.UTF_8))) {
         String l;
@@ -89,7 +90,7 @@ final class ChildJvm implements AutoCloseable {
     if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
       throw new AssertionError("the child did not exit; its output:\n" + all);
     }
-    Thread.sleep(100); // let the reader drain
+    reader.join(10_000); // the reader ends at the end of the output, which the exit closed
     return all.toString();
   }
 

@@ -62,12 +62,18 @@ public final class AuditTestSupport {
   }
 
   public static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
+    awaitTrue(what, timeoutMs, 2, cond);
+  }
+
+  /** As {@link #awaitTrue(String, long, BooleanSupplier)}, asking every {@code pollMs}: for a costly condition. */
+  public static void awaitTrue(String what, long timeoutMs, long pollMs, BooleanSupplier cond)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!cond.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
       }
-      Thread.sleep(2);
+      Thread.sleep(pollMs);
     }
   }
 }

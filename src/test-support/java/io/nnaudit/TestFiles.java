@@ -45,17 +45,13 @@ public final class TestFiles {
 
   /** Waits (up to 10 s) until the file holds a drop record; the writer reports drops as soon as it runs. */
   public static void awaitDropRecord(File f) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 10_000;
-    try {
-      while (dropRecords(f).isEmpty()) {
-        if (System.currentTimeMillis() > deadline) {
-          throw new AssertionError("no nnaudit=dropped record in " + f);
-        }
-        Thread.sleep(2);
+    AuditTestSupport.awaitTrue("a nnaudit=dropped record in " + f, 10_000, () -> {
+      try {
+        return !dropRecords(f).isEmpty();
+      } catch (IOException e) {
+        throw new AssertionError(e);
       }
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
+    });
   }
 
   public static List<String> dropRecords(File f) throws IOException {
