@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,7 +15,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.DiscardingSink;
 import io.nnaudit.sink.SinkContext;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
@@ -36,22 +35,10 @@ class ReinitializeSwapTest {
   final LoggerFixture loggers = new LoggerFixture();
 
   /** A sink class whose constructor always fails, as a sink that cannot open its destination. */
-  public static final class BrokenSink implements AuditSink {
+  public static final class BrokenSink extends DiscardingSink {
     public BrokenSink(SinkContext context) {
       throw new IllegalArgumentException("nnaudit: invalid value for nnaudit.sink: 'broken'. Allowed: a sink "
           + "that opens");
-    }
-
-    @Override
-    public void write(ByteBuffer chunk) {
-    }
-
-    @Override
-    public void force() {
-    }
-
-    @Override
-    public void close() {
     }
   }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.function.Function;
 
@@ -24,39 +23,15 @@ class SinkFactoryTest {
   Path dir;
 
   /** A sink without the constructor nnaudit calls. */
-  public static final class NoContextSink implements AuditSink {
+  public static final class NoContextSink extends DiscardingSink {
     public NoContextSink() {
-    }
-
-    @Override
-    public void write(ByteBuffer chunk) {
-    }
-
-    @Override
-    public void force() {
-    }
-
-    @Override
-    public void close() {
     }
   }
 
   /** A sink whose constructor fails with something other than a refusal of a setting. */
-  public static final class ExplodingSink implements AuditSink {
+  public static final class ExplodingSink extends DiscardingSink {
     public ExplodingSink(SinkContext context) {
       throw new IllegalStateException("boom");
-    }
-
-    @Override
-    public void write(ByteBuffer chunk) {
-    }
-
-    @Override
-    public void force() {
-    }
-
-    @Override
-    public void close() {
     }
   }
 
