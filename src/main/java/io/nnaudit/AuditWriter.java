@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into
  * one reused buffer, and hands it to the {@link BatchCommitter}, which writes it with one write call, fsyncs
  * as configured and completes the batch's tickets. Under the default {@code nnaudit.ack.policy=write} with
- * durability none, BLOCK and the file sink, handlers lead the writes ({@link AuditPipeline#lead}, {@link #writeQueued}) and
- * this thread is the backstop that writes what they leave; after the shutdown hook's hand-over, handlers write
- * their own records ({@link #writeDirect}). A pending drop report is written ahead of the batch in which the
+ * durability none, BLOCK and the file sink, handlers lead the writes ({@link AuditPipeline#lead},
+ * {@link #writeQueued}) and this thread is the backstop that writes what they leave; after the shutdown hook's
+ * hand-over, handlers write their own records ({@link #writeDirect}). A pending drop report is written ahead of the batch in which the
  * writer notices it. There is no user-space buffer in which records could wait.
  *
  * <p>Failures never stop the loop: an event that cannot be formatted is counted in {@code writeFailed},
@@ -241,8 +241,9 @@ final class AuditWriter implements Runnable {
   }
 
   /**
-   * A handler leading a write, holding the lock: writes what is queued, with fail-closed retries bounded by
-   * {@code deadlineNanos}. After any failure, handlers stop leading and the writer thread takes over.
+   * A handler leading a write, holding the lock: writes what is queued, trying each chunk once. A refused chunk
+   * and the rest go, tickets pending, to this thread ({@link #handOff}), and handlers stop leading until it has
+   * written again.
    */
   void writeQueued() {
     if (leadersPaused || hasHandedOff) {

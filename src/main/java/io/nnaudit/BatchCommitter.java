@@ -89,18 +89,11 @@ final class BatchCommitter {
    */
   boolean commit(ByteBuffer bytes, List<AuditEvent> events) {
     int n = events.size();
-    if (life.abandoned) {
-      // Given up on by close or the shutdown hook, whose replacement or successor may hold the file now: an
-      // abandoned writer writes nothing more, and its operations are answered with errors (by the writer
-      // thread, for a leading handler's chunk, as for any refused write).
+    // An abandoned writer (given up on by close or the shutdown hook, whose replacement or successor may hold
+    // the file now) writes nothing more: its chunk fails as a refused write does.
+    if (life.abandoned || !writeWithRetry(bytes, n)) {
       if (!tryOnce) {
-        giveUp(events);
-      }
-      return false;
-    }
-    if (!writeWithRetry(bytes, n)) {
-      if (!tryOnce) {
-        giveUp(events);
+        giveUp(events); // a leading handler's chunk goes back, tickets pending, to the writer thread
       }
       return false;
     }
