@@ -2,6 +2,8 @@ package io.nnaudit;
 
 import java.io.File;
 import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -49,6 +51,25 @@ public final class AuditTestSupport {
   /** One create, as FSNamesystem reports it. */
   static void logCreate(QueuedAuditLogger l, String src) {
     l.logAuditEvent(true, "alice (auth:SIMPLE)", localhost(), "create", src, null, stat(), null, null, null);
+  }
+
+  /**
+   * Starts {@code threads} threads that each log {@code each} creates, of {@code <prefix>t<thread>/<i>}, in
+   * order; the caller joins them.
+   */
+  static List<Thread> startLogging(QueuedAuditLogger l, String prefix, int threads, int each) {
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < each; i++) {
+          logCreate(l, prefix + "t" + id + "/" + i);
+        }
+      });
+      ts.add(th);
+      th.start();
+    }
+    return ts;
   }
 
   /**

@@ -1,15 +1,13 @@
 package io.nnaudit;
 
 import static io.nnaudit.AuditTestSupport.conf;
-import static io.nnaudit.AuditTestSupport.logCreate;
+import static io.nnaudit.AuditTestSupport.startLogging;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
@@ -28,21 +26,6 @@ class HandlerLedWriteTest {
 
   @RegisterExtension
   final LoggerFixture loggers = new LoggerFixture();
-
-  private static List<Thread> logging(QueuedAuditLogger l, int threads, int each) {
-    List<Thread> ts = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      final int id = t;
-      Thread th = new Thread(() -> {
-        for (int i = 0; i < each; i++) {
-          logCreate(l, "/led/t" + id + "/" + i);
-        }
-      });
-      ts.add(th);
-      th.start();
-    }
-    return ts;
-  }
 
   private static Set<String> srcs(File file) throws Exception {
     Set<String> srcs = new HashSet<>();
@@ -64,7 +47,7 @@ class HandlerLedWriteTest {
   void everyEventIsWrittenOnceWhoeverWritesIt() throws Exception {
     File file = dir.resolve("led.log").toFile();
     QueuedAuditLogger l = loggers.start(ackWrite(file));
-    for (Thread t : logging(l, 8, 500)) {
+    for (Thread t : startLogging(l, "/led/", 8, 500)) {
       t.join(60_000);
     }
     AuditStats s = l.stats();
@@ -79,7 +62,7 @@ class HandlerLedWriteTest {
     File file = dir.resolve("refused.log").toFile();
     QueuedAuditLogger l = loggers.start(ackWrite(file));
     GatedFileSink.failNextWrites.set(5);
-    for (Thread t : logging(l, 4, 200)) {
+    for (Thread t : startLogging(l, "/led/", 4, 200)) {
       t.join(60_000);
     }
     AuditStats s = l.stats();
@@ -124,7 +107,7 @@ class HandlerLedWriteTest {
     });
     refuser.start();
     try {
-      for (Thread t : logging(l, 12, 100)) {
+      for (Thread t : startLogging(l, "/led/", 12, 100)) {
         t.join(120_000);
       }
     } finally {

@@ -1,6 +1,5 @@
 package io.nnaudit;
 
-import static io.nnaudit.AuditTestSupport.logCreate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,7 +7,6 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -62,17 +60,7 @@ class LoadFaultsTest {
     QueuedAuditLogger l = AuditTestSupport.logger(c);
     int threads = 8;
     int each = 5000;
-    List<Thread> ts = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      final int id = t;
-      Thread th = new Thread(() -> {
-        for (int i = 0; i < each; i++) {
-          logCreate(l, "/rot/t" + id + "/" + i);
-        }
-      });
-      ts.add(th);
-      th.start();
-    }
+    List<Thread> ts = AuditTestSupport.startLogging(l, "/rot/", threads, each);
     for (Thread th : ts) {
       th.join();
     }
