@@ -14,6 +14,9 @@ import io.nnaudit.sink.AuditSink;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.event.AckTicket;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * One audit destination: a bounded queue, the writer thread that drains it, and the sink it writes to.

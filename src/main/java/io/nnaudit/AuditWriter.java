@@ -15,6 +15,7 @@ import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.event.AuditEvent;
 
 /**
  * The one background thread of a pipeline: it drains the queue in batches, formats each batch as UTF-8 into

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.event.AuditEvent;
 
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the

@@ -1,5 +1,7 @@
 package io.nnaudit;
 
+import io.nnaudit.event.AckTicket;
+
 /** When the writer forces written records to stable storage ({@code nnaudit.durability}). */
 public enum Durability {
   /** Write each batch to the OS; never fsync. Survives a NameNode crash, not a machine crash. */

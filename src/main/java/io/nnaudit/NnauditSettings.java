@@ -1,6 +1,6 @@
 package io.nnaudit;
 
-import static io.nnaudit.NnauditConfigKeys.*;
+import static io.nnaudit.config.NnauditConfigKeys.*;
 
 import java.io.File;
 import java.util.Arrays;

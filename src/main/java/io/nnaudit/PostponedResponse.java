@@ -7,6 +7,7 @@ import org.apache.hadoop.ipc.ExternalCall;
 import org.apache.hadoop.ipc.Server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.event.AckTicket;
 
 /**
  * An RPC whose response waits for its audit record (see {@link AckTicket}). Sending the response is the
@@ -30,7 +31,7 @@ final class PostponedResponse extends AckTicket {
   }
 
   @Override
-  void complete(int how, IOException error) {
+  protected void complete(int how, IOException error) {
     if (!completed.compareAndSet(false, true)) {
       return;
     }
@@ -61,12 +62,12 @@ final class PostponedResponse extends AckTicket {
   }
 
   @Override
-  boolean mustWait() {
+  public boolean mustWait() {
     return false;
   }
 
   @Override
-  int await(long maxWaitMs) {
+  public int await(long maxWaitMs) {
     throw new IllegalStateException("a postponed response is not waited for");
   }
 }

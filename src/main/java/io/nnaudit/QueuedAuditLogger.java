@@ -18,6 +18,9 @@ import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
 import org.apache.hadoop.security.token.TokenIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.event.AckTicket;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The NameNode audit logger: set {@code dfs.namenode.audit.loggers=io.nnaudit.QueuedAuditLogger} (alone, to
@@ -111,7 +114,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       String trackingId = format.trackingIdEnabled() ? trackingId(ugi, dtSecretManager) : null;
       CallerContext ctx = format.callerContextEnabled() && callerContext != null
           && callerContext.isContextValid() ? callerContext : null;
-      ticket = settings.responsesWaitForWriter() ? AckTicket.forCurrentThread() : null;
+      ticket = settings.responsesWaitForWriter() ? AckTickets.forCurrentThread() : null;
       event = new AuditEvent(now, succeeded, userName, addr, cmd, src, dst, hasStat, owner, group, perm,
           trackingId, Server.getProtocol(), ctx, ticket);
     } catch (Throwable t) {
@@ -179,7 +182,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
    */
   private static void abortResponse(AckTicket ticket, String why) {
     try {
-      AckTicket t = ticket != null ? ticket : AckTicket.forCurrentThread();
+      AckTicket t = ticket != null ? ticket : AckTickets.forCurrentThread();
       t.abort(why);
     } catch (Throwable e) {
       logCaptureFailure("could not abort the response of an unaudited operation", e);

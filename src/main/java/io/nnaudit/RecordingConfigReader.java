@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.apache.hadoop.conf.Configuration;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The NameNode's {@link Configuration} as the settings read it. Every read of {@link NnauditSettings} and

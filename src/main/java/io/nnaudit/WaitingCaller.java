@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import io.nnaudit.event.AckTicket;
 
 /**
  * A caller outside an RPC that waits for its audit record (see {@link AckTicket}): it parks in slices of
@@ -24,19 +25,19 @@ final class WaitingCaller extends AckTicket {
   }
 
   @Override
-  void complete(int how, IOException error) {
+  protected void complete(int how, IOException error) {
     if (state.compareAndSet(PENDING, how)) {
       LockSupport.unpark(waiter);
     }
   }
 
   @Override
-  boolean mustWait() {
+  public boolean mustWait() {
     return true;
   }
 
   @Override
-  int await(long maxWaitMs) {
+  public int await(long maxWaitMs) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
     boolean interrupted = false;
     int s;

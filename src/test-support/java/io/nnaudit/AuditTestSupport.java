@@ -11,6 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** Building loggers and events for tests that call the logger directly, as FSNamesystem would. */
 public final class AuditTestSupport {

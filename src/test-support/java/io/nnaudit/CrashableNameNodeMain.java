@@ -5,6 +5,7 @@ import java.io.File;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Run in a separate JVM by {@link CrashTest}: a NameNode with nnaudit at a given durability that serves RPC

@@ -12,6 +12,7 @@ import org.apache.log4j.LogManager;
 import org.apache.log4j.Logger;
 import org.apache.log4j.PatternLayout;
 import org.apache.log4j.RollingFileAppender;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** A real NameNode (MiniDFSCluster, real RPC on 127.0.0.1) with nnaudit configured, for integration tests. */
 final class MiniClusterSupport {

@@ -17,6 +17,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The stock {@code NameNode} main class in a JVM of its own, audited by nnaudit, for tests that stop it the way

@@ -3,6 +3,7 @@ package io.nnaudit;
 import java.io.File;
 
 import org.apache.hadoop.conf.Configuration;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Run in a separate JVM by {@link ShutdownHookTest}: logs events to a deliberately slow (or stalled) sink and

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Keeps the three places a key lives in step, in the spirit of Hadoop's TestConfigurationFieldsBase: the

@@ -17,6 +17,7 @@ import org.apache.log4j.spi.LoggingEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** Under DROP a handler never writes the drop WARN itself: the writer thread does, rate-limited. */
 class DropWarningThreadTest {

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** A bad nnaudit setting stops the NameNode from starting, with our message. */
 class MiniClusterBadConfigTest {

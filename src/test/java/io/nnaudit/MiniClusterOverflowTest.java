@@ -16,6 +16,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** BLOCK against a slow writer, over real RPC: many clients, ten handlers, a queue of ten, nothing lost. */
 class MiniClusterOverflowTest {

@@ -21,6 +21,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * A re-initialize with new settings replaces the pipeline of an audit file while handlers keep logging, under

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Settings are equal exactly when they were read from the same values, which decides whether a re-initialize

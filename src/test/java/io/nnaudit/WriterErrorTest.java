@@ -23,6 +23,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The writer thread survives an Error thrown where no sink or formatter failure handling reaches (here: while

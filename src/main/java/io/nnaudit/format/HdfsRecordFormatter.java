@@ -3,8 +3,8 @@ package io.nnaudit.format;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
-import io.nnaudit.AuditEvent;
 import org.apache.hadoop.fs.permission.FsPermission;
+import io.nnaudit.event.AuditEvent;
 
 /**
  * {@code nnaudit.record.format=hdfs}: turns an {@link AuditEvent} into one line of the stock

@@ -7,8 +7,8 @@ import java.io.Writer;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import io.nnaudit.AuditEvent;
 import org.apache.hadoop.ipc.CallerContext;
+import io.nnaudit.event.AuditEvent;
 
 /**
  * {@code nnaudit.record.format=json}: one JSON object per line, written with Jackson's streaming

@@ -1,6 +1,7 @@
 package io.nnaudit.format;
 
-import io.nnaudit.AuditEvent;
+import io.nnaudit.event.AuditEvent;
+
 
 /**
  * Turns events into records, each one line ending in a newline, appended to the writer's batch of bytes.

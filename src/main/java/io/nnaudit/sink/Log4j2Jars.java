@@ -1,7 +1,7 @@
 package io.nnaudit.sink;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.config.ConfigError;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Whether log4j-api and log4j-core are on the classpath, asked before anything of the log4j2 sink is loaded: a

@@ -3,7 +3,6 @@ package io.nnaudit.sink;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.config.ConfigError;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.Appender;
@@ -13,6 +12,7 @@ import org.apache.logging.log4j.core.appender.AsyncAppender;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Where log4j2 sends the audit logger's records, read from its live configuration, and whether a record that

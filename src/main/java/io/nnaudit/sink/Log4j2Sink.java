@@ -4,13 +4,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.config.ConfigError;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.message.Message;
 import org.apache.logging.log4j.message.SimpleMessage;
 import org.apache.logging.log4j.spi.ExtendedLogger;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * {@code nnaudit.sink=log4j2}: hands each record, as one message at INFO, to the log4j2 logger named by

@@ -14,10 +14,10 @@ import java.util.Deque;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.config.ConfigError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The audit file, appended to and rotated by size the way log4j's RollingFileAppender does for the stock

@@ -5,8 +5,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.Objects;
 import java.util.function.Function;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.config.ConfigError;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Which sink the pipeline writes to, and how to open one. {@code nnaudit.sink} names it: {@code file} (the

@@ -1,8 +1,8 @@
 package io.nnaudit.sink;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.QueuedAuditLogger;
 import org.apache.hadoop.conf.Configuration;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** Run without log4j2 on the classpath by {@link Log4j2AbsentTest}: prints what initialize says. */
 public final class Log4j2AbsentMain {

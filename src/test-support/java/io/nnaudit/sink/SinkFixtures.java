@@ -7,9 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import org.apache.hadoop.conf.Configuration;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /** Sink contexts, a clock the test moves, and writes, for the tests of {@link RollingFileSink}. */
 final class SinkFixtures {

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.QueuedAuditLogger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -28,6 +27,7 @@ import org.apache.hadoop.hdfs.server.namenode.DefaultAuditLogger;
 import org.apache.log4j.Level;
 import org.apache.log4j.Logger;
 import org.apache.log4j.PropertyConfigurator;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * What auditing costs a NameNode: runs Hadoop's unmodified NNThroughputBenchmark over RPC

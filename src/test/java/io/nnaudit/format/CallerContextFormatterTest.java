@@ -11,14 +11,14 @@ import java.util.Random;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nnaudit.AuditEvent;
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import org.apache.commons.text.StringEscapeUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.server.namenode.StockAuditMessage;
 import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * The caller context in both formats against Hadoop's own {@code FSNamesystemAuditLogger}: the stock format

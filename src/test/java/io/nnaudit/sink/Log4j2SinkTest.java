@@ -21,7 +21,6 @@ import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
 import io.nnaudit.AuditTestSupport;
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.TestFiles;
@@ -34,6 +33,7 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * nnaudit.sink=log4j2 with real log4j2 configurations: a RollingFile appender that gzips what it rolls, and a

@@ -16,13 +16,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.TestFiles;
 import io.nnaudit.sink.SinkFixtures.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Only a regular file of the process's user is written to: a symlink, a FIFO, a directory or a file of another

@@ -14,12 +14,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.nnaudit.NnauditConfigKeys;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.TestFiles;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 class RollingFileSinkTest {
   @TempDir

@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.function.Function;
 
-import io.nnaudit.NnauditConfigKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * nnaudit.sink resolved and checked when the settings are read: short names, class names, and every refusal

@@ -1,22 +1,21 @@
-package io.nnaudit;
+package io.nnaudit.event;
 
 import java.io.IOException;
-
-import org.apache.hadoop.ipc.Server;
 
 /**
  * How an audited operation is kept from being acknowledged before its record is written (or, under
  * {@code nnaudit.durability=sync}, fsynced): one ticket per event, completed exactly once by whoever settles
  * the record's fate.
  *
- * <p>Design note. Two kinds, chosen on the handler thread by {@link #forCurrentThread}:
+ * <p>Design note. Two kinds, in the root package, chosen on the handler thread by
+ * {@code io.nnaudit.AckTickets#forCurrentThread}:
  * <ul>
- * <li>{@link PostponedResponse}: inside an RPC (and WebHDFS, whose calls run as RPC server calls), the
+ * <li>{@code PostponedResponse}: inside an RPC (and WebHDFS, whose calls run as RPC server calls), the
  * response is postponed ({@code Server.Call.postponeResponse}) and the handler returns at once to serve other
  * calls; the writer sends the response after the write or fsync that covers the record, or aborts it with an
  * error when the record cannot be written (as FSEditLogAsync aborts a call whose edit could not be synced).
  * No handler thread sleeps on the disk, and one write acknowledges a whole batch (group commit).</li>
- * <li>{@link WaitingCaller}: a caller outside an RPC (fsck's servlet, an embedder) parks in {@link #await}
+ * <li>{@code WaitingCaller}: a caller outside an RPC (fsck's servlet, an embedder) parks in {@link #await}
  * until the ticket completes, in bounded slices and for at most {@code nnaudit.handler.max.wait.ms}.</li>
  * </ul>
  * Completion is idempotent: the first of {@link #done}, {@link #release} and {@link #abort} wins, the others
@@ -30,56 +29,48 @@ public abstract class AckTicket {
   /*
    * Implementation notes. This class holds no state: each kind keeps its own, written once by the first
    * completing thread (a CAS) and read by the waiter or the RPC layer; see PostponedResponse and WaitingCaller.
+   * The methods are public only so that the root package, which queues and writes events, can call them;
+   * this package must not depend on it.
    * What blocks: only WaitingCaller.await, bounded; completing never waits for the caller, but sending a
    * postponed response serializes it, and may write it to the socket, on the completing thread.
    */
 
   /** Not yet settled. */
-  static final int PENDING = 0;
+  public static final int PENDING = 0;
   /** The record is written (or fsynced under sync). */
-  static final int DONE = 1;
+  public static final int DONE = 1;
   /** Acknowledged without its record, by a policy that allows it (DROP, fail-open); the loss is counted. */
-  static final int RELEASED = 2;
+  public static final int RELEASED = 2;
   /** Not acknowledged: the record could not be written; an RPC gets an error response. */
-  static final int ABORTED = 3;
+  public static final int ABORTED = 3;
 
-  AckTicket() {
-  }
-
-  /** A ticket for the calling thread: a postponed response inside an RPC, else a waiting caller. */
-  static AckTicket forCurrentThread() {
-    Server.Call call = Server.getCurCall().get();
-    if (call != null) {
-      call.postponeResponse();
-      return new PostponedResponse(call);
-    }
-    return new WaitingCaller(Thread.currentThread());
+  protected AckTicket() {
   }
 
   /** The record is where the policy needs it: acknowledge the operation. */
-  final void done() {
+  public final void done() {
     complete(DONE, null);
   }
 
   /** Acknowledge without a record (DROP, fail-open); the caller has counted the loss. */
-  final void release() {
+  public final void release() {
     complete(RELEASED, null);
   }
 
   /** The record could not be written: the operation must not be acknowledged as audited. */
-  final void abort(String why) {
+  public final void abort(String why) {
     complete(ABORTED, new IOException("nnaudit: the audit record of this operation could not be written (" + why
         + "); the operation may have taken effect"));
   }
 
-  abstract void complete(int how, IOException error);
+  protected abstract void complete(int how, IOException error);
 
   /** Whether the caller must wait in {@link #await}: false for a postponed RPC response. */
-  abstract boolean mustWait();
+  public abstract boolean mustWait();
 
   /**
    * A caller outside an RPC: waits until the ticket completes or {@code maxWaitMs} pass; returns the final
    * state, or {@link #PENDING} on time-out.
    */
-  abstract int await(long maxWaitMs);
+  public abstract int await(long maxWaitMs);
 }

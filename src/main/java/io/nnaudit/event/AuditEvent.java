@@ -1,4 +1,4 @@
-package io.nnaudit;
+package io.nnaudit.event;
 
 import java.net.InetAddress;
 

@@ -1,4 +1,4 @@
-package io.nnaudit;
+package io.nnaudit.config;
 
 /**
  * Every configuration key nnaudit reads, as {@code KEY} / {@code _DEFAULT} pairs in the style of Hadoop's
