@@ -11,6 +11,10 @@ import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.ship.ShipStats;
+import io.nnaudit.ship.Shipper;
+import io.nnaudit.ship.ShipperContext;
+import io.nnaudit.ship.SpoolGuard;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,6 +127,16 @@ public final class AuditPipeline {
   private volatile AuditWriter writer;
   /** Written once by open(); handlers unpark it, close() and the hook join it. */
   private volatile Thread writerThread;
+  /**
+   * Keeps the files a shipper has not finished from rotation; null when the file is not shipped. Thread-safe
+   * itself (see its note).
+   */
+  private final SpoolGuard spoolGuard;
+  /**
+   * Written once by open() (null when nothing is shipped, or its shipper could not be made); stopped by close()
+   * or the shutdown hook after the writer has finished.
+   */
+  private volatile Shipper shipper;
   /** Written once by open() (null if metrics2 refused it); unregistered by the thread that finishes the writer. */
   private volatile NnauditMetricsSource metricsSource;
 
@@ -132,6 +146,7 @@ public final class AuditPipeline {
     this.metrics = new AuditMetrics(settings.percentileIntervals());
     this.drops = new DropTracker(metrics, settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.shutdownHook = this::shutdown;
+    this.spoolGuard = settings.shipperFactory() == null ? null : new SpoolGuard(settings.spoolMaxBackups());
   }
 
   /**
@@ -149,7 +164,7 @@ public final class AuditPipeline {
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
   static AuditPipeline start(NnauditSettings settings) {
     AuditPipeline p = prepare(settings);
-    p.open(openSink(settings));
+    p.open(p.openSink(settings));
     return p;
   }
 
@@ -172,13 +187,19 @@ public final class AuditPipeline {
     this.sink = sink;
     writer = w;
     writerThread = t;
+    Shipper sh = spoolGuard == null ? null : makeShipper();
+    shipper = sh;
     try {
       ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
-          settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
+          settings.shutdownTimeoutMs() + (sh == null ? 0 : settings.shipStopTimeoutMs()) + 1000,
+          TimeUnit.MILLISECONDS);
     } catch (IllegalStateException shutdownInProgress) {
       LOG.warn("nnaudit: the JVM is already stopping; {} gets no shutdown hook", settings.file());
     }
     t.start();
+    if (sh != null) {
+      sh.start();
+    }
     metricsSource = NnauditMetricsSource.register(this);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
     String weakened = settings.weakenedSyncGuarantee();
@@ -186,6 +207,37 @@ public final class AuditPipeline {
       LOG.warn("nnaudit: durability=sync is weakened: {}; such operations are acknowledged without a durable "
           + "record (they are counted as dropped)", weakened);
     }
+  }
+
+  /**
+   * The shipper, made before the writer starts: it reads its checkpoint and tells the guard which files it
+   * needs (until then every file is held). Its settings were checked when the settings were read; if it still
+   * cannot be made, the NameNode goes on auditing to the file without shipping, and says so.
+   */
+  private Shipper makeShipper() {
+    try {
+      return settings.shipperFactory().create(new ShipperContext(settings.sinkContext().conf(), settings.file(),
+          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard,
+          metrics::written));
+    } catch (RuntimeException | LinkageError e) {
+      LOG.error("nnaudit: could not start shipping {}: {}; the records stay in the file, and nothing is shipped "
+          + "until the next start", settings.file(), e.toString(), e);
+      return null;
+    }
+  }
+
+  /** After the writer has finished: ships for at most nnaudit.kafka.stop.timeout.ms more, then stops. */
+  private void stopShipper() {
+    Shipper sh = shipper;
+    if (sh != null) {
+      sh.stop(settings.shipStopTimeoutMs());
+    }
+  }
+
+  /** The shipper's counts and lag now, or null when nothing is shipped. */
+  public ShipStats shipStats() {
+    Shipper sh = shipper;
+    return sh == null ? null : sh.stats();
   }
 
   private void runWriter(AuditWriter w) {
@@ -268,11 +320,13 @@ public final class AuditPipeline {
   }
 
   /**
-   * Opens the sink of {@code settings} with their sink factory; throws {@link IllegalArgumentException} naming
-   * the key when it cannot be opened.
+   * Opens the sink of {@code settings} (this pipeline's, or the previous ones' when this pipeline's cannot be
+   * opened) with their sink factory; throws {@link IllegalArgumentException} naming the key when it cannot be
+   * opened. When this pipeline ships that file, its rotation keeps what the shipper has not finished.
    */
-  static AuditSink openSink(NnauditSettings settings) {
-    return settings.sinkFactory().open(settings.sinkContext());
+  AuditSink openSink(NnauditSettings s) {
+    boolean shipped = spoolGuard != null && s.file().equals(settings.file());
+    return s.sinkFactory().open(shipped ? s.sinkContext().withSpoolGuard(spoolGuard) : s.sinkContext());
   }
 
   /** What became of an offered event. */
@@ -557,6 +611,7 @@ public final class AuditPipeline {
       LOG.info("nnaudit: the NameNode is stopping; {} drained, handlers now write their own records until the "
           + "JVM halts: {}", settings.file(), stats());
     }
+    stopShipper(); // what handlers write from now on is shipped at the next start
     return done;
   }
 
@@ -579,6 +634,7 @@ public final class AuditPipeline {
       // The JVM is already running hooks: nothing to remove.
     }
     boolean done = finishWriter(timeoutMs);
+    stopShipper();
     if (done) {
       LOG.info("nnaudit: closed audit pipeline for {}: {}", settings.file(), stats());
     }

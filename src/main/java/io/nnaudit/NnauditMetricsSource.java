@@ -1,5 +1,6 @@
 package io.nnaudit;
 
+import io.nnaudit.ship.ShipStats;
 import org.apache.hadoop.metrics2.MetricsCollector;
 import org.apache.hadoop.metrics2.MetricsInfo;
 import org.apache.hadoop.metrics2.MetricsRecordBuilder;
@@ -55,6 +56,28 @@ final class NnauditMetricsSource implements MetricsSource {
       "Times a replaced audit file was not followed because the path held a link, a non-regular file or "
       + "another user's file");
   private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
+  private static final MetricsInfo SHIPPED = Interns.info("ShippedRecords",
+      "Records Kafka acknowledged since start-up");
+  private static final MetricsInfo SHIPPED_BYTES = Interns.info("ShippedBytes",
+      "Bytes of the records Kafka acknowledged since start-up, line ends included");
+  private static final MetricsInfo LAG_RECORDS = Interns.info("ShipLagRecords",
+      "Records in the audit file not yet acknowledged by Kafka");
+  private static final MetricsInfo LAG_BYTES = Interns.info("ShipLagBytes",
+      "Bytes of the audit files not yet acknowledged by Kafka");
+  private static final MetricsInfo LAG_MILLIS = Interns.info("ShipLagMillis",
+      "Age of the oldest record not yet acknowledged by Kafka, in ms (0 when caught up)");
+  private static final MetricsInfo SEND_ERRORS = Interns.info("ShipSendErrors",
+      "Sends to Kafka that failed; each is resent from the last acknowledged record");
+  private static final MetricsInfo SEND_RETRIES = Interns.info("ShipRetries",
+      "Retries the Kafka producer made within its delivery timeout");
+  private static final MetricsInfo SINCE_ACK = Interns.info("ShipMillisSinceLastAck",
+      "Time since Kafka last acknowledged a record, in ms (-1 before the first)");
+  private static final MetricsInfo FILES_WAITING = Interns.info("ShipFilesWaiting",
+      "Audit files holding records not yet acknowledged by Kafka");
+  private static final MetricsInfo LOST_FILES = Interns.info("ShipLostFiles",
+      "Audit files deleted by rotation before they were shipped (nnaudit.kafka.spool.max.backups reached)");
+  private static final MetricsInfo LOST_BYTES = Interns.info("ShipLostBytes",
+      "Bytes never shipped because rotation deleted their file");
   private static final MetricsInfo SINCE_WRITE = Interns.info("MillisSinceLastWrite",
       "Time since the last successful write, in ms (-1 before the first)");
 
@@ -124,6 +147,20 @@ final class NnauditMetricsSource implements MetricsSource {
         .addGauge(SINCE_WRITE, s.lastWriteMillis == 0 ? -1 : System.currentTimeMillis() - s.lastWriteMillis);
     if (s.rotationFailures >= 0) { // the file sink's own counts
       rb.addCounter(ROTATION_FAILURES, s.rotationFailures).addCounter(REFUSED_REOPENS, s.refusedReopens);
+    }
+    ShipStats ship = pipeline.shipStats();
+    if (ship != null) {
+      rb.addCounter(SHIPPED, ship.shippedRecords)
+          .addCounter(SHIPPED_BYTES, ship.shippedBytes)
+          .addGauge(LAG_RECORDS, ship.lagRecords)
+          .addGauge(LAG_BYTES, ship.lagBytes)
+          .addGauge(LAG_MILLIS, ship.lagMillis)
+          .addCounter(SEND_ERRORS, ship.sendErrors)
+          .addCounter(SEND_RETRIES, ship.retries)
+          .addGauge(SINCE_ACK, ship.millisSinceLastAck)
+          .addGauge(FILES_WAITING, ship.filesWaiting)
+          .addCounter(LOST_FILES, ship.lostFiles)
+          .addCounter(LOST_BYTES, ship.lostBytes);
     }
     pipeline.metrics().registry.snapshot(rb, all);
   }

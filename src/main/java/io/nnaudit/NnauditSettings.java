@@ -13,6 +13,7 @@ import java.util.Set;
 import io.nnaudit.config.ConfigError;
 import io.nnaudit.format.FormatOptions;
 import io.nnaudit.sink.SinkContext;
+import io.nnaudit.ship.ShipperFactory;
 import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
@@ -63,6 +64,10 @@ public final class NnauditSettings {
   private final long shutdownTimeoutMs;
   private final long dropWarnIntervalMs;
   private final SinkFactory sinkFactory;
+  /** Null when the audit file is not shipped. */
+  private final ShipperFactory shipperFactory;
+  private final int spoolMaxBackups;
+  private final long shipStopTimeoutMs;
   /** The audit file, its rotation and mode, and the other values a sink is given. */
   private final SinkContext sinkContext;
   private final Durability durability;
@@ -143,6 +148,16 @@ public final class NnauditSettings {
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
     this.sinkFactory = givenSinks != null ? givenSinks
         : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
+    this.shipperFactory = ShipperFactory.fromConf(conf.copy()); // checks the shipper's keys
+    this.spoolMaxBackups = ConfigCheck.intInRange(conf, KAFKA_SPOOL_MAX_BACKUPS_KEY,
+        KAFKA_SPOOL_MAX_BACKUPS_DEFAULT, 1, 100_000, "rotated files kept while not yet shipped");
+    this.shipStopTimeoutMs = ConfigCheck.longInRange(conf, KAFKA_STOP_TIMEOUT_MS_KEY, KAFKA_STOP_TIMEOUT_MS_DEFAULT,
+        0, 600_000L, "milliseconds");
+    if (shipperFactory != null && givenSinks == null
+        && !SinkFactory.FILE.equals(conf.getTrimmed(SINK_KEY, SINK_DEFAULT))) {
+      throw ConfigError.invalid(KAFKA_BOOTSTRAP_SERVERS_KEY, conf.getTrimmed(KAFKA_BOOTSTRAP_SERVERS_KEY),
+          "no shipping while " + SINK_KEY + " is not file: the shipper forwards the local audit file");
+    }
     this.values = conf.values(); // last: after every read
   }
 
@@ -243,6 +258,21 @@ public final class NnauditSettings {
   }
 
   /** What a sink is given when it is opened: the file, its rotation and mode, durability, the log4j2 logger. */
+  /** How the audit file is shipped, or null when it is not. */
+  public ShipperFactory shipperFactory() {
+    return shipperFactory;
+  }
+
+  /** {@code nnaudit.kafka.spool.max.backups}. */
+  public int spoolMaxBackups() {
+    return spoolMaxBackups;
+  }
+
+  /** {@code nnaudit.kafka.stop.timeout.ms}. */
+  public long shipStopTimeoutMs() {
+    return shipStopTimeoutMs;
+  }
+
   public SinkContext sinkContext() {
     return sinkContext;
   }
@@ -329,7 +359,8 @@ public final class NnauditSettings {
       return false;
     }
     NnauditSettings s = (NnauditSettings) o;
-    return values.equals(s.values) && sinkFactory.equals(s.sinkFactory);
+    return values.equals(s.values) && sinkFactory.equals(s.sinkFactory)
+        && Objects.equals(shipperFactory, s.shipperFactory);
   }
 
   @Override
@@ -343,7 +374,7 @@ public final class NnauditSettings {
         + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + sinkContext.maxFileSize()
         + ", maxBackups=" + sinkContext.maxBackups() + ", filePermissions=" + sinkContext.filePermissions()
         + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix()
-        + ", sink=" + sinkFactory
+        + ", sink=" + sinkFactory + (shipperFactory == null ? "" : ", shipping=" + shipperFactory)
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"
         + durabilityIntervalRecords + " records)" : "") + ", failurePolicy=" + failurePolicy;
   }

@@ -55,12 +55,12 @@ final class PipelineRegistry {
     slot.current = next;
     old.close(old.settings().shutdownTimeoutMs()); // closes the file before the replacement opens it
     try {
-      next.open(AuditPipeline.openSink(settings));
+      next.open(next.openSink(settings));
     } catch (RuntimeException e) {
       LOG.error("nnaudit: could not open the audit sink with the new settings ({}); writing with the previous "
           + "settings instead", settings, e);
       try {
-        next.open(AuditPipeline.openSink(old.settings()));
+        next.open(next.openSink(old.settings()));
       } catch (RuntimeException again) {
         e.addSuppressed(again);
         next.failUnopened("the audit sink could not be opened: " + again.getMessage());

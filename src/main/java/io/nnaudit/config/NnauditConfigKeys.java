@@ -119,4 +119,55 @@ public final class NnauditConfigKeys {
   /** With nnaudit.sink=log4j2: the log4j2 logger that receives each record. */
   public static final String LOG4J2_LOGGER_KEY = PREFIX + "log4j2.logger";
   public static final String LOG4J2_LOGGER_DEFAULT = "nnaudit.audit";
+
+  /*
+   * Shipping to Kafka (the nnaudit-kafka jar). Off unless the bootstrap servers or the topic is set; both are
+   * then required.
+   */
+
+  /** Kafka brokers to ship the audit records to, host:port[,host:port...]; empty: no shipping. */
+  public static final String KAFKA_BOOTSTRAP_SERVERS_KEY = PREFIX + "kafka.bootstrap.servers";
+  public static final String KAFKA_BOOTSTRAP_SERVERS_DEFAULT = "";
+
+  /** The topic the records go to; empty: no shipping. */
+  public static final String KAFKA_TOPIC_KEY = PREFIX + "kafka.topic";
+  public static final String KAFKA_TOPIC_DEFAULT = "";
+
+  /**
+   * Any Kafka producer property, passed through: {@code nnaudit.kafka.producer.linger.ms} sets the producer's
+   * {@code linger.ms}. Those that decide delivery (acks, idempotence, retries, ordering) are checked.
+   */
+  public static final String KAFKA_PRODUCER_PREFIX = PREFIX + "kafka.producer.";
+
+  /** Where the shipper records how far Kafka has acknowledged; empty: the audit file's path + .kafka-checkpoint. */
+  public static final String KAFKA_CHECKPOINT_PATH_KEY = PREFIX + "kafka.checkpoint.path";
+  public static final String KAFKA_CHECKPOINT_PATH_DEFAULT = "";
+
+  /** How often the acknowledged position is written to the checkpoint, in milliseconds. */
+  public static final String KAFKA_CHECKPOINT_INTERVAL_MS_KEY = PREFIX + "kafka.checkpoint.interval.ms";
+  public static final long KAFKA_CHECKPOINT_INTERVAL_MS_DEFAULT = 1000L;
+
+  /** Rotated files kept at most while they hold records not yet shipped (the spool's bound). */
+  public static final String KAFKA_SPOOL_MAX_BACKUPS_KEY = PREFIX + "kafka.spool.max.backups";
+  public static final int KAFKA_SPOOL_MAX_BACKUPS_DEFAULT = 100;
+
+  /** The nameservice id in each record's identity; empty: dfs.nameservice.id, else the host name. */
+  public static final String KAFKA_NAMESERVICE_ID_KEY = PREFIX + "kafka.nameservice.id";
+  public static final String KAFKA_NAMESERVICE_ID_DEFAULT = "";
+
+  /** The NameNode id in each record's identity; empty: dfs.ha.namenode.id, else the NameNode's RPC address. */
+  public static final String KAFKA_NAMENODE_ID_KEY = PREFIX + "kafka.namenode.id";
+  public static final String KAFKA_NAMENODE_ID_DEFAULT = "";
+
+  /** When caught up, how often the shipper looks for new records, in milliseconds. */
+  public static final String KAFKA_POLL_INTERVAL_MS_KEY = PREFIX + "kafka.poll.interval.ms";
+  public static final long KAFKA_POLL_INTERVAL_MS_DEFAULT = 100L;
+
+  /** After a failed send, the wait before the shipper resends from the last acknowledged record, in ms. */
+  public static final String KAFKA_RETRY_BACKOFF_MS_KEY = PREFIX + "kafka.retry.backoff.ms";
+  public static final long KAFKA_RETRY_BACKOFF_MS_DEFAULT = 1000L;
+
+  /** At a stop, how long the shipper goes on shipping what the file holds before it stops, in ms. */
+  public static final String KAFKA_STOP_TIMEOUT_MS_KEY = PREFIX + "kafka.stop.timeout.ms";
+  public static final long KAFKA_STOP_TIMEOUT_MS_DEFAULT = 5000L;
 }

@@ -10,7 +10,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
@@ -18,6 +20,7 @@ import io.nnaudit.config.ConfigError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.SpoolGuard;
 
 /**
  * The audit file, appended to and rotated by size the way log4j's RollingFileAppender does for the stock
@@ -44,6 +47,10 @@ import io.nnaudit.config.NnauditConfigKeys;
  * none, the directory is fsynced after a new file is created, so the file's name survives a power cut.</li>
  * <li>With a durability other than none, a file the sink stops writing to (rotated, or moved away) is fsynced
  * before it is closed, since no later fsync covers it; if that fails, the next {@link #force} throws.</li>
+ * <li>When a shipper forwards the file (to Kafka), its {@link SpoolGuard} says which files it has not finished:
+ * rotation keeps those beyond {@code nnaudit.file.max.backups}, up to {@code nnaudit.kafka.spool.max.backups}
+ * rotated files, and deletes the rest. A file deleted before it was shipped (the spool bound reached) is
+ * counted in the guard and logged at WARN.</li>
  * </ul>
  * Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its write lock);
  * not thread-safe, except that the counters may be read from any thread.
@@ -63,6 +70,8 @@ public class RollingFileSink implements AuditSink {
   /** Durability is not none: fsync a file before closing it, and the directory after creating one. */
   private final boolean durable;
   private final AuditFileOpener opener;
+  /** The shipper's hold on unshipped files, or null when nothing ships from this file. */
+  private final SpoolGuard spool;
   /** Milliseconds from a monotonic source, for the intervals between checks. */
   private final LongSupplier clock;
   private FileChannel channel;
@@ -94,6 +103,7 @@ public class RollingFileSink implements AuditSink {
     this.maxSize = context.maxFileSize();
     this.maxBackups = context.maxBackups();
     this.durable = context.durable();
+    this.spool = context.spoolGuard();
     this.opener = new AuditFileOpener(path,
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
     try {
@@ -311,27 +321,33 @@ public class RollingFileSink implements AuditSink {
   }
 
   /**
-   * Moves the live file to file.1 and each backup up by one, deleting the oldest, and opens a new live file.
+   * Moves the live file to file.1 and each backup up by one, deleting those past the number kept (see
+   * {@link #backupsToKeep}), and opens a new live file.
    *
    * <p>The live file moves first, to a temporary name: if it cannot (chattr +a or +i, a sticky directory),
-   * nothing has been touched. Every rename replaces nothing, and the oldest backup is moved aside and deleted
-   * only once everything else has worked; a step that fails undoes the steps before it, in reverse, so the
-   * backups keep their names and the live file its path. The open channel follows the live file through the
+   * nothing has been touched. Every rename replaces nothing, and the backups that expire are moved aside and
+   * deleted only once everything else has worked; a step that fails undoes the steps before it, in reverse, so
+   * the backups keep their names and the live file its path. The open channel follows the live file through the
    * renames, so a record written meanwhile is never lost; the channel is closed only when the new file is open.
    */
   void rotate() throws IOException {
     String stamp = Long.toString(System.currentTimeMillis());
     Path staged = sibling(".rotating-" + stamp);
-    Path expired = null;
+    Retention retention = backupsToKeep();
+    List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
     renames.move(path, staged);
     AuditFileOpener.OpenFile next;
     try {
-      if (Files.exists(backup(maxBackups), LinkOption.NOFOLLOW_LINKS)) {
-        expired = sibling("." + maxBackups + ".expired-" + stamp);
-        renames.move(backup(maxBackups), expired);
+      for (int i = retention.highest; i >= retention.keep; i--) {
+        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        if (a != null) {
+          Path aside = sibling("." + i + ".expired-" + stamp);
+          renames.move(backup(i), aside);
+          expired.add(new Expired(aside, i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
+        }
       }
-      for (int i = maxBackups - 1; i >= 1; i--) {
+      for (int i = retention.keep - 1; i >= 1; i--) {
         if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
           renames.move(backup(i), backup(i + 1));
         }
@@ -343,13 +359,75 @@ public class RollingFileSink implements AuditSink {
       throw e;
     }
     switchTo(next);
-    if (expired != null) {
+    for (Expired e : expired) {
+      if (e.unshippedBytes >= 0) {
+        spool.countLoss(e.unshippedBytes);
+        LOG.warn("nnaudit: deleting {}, a rotated audit file the shipper has not finished ({} bytes not shipped): "
+            + "the spool keeps at most {} rotated files ({} files lost to retention since start-up)", e.file,
+            e.unshippedBytes, spool.maxHeldBackups(), spool.lostFiles());
+      }
       try {
-        Files.delete(expired);
-      } catch (IOException e) {
-        LOG.warn("nnaudit: could not delete {}, the oldest backup of {}", expired, path, e);
+        Files.delete(e.file);
+      } catch (IOException ex) {
+        LOG.warn("nnaudit: could not delete {}, the oldest backup of {}", e.file, path, ex);
       }
     }
+  }
+
+  /** A backup moved aside to be deleted, and the bytes of it not yet shipped (-1: the shipper is done with it). */
+  private static final class Expired {
+    final Path file;
+    final long unshippedBytes;
+
+    Expired(Path file, long unshippedBytes) {
+      this.file = file;
+      this.unshippedBytes = unshippedBytes;
+    }
+  }
+
+  /** Which backups a rotation keeps: those now below {@code keep} (each moves up by one). */
+  private static final class Retention {
+    /** Backups now at an index of keep or above expire. */
+    final int keep;
+    /** The highest index to look at. */
+    final int highest;
+    /** Backups at an index up to this one are not yet shipped (-1: none; 0 is the live file). */
+    final int held;
+
+    Retention(int keep, int highest, int held) {
+      this.keep = keep;
+      this.highest = highest;
+      this.held = held;
+    }
+  }
+
+  /**
+   * Without a shipper, {@code nnaudit.file.max.backups}. With one, also every file from the oldest it has not
+   * finished on (the backup at index {@code held}, or every file until it has read its checkpoint), up to
+   * {@code nnaudit.kafka.spool.max.backups} rotated files; backups left from an earlier run past both bounds
+   * are deleted.
+   */
+  private Retention backupsToKeep() throws IOException {
+    if (spool == null) {
+      return new Retention(maxBackups, maxBackups, -1);
+    }
+    int bound = Math.max(maxBackups, spool.maxHeldBackups());
+    int held = -1;
+    if (spool.holdsEveryFile()) {
+      held = bound;
+    } else {
+      String key = spool.heldFileKey();
+      if (key != null && key.equals(String.valueOf(fileKey))) {
+        held = 0;
+      }
+      for (int i = 1; held < 0 && key != null && i <= bound; i++) {
+        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        if (a != null && key.equals(String.valueOf(a.fileKey()))) {
+          held = i;
+        }
+      }
+    }
+    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), bound, held);
   }
 
   /** The renames of one rotation, so that they can be undone in reverse when a later step fails. */

@@ -3,6 +3,7 @@ package io.nnaudit.sink;
 import java.io.File;
 import java.util.Objects;
 
+import io.nnaudit.ship.SpoolGuard;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -21,6 +22,7 @@ public final class SinkContext {
   private final String filePermissions;
   private final String durability;
   private final String log4j2Logger;
+  private final SpoolGuard spoolGuard;
 
   private SinkContext(Builder b) {
     this.conf = Objects.requireNonNull(b.conf, "conf");
@@ -30,6 +32,22 @@ public final class SinkContext {
     this.filePermissions = Objects.requireNonNull(b.filePermissions, "filePermissions");
     this.durability = Objects.requireNonNull(b.durability, "durability");
     this.log4j2Logger = Objects.requireNonNull(b.log4j2Logger, "log4j2Logger");
+    this.spoolGuard = b.spoolGuard;
+  }
+
+  /**
+   * The same context with the hold of a shipper that forwards the file: rotation keeps what it has not shipped.
+   */
+  public SinkContext withSpoolGuard(SpoolGuard guard) {
+    Builder b = builder(conf).file(file).rotation(maxFileSize, maxBackups).filePermissions(filePermissions)
+        .durability(durability).log4j2Logger(log4j2Logger);
+    b.spoolGuard = guard;
+    return new SinkContext(b);
+  }
+
+  /** The hold of the shipper that forwards the file, or null when nothing is shipped from it. */
+  public SpoolGuard spoolGuard() {
+    return spoolGuard;
   }
 
   /** A context built from validated values; nnaudit builds one from its settings. */
@@ -89,6 +107,7 @@ public final class SinkContext {
     private String filePermissions;
     private String durability;
     private String log4j2Logger;
+    private SpoolGuard spoolGuard;
 
     private Builder(Configuration conf) {
       this.conf = conf;

@@ -1,0 +1,100 @@
+package io.nnaudit.kafka;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Properties;
+
+/**
+ * The shipper's checkpoint file: the position before which Kafka has acknowledged every record, and the number
+ * and head of the file it is in. Written whole by rename (a temporary file, fsynced, renamed over the old one,
+ * the directory fsynced), so a crash leaves either the old checkpoint or the new one. Text, one
+ * {@code name=value} per line, so an operator can read it. Used by the shipper's thread only.
+ *
+ * <p>The file is found again by its device and inode, and checked by a hash of its first bytes, since an inode
+ * number can be reused once its file is deleted.
+ */
+final class ShipCheckpoint {
+  /** Bytes of a file's beginning whose hash identifies it. */
+  static final int HEAD_BYTES = 4096;
+
+  final ShipPosition position;
+  /** Bytes at the file's start that {@link #headHash} covers. */
+  final int headLength;
+  final String headHash;
+  /** When it was written, ms since the epoch. */
+  final long savedMillis;
+
+  ShipCheckpoint(ShipPosition position, int headLength, String headHash, long savedMillis) {
+    this.position = position;
+    this.headLength = headLength;
+    this.headHash = headHash;
+    this.savedMillis = savedMillis;
+  }
+
+  /** The checkpoint in {@code file}, or null if there is none; throws if it is there but unreadable. */
+  static ShipCheckpoint load(File file) throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file.toPath());
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+    Properties p = new Properties();
+    p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
+    try {
+      return new ShipCheckpoint(new ShipPosition(Long.parseLong(p.getProperty("file.seq")),
+          p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
+          Long.parseLong(p.getProperty("file.modified.nanos"))),
+          Integer.parseInt(p.getProperty("file.head.length")), p.getProperty("file.head.sha256"),
+          Long.parseLong(p.getProperty("saved.at.ms")));
+    } catch (RuntimeException e) {
+      throw new IOException("nnaudit: the Kafka checkpoint " + file + " is damaged (" + e + "); move it away to "
+          + "ship the spool from its oldest file again", e);
+    }
+  }
+
+  /** Writes it to {@code file}, whole (see the class note). */
+  void save(File file, String source) throws IOException {
+    String text = "# nnaudit Kafka shipper: Kafka has acknowledged every record of " + source + " before this "
+        + "position.\n"
+        + "file.seq=" + position.fileSeq + "\n"
+        + "file.key=" + position.fileKey + "\n"
+        + "file.modified.nanos=" + position.modifiedNanos + "\n"
+        + "file.head.length=" + headLength + "\n"
+        + "file.head.sha256=" + headHash + "\n"
+        + "offset=" + position.offset + "\n"
+        + "saved.at.ms=" + savedMillis + "\n";
+    Path target = file.toPath();
+    Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+      ch.force(true);
+    }
+    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Path dir = target.toAbsolutePath().getParent();
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      // Some file systems refuse to fsync a directory; the rename is still atomic.
+    }
+  }
+
+  /** Whether the stream's first bytes hash to what was recorded (the same file, not a reused inode). */
+  boolean sameHead(InputStream head) throws IOException {
+    return headHash.equals(FileHead.sha256(head, headLength));
+  }
+}

@@ -1,0 +1,58 @@
+package io.nnaudit.kafka;
+
+import java.nio.charset.StandardCharsets;
+
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * The headers every shipped record carries (README, "Record schema"), each a UTF-8 string. A record's
+ * identity is (source, file, offset): the same record sent twice (after a crash or a failed send) has the same
+ * identity, and a consumer keeps the first and drops the rest. Epoch and seq say which start sent it, in what
+ * order.
+ */
+final class ShipHeaders {
+  /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END} or {@link #GAP}. */
+  static final String TYPE = "nnaudit.type";
+  /** {@code <nameservice>/<namenode>}; also the record's key. */
+  static final String SOURCE = "nnaudit.source";
+  /** When the shipper that sent it started, ms since the epoch. */
+  static final String EPOCH = "nnaudit.epoch";
+  /** The order of sending within one epoch, from 0. */
+  static final String SEQ = "nnaudit.seq";
+  /** The number of the audit file, in the order the files were written. */
+  static final String FILE = "nnaudit.file";
+  /** The byte offset of the record's line in that file (file-end: the file's length). */
+  static final String OFFSET = "nnaudit.offset";
+  /** {@code hdfs} (the stock line) or {@code json}. */
+  static final String FORMAT = "nnaudit.format";
+  /** With {@link #RECORD_CUT}: the length of the whole line, of which the value holds the beginning. */
+  static final String LENGTH = "nnaudit.length";
+
+  /** An audit record: the value is the line as written, without its line end. */
+  static final String RECORD = "record";
+  /** A line longer than the producer's max.request.size allows: the value is its beginning. */
+  static final String RECORD_CUT = "record-cut";
+  /** The file {@code nnaudit.file} ends at {@code nnaudit.offset}; the next record is in the next file. */
+  static final String FILE_END = "file-end";
+  /** Records were lost before they could be shipped (rotation deleted them); the value says what. */
+  static final String GAP = "gap";
+
+  private ShipHeaders() {
+  }
+
+  static RecordHeaders of(String type, String source, long epoch, long seq, long file, long offset, String format) {
+    RecordHeaders h = new RecordHeaders();
+    h.add(TYPE, bytes(type));
+    h.add(SOURCE, bytes(source));
+    h.add(EPOCH, bytes(Long.toString(epoch)));
+    h.add(SEQ, bytes(Long.toString(seq)));
+    h.add(FILE, bytes(Long.toString(file)));
+    h.add(OFFSET, bytes(Long.toString(offset)));
+    h.add(FORMAT, bytes(format));
+    return h;
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
