@@ -57,6 +57,7 @@ final class KafkaTestBroker implements AutoCloseable {
   private final Path log;
   private final int port;
   private Process process;
+  private boolean paused;
   private Duration lastStartTime = Duration.ZERO;
 
   /** A broker (not yet started) on a free port, keeping its data in {@code dataDir}. */
@@ -93,7 +94,9 @@ final class KafkaTestBroker implements AutoCloseable {
     if (process == null) {
       return;
     }
-    resumeQuietly();
+    if (paused) {
+      resumeQuietly();
+    }
     try {
       process.getOutputStream().close();
     } catch (IOException e) {
@@ -103,6 +106,7 @@ final class KafkaTestBroker implements AutoCloseable {
       process.destroyForcibly().waitFor();
     }
     process = null;
+    paused = false;
   }
 
   /** Kills the broker at once, as {@code kill -9} does: no clean shutdown of its logs. */
@@ -112,6 +116,7 @@ final class KafkaTestBroker implements AutoCloseable {
     }
     process.destroyForcibly().waitFor();
     process = null;
+    paused = false;
   }
 
   /** Starts the broker again (stopping it first if it runs), at the same address with the same data. */
@@ -123,11 +128,13 @@ final class KafkaTestBroker implements AutoCloseable {
   /** Freezes the broker (SIGSTOP): connections stay open and nothing answers, as with a hung broker. */
   void pause() throws IOException, InterruptedException {
     signal("STOP");
+    paused = true;
   }
 
   /** Lets a paused broker go on (SIGCONT). */
   void resume() throws IOException, InterruptedException {
     signal("CONT");
+    paused = false;
   }
 
   String bootstrapServers() {
@@ -284,7 +291,7 @@ final class KafkaTestBroker implements AutoCloseable {
   /** A stopped (SIGSTOP) JVM cannot see its stdin close; let it go on before stopping it. */
   private void resumeQuietly() {
     try {
-      signal("CONT");
+      resume();
     } catch (IOException | InterruptedException | IllegalStateException e) {
       // Best effort: stop() falls back to destroyForcibly.
     }

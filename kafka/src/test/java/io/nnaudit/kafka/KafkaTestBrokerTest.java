@@ -2,6 +2,7 @@ package io.nnaudit.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -67,7 +68,7 @@ class KafkaTestBrokerTest {
             missing.getCause().getMessage());
 
         broker.stop();
-        assertTrue(!broker.isRunning());
+        assertFalse(broker.isRunning());
         long t0 = System.nanoTime();
         ExecutionException down = assertThrows(ExecutionException.class,
             () -> producer.send(record("audit", RECORDS)).get(30, TimeUnit.SECONDS));
