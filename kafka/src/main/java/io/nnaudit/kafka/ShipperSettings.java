@@ -23,6 +23,7 @@ import org.apache.kafka.clients.ClientDnsLookup;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The shipper's settings, read and checked from the NameNode's configuration: the {@code nnaudit.kafka.*} keys
@@ -125,6 +126,8 @@ final class ShipperSettings {
     p.setProperty(ProducerConfig.ACKS_CONFIG, "all");
     p.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.setProperty(ProducerConfig.RETRIES_CONFIG, Integer.toString(Integer.MAX_VALUE));
+    p.setProperty(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.setProperty(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     check(p, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1, 5,
         "1 to 5: the idempotent producer keeps records in order with at most 5 requests in flight");
     check(p, ProducerConfig.MAX_BLOCK_MS_CONFIG, 0, 60_000, "0 to 60000 ms: how long a send may wait for metadata "

@@ -1,0 +1,63 @@
+package io.nnaudit.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/** One record read back from the topic, with the identity its headers carry (README, "Record schema"). */
+final class ShippedRecord {
+  final String type;
+  final String source;
+  final long epoch;
+  final long seq;
+  final long file;
+  final long offset;
+  final byte[] value;
+  final int partition;
+  final String key;
+
+  private ShippedRecord(ConsumerRecord<byte[], byte[]> r) {
+    this.type = header(r, ShipHeaders.TYPE);
+    this.source = header(r, ShipHeaders.SOURCE);
+    this.epoch = Long.parseLong(header(r, ShipHeaders.EPOCH));
+    this.seq = Long.parseLong(header(r, ShipHeaders.SEQ));
+    this.file = Long.parseLong(header(r, ShipHeaders.FILE));
+    this.offset = Long.parseLong(header(r, ShipHeaders.OFFSET));
+    this.value = r.value();
+    this.partition = r.partition();
+    this.key = new String(r.key(), StandardCharsets.UTF_8);
+  }
+
+  static List<ShippedRecord> of(List<ConsumerRecord<byte[], byte[]>> records) {
+    List<ShippedRecord> out = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      out.add(new ShippedRecord(r));
+    }
+    return out;
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+    Header h = r.headers().lastHeader(name);
+    if (h == null) {
+      throw new AssertionError("record at " + r.partition() + "/" + r.offset() + " has no header " + name);
+    }
+    return new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  String text() {
+    return new String(value, StandardCharsets.UTF_8);
+  }
+
+  /** The identity a consumer drops duplicates by. */
+  String identity() {
+    return source + "|" + type + "|" + file + "|" + offset;
+  }
+
+  @Override
+  public String toString() {
+    return type + " " + source + " epoch " + epoch + " seq " + seq + " file " + file + " @" + offset + ": " + text();
+  }
+}

@@ -1,0 +1,105 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks one NameNode's trail as read back from the topic, the way the README tells a consumer to: drop every
+ * record whose identity was seen before (its copy must be identical), and what is left must be in order and
+ * without a hole: within a file each record starts where the last one ended, a file-end record closes the file
+ * at its length, and the next file starts at 0. Only a gap record may announce a hole.
+ */
+final class TrailCheck {
+  /** The audit lines of the source, in order, after dropping duplicates. */
+  final List<String> lines = new ArrayList<>();
+  int duplicates;
+  int gaps;
+  int fileEnds;
+  final List<Long> epochs = new ArrayList<>();
+
+  static TrailCheck of(List<ShippedRecord> all, String source) {
+    TrailCheck c = new TrailCheck();
+    Map<String, ShippedRecord> seen = new HashMap<>();
+    Integer partition = null;
+    long lastEpoch = -1;
+    long lastSeq = -1;
+    long file = -1;
+    long next = 0;
+    for (ShippedRecord r : all) {
+      if (!r.source.equals(source)) {
+        continue;
+      }
+      assertEquals(source, r.key, "the key is the source");
+      if (partition == null) {
+        partition = r.partition;
+      }
+      assertEquals(partition.intValue(), r.partition, "one source, one partition: " + r);
+      if (r.epoch == lastEpoch) {
+        assertTrue(r.seq > lastSeq, "seq goes up within an epoch: " + r);
+      } else {
+        assertTrue(r.epoch > lastEpoch, "epochs go up: " + r);
+        c.epochs.add(r.epoch);
+      }
+      lastEpoch = r.epoch;
+      lastSeq = r.seq;
+      ShippedRecord before = seen.putIfAbsent(r.identity(), r);
+      if (before != null) {
+        assertArrayEquals(before.value, r.value, "a duplicate is the same record: " + r);
+        c.duplicates++;
+        continue;
+      }
+      if (file < 0) {
+        file = r.file;
+        next = r.offset;
+        assertEquals(0, next, "the trail starts at the beginning of a file: " + r);
+      }
+      switch (r.type) {
+        case ShipHeaders.GAP:
+          c.gaps++;
+          file = -1; // the next record starts afresh
+          break;
+        case ShipHeaders.FILE_END:
+          assertEquals(file, r.file, "file-end of the file being read: " + r);
+          assertEquals(next, r.offset, "file-end at the end of the last record: " + r);
+          c.fileEnds++;
+          file++;
+          next = 0;
+          break;
+        case ShipHeaders.RECORD:
+          assertEquals(file, r.file, "no file skipped: " + r);
+          assertEquals(next, r.offset, "no bytes skipped or repeated: " + r);
+          next = r.offset + r.value.length + 1;
+          c.lines.add(r.text());
+          break;
+        default:
+          throw new AssertionError("unexpected type " + r);
+      }
+    }
+    return c;
+  }
+
+  /** Every line of the local audit files (the live one and its backups, oldest first). */
+  static List<String> localLines(File live) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (int i = 10_000; i >= 1; i--) {
+      File b = new File(live.getPath() + "." + i);
+      if (b.exists()) {
+        out.addAll(Files.readAllLines(b.toPath(), StandardCharsets.UTF_8));
+      }
+    }
+    if (live.exists()) {
+      out.addAll(Files.readAllLines(live.toPath(), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+}
