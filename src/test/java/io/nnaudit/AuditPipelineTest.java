@@ -4,7 +4,6 @@ import static io.nnaudit.AuditTestSupport.awaitTrue;
 import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
 import static io.nnaudit.AuditTestSupport.logger;
-import static io.nnaudit.AuditTestSupport.stallWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +34,7 @@ class AuditPipelineTest {
   Path dir;
   private File file;
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   @BeforeEach
   void setUp() {
@@ -59,8 +58,8 @@ class AuditPipelineTest {
   void blockUnderSaturationLosesNothing() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    QueuedAuditLogger l = loggers.start(c);
-    GatedFileSink.delayMillis = 1; // a slow disk: the 8 producers outrun the writer
+    QueuedAuditLogger l = audit.start(c);
+    audit.sink().delayWrites(1); // a slow disk: the 8 producers outrun the writer
     int threads = 8;
     int each = 400;
     Thread[] ts = run(threads, each, () -> logCreate(l, "/f-" + Thread.currentThread().getName()));
@@ -86,8 +85,8 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/stall");
     int threads = 8;
     int each = 250;
     Thread[] ts = run(threads, each, () -> logCreate(l, "/d"));
@@ -95,14 +94,14 @@ class AuditPipelineTest {
       t.join(60_000);
       assertFalse(t.isAlive(), "a DROP call waited for the stalled sink");
     }
-    assertEquals(1, GatedFileSink.writersWaiting.get(), "the sink was stalled the whole time");
+    assertEquals(1, audit.sink().writersWaiting(), "the sink was stalled the whole time");
     int calls = threads * each + 1;
     AuditStats stalled = l.stats();
     assertEquals(calls, stalled.accepted + stalled.dropped, stalled.toString());
     assertEquals(5, stalled.accepted, "one in the writer's hands and four queued: " + stalled);
     assertEquals(0, stalled.blockedWaits);
 
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     TestFiles.awaitDropRecord(file);
     List<String> drops = TestFiles.dropRecords(file);
@@ -119,14 +118,14 @@ class AuditPipelineTest {
   void writerTakesEverythingQueuedAsOneBatchWithOneWrite() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(Arrays.asList(1, 50), GatedFileSink.recordsPerWrite);
+    assertEquals(Arrays.asList(1, 50), audit.sink().recordsPerWrite());
     assertEquals(51, TestFiles.operationRecords(file).size());
   }
 
@@ -135,14 +134,14 @@ class AuditPipelineTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
     c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(Arrays.asList(1, 16, 16, 16, 2), GatedFileSink.recordsPerWrite);
+    assertEquals(Arrays.asList(1, 16, 16, 16, 2), audit.sink().recordsPerWrite());
     List<String> records = TestFiles.operationRecords(file);
     for (int i = 0; i < 50; i++) {
       assertTrue(records.get(i + 1).contains("\tsrc=/b" + i + "\t"), "queue order is kept: " + records.get(i + 1));
@@ -151,7 +150,7 @@ class AuditPipelineTest {
 
   @Test
   void poisonEventsAreSkippedAndCountedAndTheWriterGoesOn() throws Exception {
-    QueuedAuditLogger l = loggers.start(conf(file));
+    QueuedAuditLogger l = audit.start(conf(file));
     FileStatus throwsOnCapture = new FileStatus() {
       @Override
       public String getOwner() {
@@ -186,8 +185,8 @@ class AuditPipelineTest {
   void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/stall");
     logCreate(l, "/fills-the-queue");
     boolean[] flagAfter = new boolean[1];
     Throwable[] thrown = new Throwable[1];
@@ -204,7 +203,7 @@ class AuditPipelineTest {
     handler.interrupt();
     Thread.sleep(50); // proves a negative: the interrupted handler does not return in this time
     assertTrue(handler.isAlive(), "an interrupt must not end a BLOCK wait");
-    GatedFileSink.resume();
+    audit.sink().resume();
     handler.join(30_000);
     assertFalse(handler.isAlive());
     assertEquals(null, thrown[0]);
@@ -221,7 +220,7 @@ class AuditPipelineTest {
   void afterTheHandOverAnInterruptedHandlerWritesItsRecordAndKeepsTheFlag() throws Exception {
     Configuration c = conf(file);
     c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write");
-    QueuedAuditLogger l = loggers.start(c);
+    QueuedAuditLogger l = audit.start(c);
     logCreate(l, "/before");
     assertTrue(l.pipeline().shutdown(), "the hook drained and handed the file over");
     boolean[] flagAfter = new boolean[1];
@@ -244,8 +243,8 @@ class AuditPipelineTest {
   void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 60; i++) {
       logCreate(l, "/c" + i);
     }
@@ -254,7 +253,7 @@ class AuditPipelineTest {
     closer.start();
     awaitTrue("the pipeline to close", 10_000, () -> !l.pipeline().isOpen());
     logCreate(l, "/too-late");
-    GatedFileSink.resume();
+    audit.sink().resume();
     closer.join();
     assertTrue(closedInTime[0]);
     AuditStats s = l.stats();
@@ -277,9 +276,9 @@ class AuditPipelineTest {
   @Test
   void repeatedInitializeSharesOneWriterAndOneFileHandle() throws Exception {
     Configuration c = conf(file);
-    QueuedAuditLogger first = loggers.start(c);
+    QueuedAuditLogger first = audit.start(c);
     for (int i = 0; i < 4; i++) {
-      loggers.start(c);
+      audit.start(c);
     }
     assertEquals(1, writerThreads(), "one writer for one file");
     assertEquals(1, openHandles(file), "one open file handle");
@@ -287,7 +286,7 @@ class AuditPipelineTest {
     // New settings for the same file replace the pipeline; the first logger follows the swap.
     Configuration drop = conf(file);
     drop.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger second = loggers.start(drop);
+    QueuedAuditLogger second = audit.start(drop);
     awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
     assertEquals(1, openHandles(file));
     logCreate(first, "/from-first");

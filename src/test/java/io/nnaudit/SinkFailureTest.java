@@ -27,7 +27,7 @@ class SinkFailureTest {
   Path dir;
   private File file;
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   @BeforeEach
   void setUp() {
@@ -36,13 +36,13 @@ class SinkFailureTest {
 
   private QueuedAuditLogger start(Configuration c) {
     c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 20);
-    return loggers.start(c);
+    return audit.start(c);
   }
 
   @Test
   void failClosedRetriesAWriteUntilItSucceedsAndLosesNothing() throws Exception {
     QueuedAuditLogger l = start(conf(file));
-    GatedFileSink.failNextWrites.set(3);
+    audit.sink().failNextWrites(3);
     for (int i = 0; i < 10; i++) {
       logCreate(l, "/r" + i);
     }
@@ -61,7 +61,7 @@ class SinkFailureTest {
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
     QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(Integer.MAX_VALUE);
+    audit.sink().failNextWrites(Integer.MAX_VALUE);
     Thread handler = new Thread(() -> {
       for (int i = 0; i < 10; i++) {
         logCreate(l, "/wait" + i);
@@ -71,7 +71,7 @@ class SinkFailureTest {
     awaitTrue("the queue to fill", 10_000, () -> l.stats().blockedWaits > 0);
     Thread.sleep(100); // proves a negative: the handler does not return in this time
     assertTrue(handler.isAlive(), "handlers wait while audit does not work");
-    GatedFileSink.failNextWrites.set(0);
+    audit.sink().failNextWrites(0);
     handler.join(30_000);
     assertFalse(handler.isAlive());
     assertTrue(l.pipeline().awaitWritten(30_000));
@@ -84,7 +84,7 @@ class SinkFailureTest {
     Configuration c = conf(file);
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
     QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(1);
+    audit.sink().failNextWrites(1);
     logCreate(l, "/lost");
     awaitTrue("the failed write", 10_000, () -> l.stats().sinkErrors == 1);
     logCreate(l, "/kept");
@@ -106,9 +106,9 @@ class SinkFailureTest {
     Configuration c = conf(file);
     c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextForces.set(2);
+    audit.sink().failNextForces(2);
     logCreate(l, "/unsure");
-    assertTrue(GatedFileSink.forcedSrcs.contains("/unsure"), "the fsync was retried until it succeeded");
+    assertTrue(audit.sink().forcedSrcs().contains("/unsure"), "the fsync was retried until it succeeded");
     assertEquals(2, l.stats().sinkErrors);
     assertEquals(1, l.stats().aborted, "the record whose fsync failed was not acknowledged as durable");
     assertEquals(1, l.stats().notDurable);
@@ -123,9 +123,9 @@ class SinkFailureTest {
     c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
     QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(1);
+    audit.sink().failNextWrites(1);
     logCreate(l, "/released");
     assertEquals(1, l.stats().dropped, "the handler returns, and the loss is counted");
-    assertFalse(GatedFileSink.forcedSrcs.contains("/released"));
+    assertFalse(audit.sink().forcedSrcs().contains("/released"));
   }
 }
