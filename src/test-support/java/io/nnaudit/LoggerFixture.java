@@ -94,6 +94,11 @@ final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
     return c;
   }
 
+  /** Starts a logger of the test's audit file with the class's settings. */
+  QueuedAuditLogger start() {
+    return start(conf());
+  }
+
   /** Starts a logger of the test's audit file with the class's settings and then {@code settings}. */
   QueuedAuditLogger start(Consumer<Configuration> settings) {
     Configuration c = conf();

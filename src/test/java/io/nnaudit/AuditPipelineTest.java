@@ -1,16 +1,12 @@
 package io.nnaudit;
 
 import static io.nnaudit.AuditTestSupport.awaitTrue;
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.logger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -18,28 +14,16 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** The queue, the two overflow policies, batching and the writer's survival, against real files. */
 class AuditPipelineTest {
-  @TempDir
-  Path dir;
-  private File file;
   @RegisterExtension
   final LoggerFixture audit = new LoggerFixture();
-
-  @BeforeEach
-  void setUp() {
-    file = dir.resolve("audit.log").toFile();
-  }
 
   private static Thread[] run(int threads, int callsEach, Runnable perCall) {
     Thread[] ts = new Thread[threads];
@@ -56,9 +40,7 @@ class AuditPipelineTest {
 
   @Test
   void blockUnderSaturationLosesNothing() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4));
     audit.sink().delayWrites(1); // a slow disk: the 8 producers outrun the writer
     int threads = 8;
     int each = 400;
@@ -72,7 +54,7 @@ class AuditPipelineTest {
     assertEquals(0, s.dropped, s.toString());
     assertEquals(threads * each, s.written, s.toString());
     assertTrue(s.blockedWaits > 0, "producers should have found the queue full: " + s);
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(threads * each, records.size());
     for (int t = 0; t < threads; t++) {
       String src = "src=/f-client-" + t + "\t";
@@ -82,10 +64,10 @@ class AuditPipelineTest {
 
   @Test
   void dropNeverWaitsCountsExactlyAndReportsInTheFile() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> {
+      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
+      c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+    });
     audit.stallWriter(l, "/stall");
     int threads = 8;
     int each = 250;
@@ -103,22 +85,20 @@ class AuditPipelineTest {
 
     audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    TestFiles.awaitDropRecord(file);
-    List<String> drops = TestFiles.dropRecords(file);
+    TestFiles.awaitDropRecord(audit.file());
+    List<String> drops = TestFiles.dropRecords(audit.file());
     assertEquals(1, drops.size(), drops.toString());
     Matcher m = Pattern.compile(" WARN FSNamesystem\\.audit: nnaudit=dropped\tcount=(\\d+)\tfrom=[-0-9 :,]{23}"
         + "\tto=[-0-9 :,]{23}\ttotal=(\\d+)$").matcher(drops.get(0));
     assertTrue(m.find(), drops.get(0));
     assertEquals(stalled.dropped, Long.parseLong(m.group(1)));
     assertEquals(stalled.dropped, Long.parseLong(m.group(2)));
-    assertEquals(stalled.accepted, TestFiles.operationRecords(file).size());
+    assertEquals(stalled.accepted, TestFiles.operationRecords(audit.file()).size());
   }
 
   @Test
   void writerTakesEverythingQueuedAsOneBatchWithOneWrite() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100));
     audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
@@ -126,15 +106,15 @@ class AuditPipelineTest {
     audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     assertEquals(Arrays.asList(1, 50), audit.sink().recordsPerWrite());
-    assertEquals(51, TestFiles.operationRecords(file).size());
+    assertEquals(51, TestFiles.operationRecords(audit.file()).size());
   }
 
   @Test
   void batchesAreBoundedByTheBatchMax() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> {
+      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+      c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
+    });
     audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
@@ -142,7 +122,7 @@ class AuditPipelineTest {
     audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     assertEquals(Arrays.asList(1, 16, 16, 16, 2), audit.sink().recordsPerWrite());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     for (int i = 0; i < 50; i++) {
       assertTrue(records.get(i + 1).contains("\tsrc=/b" + i + "\t"), "queue order is kept: " + records.get(i + 1));
     }
@@ -150,7 +130,7 @@ class AuditPipelineTest {
 
   @Test
   void poisonEventsAreSkippedAndCountedAndTheWriterGoesOn() throws Exception {
-    QueuedAuditLogger l = audit.start(conf(file));
+    QueuedAuditLogger l = audit.start();
     FileStatus throwsOnCapture = new FileStatus() {
       @Override
       public String getOwner() {
@@ -174,18 +154,15 @@ class AuditPipelineTest {
     assertEquals(1, s.captureFailed, s.toString());
     assertEquals(1, s.writeFailed, s.toString());
     assertEquals(2, s.written, s.toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(2, records.size(), records.toString());
     assertTrue(records.get(0).contains("src=/before\t"));
     assertTrue(records.get(1).contains("src=/after\t"));
   }
 
-
   @Test
   void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1));
     audit.stallWriter(l, "/stall");
     logCreate(l, "/fills-the-queue");
     boolean[] flagAfter = new boolean[1];
@@ -209,7 +186,7 @@ class AuditPipelineTest {
     assertEquals(null, thrown[0]);
     assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(3, TestFiles.operationRecords(file).size());
+    assertEquals(3, TestFiles.operationRecords(audit.file()).size());
   }
 
   /**
@@ -218,9 +195,7 @@ class AuditPipelineTest {
    */
   @Test
   void afterTheHandOverAnInterruptedHandlerWritesItsRecordAndKeepsTheFlag() throws Exception {
-    Configuration c = conf(file);
-    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write");
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write"));
     logCreate(l, "/before");
     assertTrue(l.pipeline().shutdown(), "the hook drained and handed the file over");
     boolean[] flagAfter = new boolean[1];
@@ -234,16 +209,14 @@ class AuditPipelineTest {
     assertFalse(handler.isAlive());
     assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
     assertEquals(0, l.stats().aborted, l.stats().toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(2, records.size(), records.toString());
     assertTrue(records.get(1).contains("\tsrc=/after-hand-over\t"), records.get(1));
   }
 
   @Test
   void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = audit.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64));
     audit.stallWriter(l, "/stall");
     for (int i = 0; i < 60; i++) {
       logCreate(l, "/c" + i);
@@ -260,39 +233,36 @@ class AuditPipelineTest {
     assertEquals(61, s.accepted);
     assertEquals(61, s.written);
     assertEquals(1, s.dropped);
-    assertEquals(61, TestFiles.operationRecords(file).size());
-    assertEquals(1, TestFiles.dropRecords(file).size(), "the late event is reported before the file closes");
+    assertEquals(61, TestFiles.operationRecords(audit.file()).size());
+    assertEquals(1, TestFiles.dropRecords(audit.file()).size(), "the late event is reported before the file closes");
 
     // After the writer has exited: refused, counted, and its operation not acknowledged as audited.
-    long fileBytes = file.length();
+    long fileBytes = audit.file().length();
     logCreate(l, "/after-exit");
     AuditStats after = l.stats();
     assertEquals(2, after.dropped, after.toString());
     assertEquals(2, after.aborted, "both late events were refused, not acknowledged: " + after);
     assertEquals(61, after.written);
-    assertEquals(fileBytes, file.length(), "nothing is written to a closed file");
+    assertEquals(fileBytes, audit.file().length(), "nothing is written to a closed file");
   }
 
   @Test
   void repeatedInitializeSharesOneWriterAndOneFileHandle() throws Exception {
-    Configuration c = conf(file);
-    QueuedAuditLogger first = audit.start(c);
+    QueuedAuditLogger first = audit.start();
     for (int i = 0; i < 4; i++) {
-      audit.start(c);
+      audit.start();
     }
     assertEquals(1, writerThreads(), "one writer for one file");
-    assertEquals(1, openHandles(file), "one open file handle");
+    assertEquals(1, openHandles(audit.file()), "one open file handle");
 
     // New settings for the same file replace the pipeline; the first logger follows the swap.
-    Configuration drop = conf(file);
-    drop.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger second = audit.start(drop);
+    QueuedAuditLogger second = audit.start(c -> c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP"));
     awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
-    assertEquals(1, openHandles(file));
+    assertEquals(1, openHandles(audit.file()));
     logCreate(first, "/from-first");
     logCreate(second, "/from-second");
     assertTrue(second.pipeline().awaitWritten(30_000));
-    assertEquals(2, TestFiles.operationRecords(file).size());
+    assertEquals(2, TestFiles.operationRecords(audit.file()).size());
     assertEquals(QueueFullPolicy.DROP, first.pipeline().settings().queueFullPolicy());
   }
 

@@ -1,48 +1,41 @@
 package io.nnaudit;
 
 import static io.nnaudit.AuditTestSupport.awaitTrue;
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.logger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** The four durability modes, observed through a real file sink that records each fsync. */
 class DurabilityTest {
-  @TempDir
-  Path dir;
-  private File file;
   @RegisterExtension
   final LoggerFixture audit = new LoggerFixture();
 
-  @BeforeEach
-  void setUp() {
-    file = dir.resolve("audit.log").toFile();
+  /** A logger with {@code nnaudit.durability=durability}, and {@code settings}. */
+  private QueuedAuditLogger start(String durability, Consumer<Configuration> settings) {
+    return audit.start(c -> {
+      c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
+      settings.accept(c);
+    });
   }
 
-  private QueuedAuditLogger start(String durability, Configuration c) {
-    c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
-    return audit.start(c);
+  private QueuedAuditLogger start(String durability) {
+    return start(durability, c -> { });
   }
 
   @Test
   void noneNeverFsyncs() throws Exception {
-    QueuedAuditLogger l = start("none", conf(file));
+    QueuedAuditLogger l = start("none");
     for (int i = 0; i < 20; i++) {
       logCreate(l, "/n" + i);
     }
@@ -53,7 +46,7 @@ class DurabilityTest {
 
   @Test
   void batchFsyncsAfterEveryWrite() throws Exception {
-    QueuedAuditLogger l = start("batch", conf(file));
+    QueuedAuditLogger l = start("batch");
     for (int i = 0; i < 20; i++) {
       logCreate(l, "/b" + i);
     }
@@ -65,12 +58,12 @@ class DurabilityTest {
 
   @Test
   void intervalFsyncsEveryNRecords() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 5);
-    c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 10);
-    c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 3_600_000L);
-    QueuedAuditLogger l = start("interval", c);
+    QueuedAuditLogger l = start("interval", c -> {
+      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+      c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 5);
+      c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 10);
+      c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 3_600_000L);
+    });
     audit.stallWriter(l, "/first");
     for (int i = 0; i < 29; i++) {
       logCreate(l, "/i" + i);
@@ -84,10 +77,10 @@ class DurabilityTest {
 
   @Test
   void intervalFsyncsWithinTheTimeBoundWhenIdle() throws Exception {
-    Configuration c = conf(file);
-    c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 100);
-    c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 1_000_000);
-    QueuedAuditLogger l = start("interval", c);
+    QueuedAuditLogger l = start("interval", c -> {
+      c.setLong(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, 100);
+      c.setInt(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, 1_000_000);
+    });
     logCreate(l, "/lonely");
     // Far fewer records than the count bound: only the time bound can cause this fsync.
     awaitTrue("the time-bound fsync", 10_000, () -> audit.sink().forcedSrcs().contains("/lonely"));
@@ -96,9 +89,7 @@ class DurabilityTest {
 
   @Test
   void syncReturnsOnlyOnceTheRecordIsFsyncedAndSharesFsyncs() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = start("sync", c);
+    QueuedAuditLogger l = start("sync", c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64));
     audit.sink().delayForces(5); // a disk whose fsync costs 5 ms
     int threads = 16;
     int each = 40;
@@ -126,12 +117,12 @@ class DurabilityTest {
     assertEquals(calls, audit.sink().forcedSrcs().size());
     int forces = audit.sink().forces();
     assertTrue(forces < calls / 2, "group commit: " + forces + " fsyncs for " + calls + " records");
-    assertEquals(calls, TestFiles.operationRecords(file).size());
+    assertEquals(calls, TestFiles.operationRecords(audit.file()).size());
   }
 
   @Test
   void syncWaitsThroughAStalledDiskAndAnInterrupt() throws Exception {
-    QueuedAuditLogger l = start("sync", conf(file));
+    QueuedAuditLogger l = start("sync");
     audit.sink().stall();
     boolean[] flagAfter = new boolean[1];
     Thread handler = new Thread(() -> {
