@@ -97,7 +97,7 @@ public final class AuditTestSupport {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
       }
-      Thread.sleep(pollMs);
+      Thread.sleep(pollMs); // the poll interval: the condition is asked again, until the deadline
     }
   }
 }
