@@ -1,6 +1,5 @@
 package io.nnaudit;
 
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Logger;
 import org.apache.log4j.spi.LoggingEvent;
@@ -48,10 +46,10 @@ class DropWarningThreadTest {
     Logger log = Logger.getLogger(AuditPipeline.class);
     log.addAppender(recorder);
     try {
-      Configuration c = conf(audit.file("audit.log"));
-      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-      c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-      QueuedAuditLogger l = audit.start(c);
+      QueuedAuditLogger l = audit.start(c -> {
+        c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
+        c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+      });
       audit.stallWriter(l, "/stall");
       for (int i = 0; i < 20; i++) {
         logCreate(l, "/d" + i);

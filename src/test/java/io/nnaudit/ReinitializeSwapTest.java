@@ -62,7 +62,7 @@ class ReinitializeSwapTest {
 
   @Test
   void swappingSettingsUnderLoadDropsNothing() throws Exception {
-    File file = audit.file("audit.log");
+    File file = audit.file();
     Configuration first = conf(file);
     first.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 16);
     QueuedAuditLogger l = audit.start(first);
@@ -95,7 +95,7 @@ class ReinitializeSwapTest {
 
   @Test
   void aReplacementWhoseSinkCannotStartLeavesAWorkingPipeline() throws Exception {
-    File file = audit.file("audit.log");
+    File file = audit.file();
     QueuedAuditLogger l = audit.start(conf(file));
     logCreate(l, "/before");
     Configuration broken = conf(file);
