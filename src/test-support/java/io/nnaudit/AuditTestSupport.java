@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -18,10 +19,13 @@ public final class AuditTestSupport {
   private AuditTestSupport() {
   }
 
+  /**
+   * Settings for a test logger of {@code auditFile}, writing to the file sink unless the logger is given sinks
+   * of its own ({@link #logger(Configuration, SinkFactory)}, as {@link LoggerFixture} gives it).
+   */
   static Configuration conf(File auditFile) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getPath());
-    c.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     c.setLong(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, 1000);
     // These tests call logAuditEvent from a test thread, outside an RPC, to drive the queue and the writer
     // (stalled writers, full queues). Under the default ack policy each such call would wait for its record;
@@ -30,8 +34,16 @@ public final class AuditTestSupport {
     return c;
   }
 
+  /** A logger as FSNamesystem creates it: writing to the sink {@code nnaudit.sink} names (the file). */
   static QueuedAuditLogger logger(Configuration c) {
     QueuedAuditLogger l = new QueuedAuditLogger();
+    l.initialize(c);
+    return l;
+  }
+
+  /** A logger writing to the sinks {@code sinks} opens, as an embedder creates it. */
+  static QueuedAuditLogger logger(Configuration c, SinkFactory sinks) {
+    QueuedAuditLogger l = new QueuedAuditLogger(sinks);
     l.initialize(c);
     return l;
   }
@@ -73,16 +85,6 @@ public final class AuditTestSupport {
     return ts;
   }
 
-  /**
-   * Blocks the writer inside a write of the stalled {@link GatedFileSink}, holding the event {@code src}, so
-   * that everything logged afterwards stays queued until {@code GatedFileSink.resume()}.
-   */
-  static void stallWriter(QueuedAuditLogger l, String src) throws InterruptedException {
-    GatedFileSink.stall();
-    logCreate(l, src);
-    awaitTrue("the writer to block in the sink", 10_000, () -> GatedFileSink.writersWaiting.get() == 1);
-  }
-
   public static void awaitTrue(String what, long timeoutMs, BooleanSupplier cond) throws InterruptedException {
     awaitTrue(what, timeoutMs, 2, cond);
   }
@@ -95,7 +97,7 @@ public final class AuditTestSupport {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
       }
-      Thread.sleep(pollMs);
+      Thread.sleep(pollMs); // the poll interval: the condition is asked again, until the deadline
     }
   }
 }

@@ -1,95 +1,178 @@
 package io.nnaudit;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.sink.RollingFileSink;
 import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFactory;
+import org.apache.hadoop.conf.Configuration;
 
 /**
- * The real file sink with test hooks in front of each write: an optional delay (a slow disk), an optional gate
- * that holds writes until the test opens it (a stalled disk), and a record of every write's size in records.
- * Configured with {@code nnaudit.sink}; its state is static because it is created by class name, in
- * MiniDFSCluster's FSNamesystem and in child JVMs. A test that creates its logger itself can give it sinks
- * with state of their own instead, through {@code new QueuedAuditLogger(SinkFactory)} (see GivenSinkTest).
+ * The real file sink with test hooks in front of each write and fsync: an optional delay (a slow disk), an
+ * optional gate that holds writes, or fsyncs, until the test opens it (a stalled disk), injected failures (a
+ * full or broken disk), and a record of what was written and fsynced.
+ *
+ * <p>A test creates one, holds it, and hands its {@link #factory()} to the logger
+ * ({@code new QueuedAuditLogger(sink.factory())}; {@link LoggerFixture} does that). Every file sink the factory
+ * opens, one per pipeline (a re-initialize that replaces the pipeline opens another), passes through this
+ * object's gates and adds to its counters. The factory is the same object on every call, so loggers given it
+ * with the same settings share a pipeline, as loggers created by class name do.
+ *
+ * <p>A NameNode started by MiniDFSCluster creates its logger itself, from the class named in
+ * {@code dfs.namenode.audit.loggers}, and that logger opens the sink class {@code nnaudit.sink} names: there is
+ * no way to hand it an instance. For it, {@link #installIn} names {@link FileSink} there and registers this
+ * object under the configuration's audit file, a path the test owns; the sink constructed by name finds its
+ * gate by the file it is opened for. That registry is the only static state, and {@link #uninstall} (which
+ * {@link LoggerFixture} calls after each test) empties this object's part of it.
  */
-public class GatedFileSink extends RollingFileSink {
-  static volatile long delayMillis;
-  static volatile Semaphore gate;
-  static final AtomicInteger writersWaiting = new AtomicInteger();
-  /** Holds every fsync (after the write went through) until {@link #resumeForces}. */
-  static volatile Semaphore forceGate;
-  static final AtomicInteger forcersWaiting = new AtomicInteger();
-  /** The next this-many writes fail with an IOException, as a full or broken disk would. */
-  static final AtomicInteger failNextWrites = new AtomicInteger();
-  /** The next this-many fsyncs fail with an IOException. */
-  static final AtomicInteger failNextForces = new AtomicInteger();
-  /** Added to every fsync, as a slow disk's. */
-  static volatile long forceDelayMillis;
-  static final AtomicInteger forces = new AtomicInteger();
-  /** src values of records written but not yet fsynced, and of records fsynced. */
-  static final Set<String> writtenSrcs = ConcurrentHashMap.newKeySet();
-  static final Set<String> forcedSrcs = ConcurrentHashMap.newKeySet();
-  /** Records (newline-terminated lines) in each write call, in order. */
-  static final List<Integer> recordsPerWrite = new CopyOnWriteArrayList<>();
+public final class GatedFileSink {
+  /** The gates of sinks created by class name, by the absolute audit file they were installed for. */
+  private static final Map<File, GatedFileSink> INSTALLED = new ConcurrentHashMap<>();
 
-  public GatedFileSink(SinkContext context) {
-    super(context);
+  private volatile long writeDelayMillis;
+  /** Added to every fsync, as a slow disk's. */
+  private volatile long forceDelayMillis;
+  /** Holds every write until {@link #resume}; null when writes pass. */
+  private volatile Semaphore writeGate;
+  private final AtomicInteger writersWaiting = new AtomicInteger();
+  /** Holds every fsync (after the write went through) until {@link #resumeForces}; null when fsyncs pass. */
+  private volatile Semaphore forceGate;
+  private final AtomicInteger forcersWaiting = new AtomicInteger();
+  /** The next this-many writes fail with an IOException, as a full or broken disk would. */
+  private final AtomicInteger failNextWrites = new AtomicInteger();
+  /** The next this-many fsyncs fail with an IOException. */
+  private final AtomicInteger failNextForces = new AtomicInteger();
+  private final AtomicInteger forces = new AtomicInteger();
+  /** src values of records written (fsynced or not), and of records fsynced. */
+  private final Set<String> writtenSrcs = ConcurrentHashMap.newKeySet();
+  private final Set<String> forcedSrcs = ConcurrentHashMap.newKeySet();
+  /** Records (newline-terminated lines) in each write call, in order. */
+  private final List<Integer> recordsPerWrite = new CopyOnWriteArrayList<>();
+
+  private final SinkFactory factory = SinkFactory.of("gated-file", context -> new FileSink(context, this));
+
+  /** Opens file sinks that pass through this gate: the same factory on every call. */
+  SinkFactory factory() {
+    return factory;
   }
 
-  static void reset() {
-    delayMillis = 0;
-    gate = null;
-    writersWaiting.set(0);
-    forceGate = null;
-    forcersWaiting.set(0);
-    failNextWrites.set(0);
-    failNextForces.set(0);
-    forceDelayMillis = 0;
-    forces.set(0);
-    writtenSrcs.clear();
-    forcedSrcs.clear();
-    recordsPerWrite.clear();
+  /**
+   * For a logger created by class name (a MiniDFSCluster NameNode, a child JVM's): sets {@code nnaudit.sink}
+   * in {@code conf} to {@link FileSink} and registers this gate for the audit file {@code conf} names, until
+   * {@link #uninstall}. Another gate already installed for that file is an error.
+   */
+  void installIn(Configuration conf) {
+    File file = new File(conf.get(NnauditConfigKeys.FILE_PATH_KEY)).getAbsoluteFile();
+    GatedFileSink other = INSTALLED.putIfAbsent(file, this);
+    if (other != null && other != this) {
+      throw new IllegalStateException("another GatedFileSink is installed for " + file);
+    }
+    conf.set(NnauditConfigKeys.SINK_KEY, FileSink.class.getName());
+  }
+
+  /** Forgets every audit file this gate was installed for. */
+  void uninstall() {
+    INSTALLED.values().removeIf(g -> g == this);
+  }
+
+  /** Makes every write take this long first: a slow disk. */
+  void delayWrites(long millis) {
+    writeDelayMillis = millis;
+  }
+
+  /** Makes every fsync take this long first: a slow disk. */
+  void delayForces(long millis) {
+    forceDelayMillis = millis;
   }
 
   /** Makes every later write wait until {@link #resume} is called. */
-  static void stall() {
-    gate = new Semaphore(0);
+  void stall() {
+    writeGate = new Semaphore(0);
   }
 
-  static void resume() {
-    Semaphore g = gate;
-    gate = null;
-    if (g != null) {
-      g.release(Integer.MAX_VALUE / 2);
-    }
+  void resume() {
+    writeGate = open(writeGate);
+  }
+
+  /** Makes every later fsync wait until {@link #resumeForces} is called. */
+  void stallForces() {
+    forceGate = new Semaphore(0);
+  }
+
+  void resumeForces() {
+    forceGate = open(forceGate);
   }
 
   /** Opens the write and the fsync gates, so that no writer stays stalled after a test. */
-  static void openGates() {
+  void openGates() {
     resume();
     resumeForces();
   }
 
-  /** Makes every later fsync wait until {@link #resumeForces} is called. */
-  static void stallForces() {
-    forceGate = new Semaphore(0);
+  /** Lets everyone waiting at {@code gate} through; returns the gate to set instead: none. */
+  private static Semaphore open(Semaphore gate) {
+    if (gate != null) {
+      gate.release(Integer.MAX_VALUE / 2);
+    }
+    return null;
   }
 
-  static void resumeForces() {
-    Semaphore g = forceGate;
-    forceGate = null;
-    if (g != null) {
-      g.release(Integer.MAX_VALUE / 2);
-    }
+  /** Writes now waiting at the write gate. */
+  int writersWaiting() {
+    return writersWaiting.get();
+  }
+
+  /** fsyncs now waiting at the fsync gate. */
+  int forcersWaiting() {
+    return forcersWaiting.get();
+  }
+
+  /** The next {@code n} writes fail with an IOException (0: none; it replaces what was still to fail). */
+  void failNextWrites(int n) {
+    failNextWrites.set(n);
+  }
+
+  /** Writes still to fail of those {@link #failNextWrites} asked for. */
+  int writesStillToFail() {
+    return failNextWrites.get();
+  }
+
+  /** The next {@code n} fsyncs fail with an IOException. */
+  void failNextForces(int n) {
+    failNextForces.set(n);
+  }
+
+  /** fsyncs that succeeded. */
+  int forces() {
+    return forces.get();
+  }
+
+  /** src values of every record written, fsynced or not (a live view). */
+  Set<String> writtenSrcs() {
+    return Collections.unmodifiableSet(writtenSrcs);
+  }
+
+  /** src values of every record written before an fsync that succeeded (a live view). */
+  Set<String> forcedSrcs() {
+    return Collections.unmodifiableSet(forcedSrcs);
+  }
+
+  /** Records in each write that reached the file, in order (a live view). */
+  List<Integer> recordsPerWrite() {
+    return Collections.unmodifiableList(recordsPerWrite);
   }
 
   /** Waits at {@code g} (if a gate is set), counted in {@code waiting} meanwhile. */
@@ -118,41 +201,72 @@ public class GatedFileSink extends RollingFileSink {
     }
   }
 
-  @Override
-  public void write(ByteBuffer batch) throws IOException {
-    pass(gate, writersWaiting);
-    slowDisk(delayMillis);
-    if (failNextWrites.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
-      throw new IOException("injected write failure");
-    }
-    int lines = 0;
-    for (int i = batch.position(); i < batch.limit(); i++) {
-      if (batch.get(i) == '\n') {
-        lines++;
-      }
-    }
-    recordsPerWrite.add(lines);
-    String text = StandardCharsets.UTF_8.decode(batch.duplicate()).toString();
-    super.write(batch);
-    for (String line : text.split("\n")) {
-      int at = line.indexOf("\tsrc=");
-      if (at >= 0) {
-        int end = line.indexOf('\t', at + 5);
-        writtenSrcs.add(line.substring(at + 5, end < 0 ? line.length() : end));
-      }
-    }
+  private static boolean takeOne(AtomicInteger failures) {
+    return failures.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
   }
 
-  @Override
-  public void force() throws IOException {
-    pass(forceGate, forcersWaiting);
-    slowDisk(forceDelayMillis);
-    if (failNextForces.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
-      throw new IOException("injected fsync failure");
+  /**
+   * One file sink behind a {@link GatedFileSink}: the factory's, or one created by class name for a gate
+   * {@link #installIn installed} for its audit file.
+   */
+  public static final class FileSink extends RollingFileSink {
+    private final GatedFileSink gate;
+
+    /** By class name ({@code nnaudit.sink}): behind the gate installed for the audit file. */
+    public FileSink(SinkContext context) {
+      this(context, installedFor(context.file()));
     }
-    Set<String> covered = new HashSet<>(writtenSrcs);
-    super.force();
-    forcedSrcs.addAll(covered);
-    forces.incrementAndGet();
+
+    FileSink(SinkContext context, GatedFileSink gate) {
+      super(context);
+      this.gate = gate;
+    }
+
+    private static GatedFileSink installedFor(File file) {
+      GatedFileSink g = INSTALLED.get(file);
+      if (g == null) {
+        throw new IllegalArgumentException("nnaudit: invalid value for " + NnauditConfigKeys.SINK_KEY + ": "
+            + FileSink.class.getName() + ". No GatedFileSink is installed for " + file);
+      }
+      return g;
+    }
+
+    @Override
+    public void write(ByteBuffer batch) throws IOException {
+      pass(gate.writeGate, gate.writersWaiting);
+      slowDisk(gate.writeDelayMillis);
+      if (takeOne(gate.failNextWrites)) {
+        throw new IOException("injected write failure");
+      }
+      int lines = 0;
+      for (int i = batch.position(); i < batch.limit(); i++) {
+        if (batch.get(i) == '\n') {
+          lines++;
+        }
+      }
+      gate.recordsPerWrite.add(lines);
+      String text = StandardCharsets.UTF_8.decode(batch.duplicate()).toString();
+      super.write(batch);
+      for (String line : text.split("\n")) {
+        int at = line.indexOf("\tsrc=");
+        if (at >= 0) {
+          int end = line.indexOf('\t', at + 5);
+          gate.writtenSrcs.add(line.substring(at + 5, end < 0 ? line.length() : end));
+        }
+      }
+    }
+
+    @Override
+    public void force() throws IOException {
+      pass(gate.forceGate, gate.forcersWaiting);
+      slowDisk(gate.forceDelayMillis);
+      if (takeOne(gate.failNextForces)) {
+        throw new IOException("injected fsync failure");
+      }
+      Set<String> covered = new HashSet<>(gate.writtenSrcs);
+      super.force();
+      gate.forcedSrcs.addAll(covered);
+      gate.forces.incrementAndGet();
+    }
   }
 }

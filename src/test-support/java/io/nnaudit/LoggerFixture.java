@@ -1,32 +1,136 @@
 package io.nnaudit;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The loggers a test starts, each closed (its queue drained) after the test, with {@link GatedFileSink}'s
- * hooks reset around it as {@link GatedSinkReset} does. Use as
- * {@code @RegisterExtension final LoggerFixture loggers = new LoggerFixture();}.
+ * One test's audit set-up: a directory of its own for the audit files, one {@link GatedFileSink} the test holds
+ * to stall, fail or inspect the disk, and the loggers it starts, all writing through that sink. A test states
+ * only the settings that differ: {@code QueuedAuditLogger l = audit.start(c -> c.setInt(QUEUE_CAPACITY_KEY, 4));}.
+ *
+ * <p>After the test the sink's gates open first (so that no stalled writer holds a close back), then every
+ * logger started here is closed, its queue drained, the sink is {@link GatedFileSink#uninstall uninstalled},
+ * and the directory is deleted. Use as {@code @RegisterExtension final LoggerFixture audit = new LoggerFixture();}.
  */
-final class LoggerFixture extends GatedSinkReset {
+final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
+  private final Consumer<Configuration> classSettings;
+  private final GatedFileSink sink = new GatedFileSink();
   private final List<QueuedAuditLogger> started = new ArrayList<>();
+  private Path dir;
 
-  QueuedAuditLogger start(Configuration c) {
-    QueuedAuditLogger l = AuditTestSupport.logger(c);
-    started.add(l);
-    return l;
+  LoggerFixture() {
+    this(c -> { });
+  }
+
+  /** With settings every test of the class shares, applied before each test's own. */
+  LoggerFixture(Consumer<Configuration> classSettings) {
+    this.classSettings = classSettings;
   }
 
   @Override
-  public void afterEach(ExtensionContext context) {
-    GatedFileSink.openGates(); // first, so that no stalled writer holds a close back
+  public void beforeEach(ExtensionContext context) throws IOException {
+    dir = Files.createTempDirectory("nnaudit-" + context.getRequiredTestMethod().getName() + "-");
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws IOException {
+    sink.openGates();
     for (QueuedAuditLogger l : started) {
       l.pipeline().close(10_000);
     }
     started.clear();
-    super.afterEach(context);
+    sink.uninstall();
+    if (dir == null) {
+      return; // beforeEach failed
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** The sink every logger of this test writes through. */
+  GatedFileSink sink() {
+    return sink;
+  }
+
+  /** This test's directory, deleted after it. */
+  File dir() {
+    return dir.toFile();
+  }
+
+  /** The test's audit file: {@code audit.log} in its directory. */
+  File file() {
+    return file("audit.log");
+  }
+
+  /** Another file in the test's directory. */
+  File file(String name) {
+    return dir.resolve(name).toFile();
+  }
+
+  /** The settings of a test logger ({@link AuditTestSupport#conf}) for the test's audit file. */
+  Configuration conf() {
+    return conf(file());
+  }
+
+  /** The settings of a test logger for {@code auditFile}, with the class's settings applied. */
+  Configuration conf(File auditFile) {
+    Configuration c = AuditTestSupport.conf(auditFile);
+    classSettings.accept(c);
+    return c;
+  }
+
+  /** Starts a logger of the test's audit file with the class's settings. */
+  QueuedAuditLogger start() {
+    return start(conf());
+  }
+
+  /** Starts a logger of the test's audit file with the class's settings and then {@code settings}. */
+  QueuedAuditLogger start(Consumer<Configuration> settings) {
+    Configuration c = conf();
+    settings.accept(c);
+    return start(c);
+  }
+
+  /** Starts a logger with these settings, writing through {@link #sink()}; it is closed after the test. */
+  QueuedAuditLogger start(Configuration c) {
+    QueuedAuditLogger l = AuditTestSupport.logger(c, sink.factory());
+    started.add(l);
+    return l;
+  }
+
+  /**
+   * A MiniDFSCluster configuration ({@link MiniClusterSupport#conf}) under the test's directory, whose NameNode
+   * writes {@code auditFileName} with nnaudit through {@link #sink()}: the NameNode creates its logger by class
+   * name, so the sink is {@link GatedFileSink#installIn installed} for that file.
+   */
+  Configuration clusterConf(String auditFileName) {
+    Configuration c = MiniClusterSupport.conf(dir(), file(auditFileName), QueuedAuditLogger.class.getName());
+    sink.installIn(c);
+    return c;
+  }
+
+  /**
+   * Blocks the writer inside a write of the stalled sink, holding the event {@code src}, so that everything
+   * logged afterwards stays queued until {@code sink().resume()}.
+   */
+  void stallWriter(QueuedAuditLogger l, String src) throws InterruptedException {
+    sink.stall();
+    AuditTestSupport.logCreate(l, src);
+    AuditTestSupport.awaitTrue("the writer to block in the sink", 10_000, () -> sink.writersWaiting() == 1);
   }
 }

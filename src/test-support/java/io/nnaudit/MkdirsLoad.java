@@ -67,7 +67,7 @@ final class MkdirsLoad implements AutoCloseable {
       if (System.currentTimeMillis() > deadline || threads.stream().noneMatch(Thread::isAlive)) {
         return false;
       }
-      Thread.sleep(5);
+      Thread.sleep(5); // the poll interval of this bounded wait
     }
     return true;
   }

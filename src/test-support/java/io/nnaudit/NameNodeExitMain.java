@@ -24,11 +24,12 @@ public final class NameNodeExitMain {
     Configuration conf = MiniClusterSupport.conf(base, audit, QueuedAuditLogger.class.getName());
     conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, ops + 100);
     conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 10);
-    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
+    GatedFileSink sink = new GatedFileSink();
+    sink.installIn(conf); // the NameNode creates its logger by class name; this JVM exits without uninstalling
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue"); // acknowledged while queued: the hook must drain them
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     FileSystem fs = cluster.getFileSystem();
-    GatedFileSink.delayMillis = 20; // ~500 records/s: the burst outruns the writer
+    sink.delayWrites(20); // ~500 records/s: the burst outruns the writer
     int acked = 0;
     for (int i = 0; i < ops; i++) {
       if (fs.mkdirs(new Path("/exit/d" + i))) {

@@ -164,7 +164,7 @@ final class RealNameNodeProcess implements AutoCloseable {
         } catch (IOException notYet) {
           last = notYet;
         }
-        Thread.sleep(200);
+        Thread.sleep(200); // the poll interval of this bounded wait
       }
     }
     throw new AssertionError("the NameNode did not serve within " + START_TIMEOUT_MS + " ms (last: " + last

@@ -21,11 +21,12 @@ public final class ShutdownDrainMain {
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, events);
     c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 100);
     c.set(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, args[4]);
-    GatedFileSink.delayMillis = Long.parseLong(args[2]);
+    GatedFileSink sink = new GatedFileSink();
+    sink.delayWrites(Long.parseLong(args[2]));
     if (Boolean.parseBoolean(args[3])) {
-      GatedFileSink.stall();
+      sink.stall();
     }
-    QueuedAuditLogger logger = AuditTestSupport.logger(c);
+    QueuedAuditLogger logger = AuditTestSupport.logger(c, sink.factory());
     for (int i = 0; i < events; i++) {
       AuditTestSupport.logCreate(logger, "/exit/" + i);
     }

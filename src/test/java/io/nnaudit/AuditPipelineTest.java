@@ -1,17 +1,12 @@
 package io.nnaudit;
 
 import static io.nnaudit.AuditTestSupport.awaitTrue;
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.logger;
-import static io.nnaudit.AuditTestSupport.stallWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -19,28 +14,16 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** The queue, the two overflow policies, batching and the writer's survival, against real files. */
 class AuditPipelineTest {
-  @TempDir
-  Path dir;
-  private File file;
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
-
-  @BeforeEach
-  void setUp() {
-    file = dir.resolve("audit.log").toFile();
-  }
+  final LoggerFixture audit = new LoggerFixture();
 
   private static Thread[] run(int threads, int callsEach, Runnable perCall) {
     Thread[] ts = new Thread[threads];
@@ -57,10 +40,8 @@ class AuditPipelineTest {
 
   @Test
   void blockUnderSaturationLosesNothing() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    QueuedAuditLogger l = loggers.start(c);
-    GatedFileSink.delayMillis = 1; // a slow disk: the 8 producers outrun the writer
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4));
+    audit.sink().delayWrites(1); // a slow disk: the 8 producers outrun the writer
     int threads = 8;
     int each = 400;
     Thread[] ts = run(threads, each, () -> logCreate(l, "/f-" + Thread.currentThread().getName()));
@@ -73,7 +54,7 @@ class AuditPipelineTest {
     assertEquals(0, s.dropped, s.toString());
     assertEquals(threads * each, s.written, s.toString());
     assertTrue(s.blockedWaits > 0, "producers should have found the queue full: " + s);
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(threads * each, records.size());
     for (int t = 0; t < threads; t++) {
       String src = "src=/f-client-" + t + "\t";
@@ -83,11 +64,11 @@ class AuditPipelineTest {
 
   @Test
   void dropNeverWaitsCountsExactlyAndReportsInTheFile() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
-    c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c -> {
+      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 4);
+      c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+    });
+    audit.stallWriter(l, "/stall");
     int threads = 8;
     int each = 250;
     Thread[] ts = run(threads, each, () -> logCreate(l, "/d"));
@@ -95,55 +76,53 @@ class AuditPipelineTest {
       t.join(60_000);
       assertFalse(t.isAlive(), "a DROP call waited for the stalled sink");
     }
-    assertEquals(1, GatedFileSink.writersWaiting.get(), "the sink was stalled the whole time");
+    assertEquals(1, audit.sink().writersWaiting(), "the sink was stalled the whole time");
     int calls = threads * each + 1;
     AuditStats stalled = l.stats();
     assertEquals(calls, stalled.accepted + stalled.dropped, stalled.toString());
     assertEquals(5, stalled.accepted, "one in the writer's hands and four queued: " + stalled);
     assertEquals(0, stalled.blockedWaits);
 
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    TestFiles.awaitDropRecord(file);
-    List<String> drops = TestFiles.dropRecords(file);
+    TestFiles.awaitDropRecord(audit.file());
+    List<String> drops = TestFiles.dropRecords(audit.file());
     assertEquals(1, drops.size(), drops.toString());
     Matcher m = Pattern.compile(" WARN FSNamesystem\\.audit: nnaudit=dropped\tcount=(\\d+)\tfrom=[-0-9 :,]{23}"
         + "\tto=[-0-9 :,]{23}\ttotal=(\\d+)$").matcher(drops.get(0));
     assertTrue(m.find(), drops.get(0));
     assertEquals(stalled.dropped, Long.parseLong(m.group(1)));
     assertEquals(stalled.dropped, Long.parseLong(m.group(2)));
-    assertEquals(stalled.accepted, TestFiles.operationRecords(file).size());
+    assertEquals(stalled.accepted, TestFiles.operationRecords(audit.file()).size());
   }
 
   @Test
   void writerTakesEverythingQueuedAsOneBatchWithOneWrite() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100));
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(Arrays.asList(1, 50), GatedFileSink.recordsPerWrite);
-    assertEquals(51, TestFiles.operationRecords(file).size());
+    assertEquals(Arrays.asList(1, 50), audit.sink().recordsPerWrite());
+    assertEquals(51, TestFiles.operationRecords(audit.file()).size());
   }
 
   @Test
   void batchesAreBoundedByTheBatchMax() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
-    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c -> {
+      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 100);
+      c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 16);
+    });
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 50; i++) {
       logCreate(l, "/b" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(Arrays.asList(1, 16, 16, 16, 2), GatedFileSink.recordsPerWrite);
-    List<String> records = TestFiles.operationRecords(file);
+    assertEquals(Arrays.asList(1, 16, 16, 16, 2), audit.sink().recordsPerWrite());
+    List<String> records = TestFiles.operationRecords(audit.file());
     for (int i = 0; i < 50; i++) {
       assertTrue(records.get(i + 1).contains("\tsrc=/b" + i + "\t"), "queue order is kept: " + records.get(i + 1));
     }
@@ -151,7 +130,7 @@ class AuditPipelineTest {
 
   @Test
   void poisonEventsAreSkippedAndCountedAndTheWriterGoesOn() throws Exception {
-    QueuedAuditLogger l = loggers.start(conf(file));
+    QueuedAuditLogger l = audit.start();
     FileStatus throwsOnCapture = new FileStatus() {
       @Override
       public String getOwner() {
@@ -175,19 +154,16 @@ class AuditPipelineTest {
     assertEquals(1, s.captureFailed, s.toString());
     assertEquals(1, s.writeFailed, s.toString());
     assertEquals(2, s.written, s.toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(2, records.size(), records.toString());
     assertTrue(records.get(0).contains("src=/before\t"));
     assertTrue(records.get(1).contains("src=/after\t"));
   }
 
-
   @Test
   void blockedHandlerKeepsWaitingThroughAnInterruptAndKeepsTheFlag() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1));
+    audit.stallWriter(l, "/stall");
     logCreate(l, "/fills-the-queue");
     boolean[] flagAfter = new boolean[1];
     Throwable[] thrown = new Throwable[1];
@@ -204,13 +180,13 @@ class AuditPipelineTest {
     handler.interrupt();
     Thread.sleep(50); // proves a negative: the interrupted handler does not return in this time
     assertTrue(handler.isAlive(), "an interrupt must not end a BLOCK wait");
-    GatedFileSink.resume();
+    audit.sink().resume();
     handler.join(30_000);
     assertFalse(handler.isAlive());
     assertEquals(null, thrown[0]);
     assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(3, TestFiles.operationRecords(file).size());
+    assertEquals(3, TestFiles.operationRecords(audit.file()).size());
   }
 
   /**
@@ -219,9 +195,7 @@ class AuditPipelineTest {
    */
   @Test
   void afterTheHandOverAnInterruptedHandlerWritesItsRecordAndKeepsTheFlag() throws Exception {
-    Configuration c = conf(file);
-    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write");
-    QueuedAuditLogger l = loggers.start(c);
+    QueuedAuditLogger l = audit.start(c -> c.set(NnauditConfigKeys.ACK_POLICY_KEY, "write"));
     logCreate(l, "/before");
     assertTrue(l.pipeline().shutdown(), "the hook drained and handed the file over");
     boolean[] flagAfter = new boolean[1];
@@ -235,17 +209,15 @@ class AuditPipelineTest {
     assertFalse(handler.isAlive());
     assertTrue(flagAfter[0], "the interrupt flag is restored for the caller");
     assertEquals(0, l.stats().aborted, l.stats().toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(2, records.size(), records.toString());
     assertTrue(records.get(1).contains("\tsrc=/after-hand-over\t"), records.get(1));
   }
 
   @Test
   void closeDrainsEverythingAcceptedAndLaterEventsAreCountedAsDropped() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = loggers.start(c);
-    stallWriter(l, "/stall");
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64));
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 60; i++) {
       logCreate(l, "/c" + i);
     }
@@ -254,46 +226,43 @@ class AuditPipelineTest {
     closer.start();
     awaitTrue("the pipeline to close", 10_000, () -> !l.pipeline().isOpen());
     logCreate(l, "/too-late");
-    GatedFileSink.resume();
+    audit.sink().resume();
     closer.join();
     assertTrue(closedInTime[0]);
     AuditStats s = l.stats();
     assertEquals(61, s.accepted);
     assertEquals(61, s.written);
     assertEquals(1, s.dropped);
-    assertEquals(61, TestFiles.operationRecords(file).size());
-    assertEquals(1, TestFiles.dropRecords(file).size(), "the late event is reported before the file closes");
+    assertEquals(61, TestFiles.operationRecords(audit.file()).size());
+    assertEquals(1, TestFiles.dropRecords(audit.file()).size(), "the late event is reported before the file closes");
 
     // After the writer has exited: refused, counted, and its operation not acknowledged as audited.
-    long fileBytes = file.length();
+    long fileBytes = audit.file().length();
     logCreate(l, "/after-exit");
     AuditStats after = l.stats();
     assertEquals(2, after.dropped, after.toString());
     assertEquals(2, after.aborted, "both late events were refused, not acknowledged: " + after);
     assertEquals(61, after.written);
-    assertEquals(fileBytes, file.length(), "nothing is written to a closed file");
+    assertEquals(fileBytes, audit.file().length(), "nothing is written to a closed file");
   }
 
   @Test
   void repeatedInitializeSharesOneWriterAndOneFileHandle() throws Exception {
-    Configuration c = conf(file);
-    QueuedAuditLogger first = loggers.start(c);
+    QueuedAuditLogger first = audit.start();
     for (int i = 0; i < 4; i++) {
-      loggers.start(c);
+      audit.start();
     }
     assertEquals(1, writerThreads(), "one writer for one file");
-    assertEquals(1, openHandles(file), "one open file handle");
+    assertEquals(1, openHandles(audit.file()), "one open file handle");
 
     // New settings for the same file replace the pipeline; the first logger follows the swap.
-    Configuration drop = conf(file);
-    drop.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger second = loggers.start(drop);
+    QueuedAuditLogger second = audit.start(c -> c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP"));
     awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
-    assertEquals(1, openHandles(file));
+    assertEquals(1, openHandles(audit.file()));
     logCreate(first, "/from-first");
     logCreate(second, "/from-second");
     assertTrue(second.pipeline().awaitWritten(30_000));
-    assertEquals(2, TestFiles.operationRecords(file).size());
+    assertEquals(2, TestFiles.operationRecords(audit.file()).size());
     assertEquals(QueueFullPolicy.DROP, first.pipeline().settings().queueFullPolicy());
   }
 

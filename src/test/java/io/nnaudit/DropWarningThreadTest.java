@@ -1,31 +1,23 @@
 package io.nnaudit;
 
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.stallWriter;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Logger;
 import org.apache.log4j.spi.LoggingEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** Under DROP a handler never writes the drop WARN itself: the writer thread does, rate-limited. */
 class DropWarningThreadTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   /** Records the thread of every "dropped" WARN of the pipeline's logger. */
   private static final class ThreadRecorder extends AppenderSkeleton {
@@ -54,16 +46,16 @@ class DropWarningThreadTest {
     Logger log = Logger.getLogger(AuditPipeline.class);
     log.addAppender(recorder);
     try {
-      Configuration c = conf(dir.resolve("audit.log").toFile());
-      c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-      c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-      QueuedAuditLogger l = loggers.start(c);
-      stallWriter(l, "/stall");
+      QueuedAuditLogger l = audit.start(c -> {
+        c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
+        c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+      });
+      audit.stallWriter(l, "/stall");
       for (int i = 0; i < 20; i++) {
         logCreate(l, "/d" + i);
       }
       assertTrue(recorder.threads.isEmpty(), "no WARN from the handler: " + recorder.threads);
-      GatedFileSink.resume();
+      audit.sink().resume();
       assertTrue(l.pipeline().awaitWritten(30_000));
       AuditTestSupport.awaitTrue("the writer's WARN", 10_000, () -> !recorder.threads.isEmpty());
       assertFalse(recorder.threads.stream().anyMatch(t -> !t.startsWith("nnaudit-writer[")), recorder.threads

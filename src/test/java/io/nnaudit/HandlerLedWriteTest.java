@@ -6,14 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -22,11 +20,8 @@ import io.nnaudit.config.NnauditConfigKeys;
  * it under fail-closed; no operation is answered with an error for it.
  */
 class HandlerLedWriteTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   private static Set<String> srcs(File file) throws Exception {
     Set<String> srcs = new HashSet<>();
@@ -46,8 +41,8 @@ class HandlerLedWriteTest {
 
   @Test
   void everyEventIsWrittenOnceWhoeverWritesIt() throws Exception {
-    File file = dir.resolve("led.log").toFile();
-    QueuedAuditLogger l = loggers.start(ackWrite(file));
+    File file = audit.file("led.log");
+    QueuedAuditLogger l = audit.start(ackWrite(file));
     for (Thread t : startLogging(l, "/led/", 8, 500)) {
       t.join(60_000);
     }
@@ -60,9 +55,9 @@ class HandlerLedWriteTest {
 
   @Test
   void aRefusedLeaderWriteGoesToTheWriterThreadAndIsRetriedNotAborted() throws Exception {
-    File file = dir.resolve("refused.log").toFile();
-    QueuedAuditLogger l = loggers.start(ackWrite(file));
-    GatedFileSink.failNextWrites.set(5);
+    File file = audit.file("refused.log");
+    QueuedAuditLogger l = audit.start(ackWrite(file));
+    audit.sink().failNextWrites(5);
     for (Thread t : startLogging(l, "/led/", 4, 200)) {
       t.join(60_000);
     }
@@ -87,16 +82,16 @@ class HandlerLedWriteTest {
    */
   @Test
   void refusedWritesAmongRacingLeadersLeakNoBudgetAndLoseNothing() throws Exception {
-    File file = dir.resolve("racing.log").toFile();
-    QueuedAuditLogger l = loggers.start(ackWrite(file));
+    File file = audit.file("racing.log");
+    QueuedAuditLogger l = audit.start(ackWrite(file));
     // One refused write after every two that succeed, whoever writes: faults keep coming while the load runs,
     // and writes keep getting through, so the run ends whatever the retry interval and the scheduling.
     Thread refuser = new Thread(() -> {
       int armedAt = -2;
       while (!Thread.currentThread().isInterrupted()) {
-        int written = GatedFileSink.recordsPerWrite.size();
-        if (GatedFileSink.failNextWrites.get() == 0 && written >= armedAt + 2) {
-          GatedFileSink.failNextWrites.set(1);
+        int written = audit.sink().recordsPerWrite().size();
+        if (audit.sink().writesStillToFail() == 0 && written >= armedAt + 2) {
+          audit.sink().failNextWrites(1);
           armedAt = written;
         }
         try {

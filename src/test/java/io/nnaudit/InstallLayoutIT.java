@@ -137,7 +137,7 @@ class InstallLayoutIT {
         fs.mkdirs(new org.apache.hadoop.fs.Path("/probe"));
         return;
       } catch (IOException safeMode) {
-        Thread.sleep(200);
+        Thread.sleep(200); // the poll interval of this bounded wait
       }
     }
     throw new AssertionError("the NameNode did not leave safe mode");
@@ -152,7 +152,7 @@ class InstallLayoutIT {
       try (Socket s = new Socket("127.0.0.1", port)) {
         return;
       } catch (IOException notYet) {
-        Thread.sleep(200);
+        Thread.sleep(200); // the poll interval of this bounded wait
       }
     }
     throw new AssertionError("the NameNode did not open its RPC port:\n" + read(out));

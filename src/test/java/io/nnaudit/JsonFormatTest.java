@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,31 +21,15 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.ipc.CallerContext;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** nnaudit.record.format=json: every line parses back, with typed fields, whatever the input. */
 class JsonFormatTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  @TempDir
-  Path dir;
-  private QueuedAuditLogger logger;
-
-  @BeforeEach
-  void setUp() {
-    GatedFileSink.reset();
-  }
-
-  @AfterEach
-  void tearDown() {
-    GatedFileSink.resume();
-    if (logger != null) {
-      logger.pipeline().close(10_000);
-    }
-  }
+  @RegisterExtension
+  final LoggerFixture audit = new LoggerFixture();
 
   private List<JsonNode> parseAll(File f) throws Exception {
     List<JsonNode> out = new ArrayList<>();
@@ -67,12 +50,12 @@ class JsonFormatTest {
 
   @Test
   void typedFieldsInAStableOrder() throws Exception {
-    File f = dir.resolve("a.json").toFile();
+    File f = audit.file("a.json");
     Configuration c = conf(f);
     c.set(NnauditConfigKeys.RECORD_FORMAT_KEY, "json");
     c.setBoolean("hadoop.caller.context.enabled", true);
     c.setBoolean("dfs.namenode.audit.log.token.tracking.id", true);
-    logger = AuditTestSupport.logger(c);
+    QueuedAuditLogger logger = audit.start(c);
     long before = System.currentTimeMillis();
     CallerContext ctx = new CallerContext.Builder("job_1").setSignature("sig".getBytes(StandardCharsets.UTF_8))
         .build();
@@ -112,11 +95,11 @@ class JsonFormatTest {
 
   @Test
   void hostileValuesRoundTripExactly() throws Exception {
-    File f = dir.resolve("h.json").toFile();
+    File f = audit.file("h.json");
     Configuration c = conf(f);
     c.set(NnauditConfigKeys.RECORD_FORMAT_KEY, "json");
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "8g"); // one file, so that lines line up with events
-    logger = AuditTestSupport.logger(c);
+    QueuedAuditLogger logger = audit.start(c);
     Random r = new Random(99);
     List<String[]> inputs = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
@@ -150,17 +133,17 @@ class JsonFormatTest {
 
   @Test
   void dropReportIsJsonAndNeverAnOperation() throws Exception {
-    File f = dir.resolve("d.json").toFile();
+    File f = audit.file("d.json");
     Configuration c = conf(f);
     c.set(NnauditConfigKeys.RECORD_FORMAT_KEY, "json");
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
-    logger = AuditTestSupport.logger(c);
-    AuditTestSupport.stallWriter(logger, "/held");
+    QueuedAuditLogger logger = audit.start(c);
+    audit.stallWriter(logger, "/held");
     for (int i = 0; i < 5; i++) {
       AuditTestSupport.logCreate(logger, "/d" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(logger.pipeline().awaitWritten(30_000));
     awaitTrue("the drop record", 10_000, () -> {
       try {

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,7 +16,6 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -27,22 +24,12 @@ import io.nnaudit.config.NnauditConfigKeys;
  * does not; and an event refused at {@code nnaudit.handler.max.wait.ms} answers its RPC with an error.
  */
 class MiniClusterAckTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final GatedSinkReset gates = new GatedSinkReset();
-
-  private Configuration conf(String name) {
-    File audit = dir.resolve(name).toFile();
-    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
-    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
-    return conf;
-  }
+  final LoggerFixture audit = new LoggerFixture();
 
   @Test
   void byDefaultAResponseWaitsForTheWriteOfItsRecordWhileOtherCallsAreServed() throws Exception {
-    Configuration conf = conf("ack-write.log");
+    Configuration conf = audit.clusterConf("ack-write.log");
     // Two handlers: a's handler finds no one writing and writes the queue itself, so the stalled disk holds
     // it; b's call is served by the other handler, which finds the write taken and leaves b's event queued.
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 2);
@@ -50,19 +37,19 @@ class MiniClusterAckTest {
     try {
       QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
       long base = logger.stats().accepted;
-      GatedFileSink.stall();
+      audit.sink().stall();
       MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/a");
-      awaitTrue("the writer to block in the stalled sink", 30_000, () -> GatedFileSink.writersWaiting.get() == 1);
+      awaitTrue("the writer to block in the stalled sink", 30_000, () -> audit.sink().writersWaiting() == 1);
       MkdirsCall b = MkdirsCall.start(cluster.getURI(), "/ack/b");
       awaitTrue("b's event, through the other handler", 30_000, () -> logger.stats().accepted == base + 2);
       Thread.sleep(200); // proves a negative: no response leaves in this time while the disk is stalled
       assertFalse(a.done.get(), "a was acknowledged before its record was written");
       assertFalse(b.done.get(), "b was acknowledged before its record was written");
-      GatedFileSink.resume();
+      audit.sink().resume();
       a.join(30_000);
       b.join(30_000);
       assertTrue(a.done.get() && b.done.get() && !a.failed.get() && !b.failed.get());
-      assertTrue(GatedFileSink.writtenSrcs.containsAll(List.of("/ack/a", "/ack/b")));
+      assertTrue(audit.sink().writtenSrcs().containsAll(List.of("/ack/a", "/ack/b")));
     } finally {
       cluster.shutdown();
     }
@@ -70,24 +57,24 @@ class MiniClusterAckTest {
 
   @Test
   void withAckPolicyQueueAResponseDoesNotWaitForTheWrite() throws Exception {
-    Configuration conf = conf("ack-queue.log");
+    Configuration conf = audit.clusterConf("ack-queue.log");
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     try {
-      GatedFileSink.stall();
+      audit.sink().stall();
       MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/queued");
       a.join(30_000);
       assertTrue(a.done.get(), "acknowledged while its record waits in the queue");
-      assertFalse(GatedFileSink.writtenSrcs.contains("/ack/queued"));
+      assertFalse(audit.sink().writtenSrcs().contains("/ack/queued"));
     } finally {
-      GatedFileSink.resume();
+      audit.sink().resume();
       cluster.shutdown();
     }
   }
 
   @Test
   void anEventRefusedAtTheWaitBoundAnswersItsRpcWithAnErrorNeverSuccess() throws Exception {
-    Configuration conf = conf("ack-refused.log");
+    Configuration conf = audit.clusterConf("ack-refused.log");
     conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 1);
     conf.setLong(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, 300);
@@ -97,13 +84,13 @@ class MiniClusterAckTest {
     Set<String> acked = ConcurrentHashMap.newKeySet();
     AtomicInteger errors = new AtomicInteger();
     try {
-      GatedFileSink.stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
+      audit.sink().stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
       List<MkdirsCall> calls = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
         calls.add(MkdirsCall.start(cluster.getURI(), "/refused/" + c));
       }
       awaitTrue("refusals", 30_000, () -> logger.stats().aborted >= clients - 2);
-      GatedFileSink.resume();
+      audit.sink().resume();
       for (int c = 0; c < clients; c++) {
         calls.get(c).join(60_000);
         if (calls.get(c).done.get()) {
@@ -114,7 +101,7 @@ class MiniClusterAckTest {
         }
       }
     } finally {
-      GatedFileSink.resume();
+      audit.sink().resume();
       cluster.shutdown();
     }
     assertTrue(logger.pipeline().close(30_000));
@@ -122,6 +109,6 @@ class MiniClusterAckTest {
     assertEquals(clients - 2, s.aborted, s.toString());
     assertEquals(clients - 2, errors.get(), "every refused operation was answered with an error");
     assertEquals(2, acked.size(), "only the operations whose records were written were acknowledged");
-    assertTrue(GatedFileSink.writtenSrcs.containsAll(acked), "every acknowledged operation has its record");
+    assertTrue(audit.sink().writtenSrcs().containsAll(acked), "every acknowledged operation has its record");
   }
 }

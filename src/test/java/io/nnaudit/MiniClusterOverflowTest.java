@@ -15,23 +15,18 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** BLOCK against a slow writer, over real RPC: many clients, ten handlers, a queue of ten, nothing lost. */
 class MiniClusterOverflowTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final GatedSinkReset gates = new GatedSinkReset();
+  final LoggerFixture audit = new LoggerFixture();
 
   @Test
   void blockUnderSaturationWritesOneRecordPerOperation() throws Exception {
-    File ours = dir.resolve("nnaudit.log").toFile();
-    Configuration conf = MiniClusterSupport.conf(dir.toFile(), ours, QueuedAuditLogger.class.getName());
+    File ours = audit.file("nnaudit.log");
+    Configuration conf = audit.clusterConf(ours.getName());
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 10);
-    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     // Responses sent as soon as events are queued: 32 clients can then outrun a slow writer and fill the queue.
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
@@ -41,7 +36,7 @@ class MiniClusterOverflowTest {
     int each = 40;
     AtomicInteger failures = new AtomicInteger();
     try {
-      GatedFileSink.delayMillis = 200; // at most 5 writes/s: the queue (160) fills and handlers must wait
+      audit.sink().delayWrites(200); // at most 5 writes/s: the queue (160) fills and handlers must wait
       List<Thread> threads = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
         final int id = c;
@@ -63,7 +58,7 @@ class MiniClusterOverflowTest {
       }
       assertEquals(0, failures.get());
     } finally {
-      GatedFileSink.delayMillis = 0;
+      audit.sink().delayWrites(0);
       cluster.shutdown();
     }
     assertTrue(logger.pipeline().close(30_000));
@@ -74,6 +69,6 @@ class MiniClusterOverflowTest {
     long mkdirs = TestFiles.operationRecords(ours).stream()
         .filter(l -> l.contains("\tcmd=mkdirs\tsrc=/load/c")).count();
     assertEquals(clients * each, mkdirs, "one record per mkdirs");
-    assertTrue(GatedFileSink.recordsPerWrite.stream().anyMatch(n -> n > 1), "records were batched");
+    assertTrue(audit.sink().recordsPerWrite().stream().anyMatch(n -> n > 1), "records were batched");
   }
 }

@@ -4,15 +4,11 @@ import static io.nnaudit.AuditTestSupport.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Path;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -20,18 +16,13 @@ import io.nnaudit.config.NnauditConfigKeys;
  * and a stalled disk, a second client's call is still processed while the first one's response is held back.
  */
 class MiniClusterSyncTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final GatedSinkReset gates = new GatedSinkReset();
+  final LoggerFixture audit = new LoggerFixture();
 
-  /** durability=sync, into a {@link GatedFileSink}. */
+  /** durability=sync, into the fixture's {@link GatedFileSink}. */
   private Configuration conf(String name) {
-    File audit = dir.resolve(name).toFile();
-    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
+    Configuration conf = audit.clusterConf(name);
     conf.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
-    conf.set(NnauditConfigKeys.SINK_KEY, GatedFileSink.class.getName());
     return conf;
   }
 
@@ -43,22 +34,22 @@ class MiniClusterSyncTest {
     try {
       QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
       long base = logger.stats().accepted;
-      GatedFileSink.stall();
+      audit.sink().stall();
       MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/sync/a");
       awaitTrue("a's event", 30_000, () -> logger.stats().accepted == base + 1);
-      awaitTrue("the writer to block in the stalled sink", 30_000, () -> GatedFileSink.writersWaiting.get() == 1);
+      awaitTrue("the writer to block in the stalled sink", 30_000, () -> audit.sink().writersWaiting() == 1);
       MkdirsCall b = MkdirsCall.start(cluster.getURI(), "/sync/b");
       // The only handler took b's call although a's response is still held back: the handler is free.
       awaitTrue("b's event, through the single handler", 30_000, () -> logger.stats().accepted == base + 2);
       Thread.sleep(200); // proves a negative: no response leaves in this time while the disk is stalled
       assertFalse(a.done.get(), "a was acknowledged before its record was durable");
       assertFalse(b.done.get(), "b was acknowledged before its record was durable");
-      GatedFileSink.resume();
+      audit.sink().resume();
       a.join(30_000);
       b.join(30_000);
       assertTrue(a.done.get() && b.done.get());
-      assertTrue(GatedFileSink.forcedSrcs.contains("/sync/a"));
-      assertTrue(GatedFileSink.forcedSrcs.contains("/sync/b"));
+      assertTrue(audit.sink().forcedSrcs().contains("/sync/a"));
+      assertTrue(audit.sink().forcedSrcs().contains("/sync/b"));
     } finally {
       cluster.shutdown();
     }
@@ -69,18 +60,18 @@ class MiniClusterSyncTest {
     Configuration conf = conf("sync-force.log");
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     try {
-      GatedFileSink.stallForces();
+      audit.sink().stallForces();
       MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/sync/forced");
-      awaitTrue("the record to be written", 30_000, () -> GatedFileSink.writtenSrcs.contains("/sync/forced"));
-      awaitTrue("the writer to wait in the stalled fsync", 30_000, () -> GatedFileSink.forcersWaiting.get() == 1);
+      awaitTrue("the record to be written", 30_000, () -> audit.sink().writtenSrcs().contains("/sync/forced"));
+      awaitTrue("the writer to wait in the stalled fsync", 30_000, () -> audit.sink().forcersWaiting() == 1);
       Thread.sleep(200); // proves a negative: the response does not leave in this time while the fsync is stalled
       assertFalse(a.done.get(), "acknowledged after the write, before the fsync");
-      GatedFileSink.resumeForces();
+      audit.sink().resumeForces();
       a.join(30_000);
       assertTrue(a.done.get());
-      assertTrue(GatedFileSink.forcedSrcs.contains("/sync/forced"));
+      assertTrue(audit.sink().forcedSrcs().contains("/sync/forced"));
     } finally {
-      GatedFileSink.resumeForces();
+      audit.sink().resumeForces();
       cluster.shutdown();
     }
   }

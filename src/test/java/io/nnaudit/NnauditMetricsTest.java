@@ -16,7 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,30 +26,27 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** The metrics2 source, read with Hadoop's own MetricsAsserts. */
 class NnauditMetricsTest {
-  @TempDir
-  Path dir;
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
 
   @Test
   void countsGaugesLatenciesAndQuantiles() throws Exception {
-    File file = dir.resolve("m.log").toFile();
+    File file = audit.file("m.log");
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
     c.set(NnauditConfigKeys.DURABILITY_KEY, "batch");
     c.set("dfs.metrics.percentiles.intervals", "1");
-    QueuedAuditLogger l = loggers.start(c);
+    QueuedAuditLogger l = audit.start(c);
     String name = l.pipeline().metricsSourceName();
     assertEquals("NnauditLogger", name);
 
     // Stall the disk so that a handler must wait for room, then let everything through.
-    AuditTestSupport.stallWriter(l, "/m0");
+    audit.stallWriter(l, "/m0");
     logCreate(l, "/m1");
     logCreate(l, "/m2");
     Thread waiter = new Thread(() -> logCreate(l, "/m3"));
@@ -59,7 +55,7 @@ class NnauditMetricsTest {
     MetricsRecordBuilder full = getMetrics(name);
     assertGauge("QueueDepth", 2, full);
     Thread.sleep(20); // a wait of a known least length, for HandlerWaitMillis below; not a wait for a result
-    GatedFileSink.resume();
+    audit.sink().resume();
     waiter.join();
     for (int i = 4; i < 10; i++) {
       logCreate(l, "/m" + i);
@@ -94,18 +90,18 @@ class NnauditMetricsTest {
 
   @Test
   void dropsFailuresAndSinkErrorsAreCounted() throws Exception {
-    File file = dir.resolve("d.log").toFile();
+    File file = audit.file("d.log");
     Configuration c = conf(file);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
-    QueuedAuditLogger l = loggers.start(c);
-    AuditTestSupport.stallWriter(l, "/held");
+    QueuedAuditLogger l = audit.start(c);
+    audit.stallWriter(l, "/held");
     logCreate(l, "/queued");
     logCreate(l, "/dropped-1");
     logCreate(l, "/dropped-2");
-    GatedFileSink.failNextWrites.set(1);
-    GatedFileSink.resume();
+    audit.sink().failNextWrites(1);
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     MetricsRecordBuilder rb = getMetrics(l.pipeline().metricsSourceName());
     assertCounter("EventsAccepted", 2L, rb);
@@ -117,12 +113,12 @@ class NnauditMetricsTest {
 
   @Test
   void theGaugesAreThoseOfTheSnapshot() throws Exception {
-    QueuedAuditLogger l = loggers.start(conf(dir.resolve("g.log").toFile()));
-    AuditTestSupport.stallWriter(l, "/g0");
+    QueuedAuditLogger l = audit.start(conf(audit.file("g.log")));
+    audit.stallWriter(l, "/g0");
     for (int i = 1; i <= 3; i++) {
       logCreate(l, "/g" + i);
     }
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     AuditStats s = l.stats();
     assertTrue(s.peakBatchSize >= 3, s.toString());
@@ -134,19 +130,19 @@ class NnauditMetricsTest {
 
   @Test
   void repeatedInitializeNeverClashesOnTheSourceName() throws Exception {
-    File a = dir.resolve("a.log").toFile();
-    QueuedAuditLogger first = loggers.start(conf(a));
-    QueuedAuditLogger again = loggers.start(conf(a));
+    File a = audit.file("a.log");
+    QueuedAuditLogger first = audit.start(conf(a));
+    QueuedAuditLogger again = audit.start(conf(a));
     assertEquals(first.pipeline(), again.pipeline(), "same settings: one pipeline, one source");
     String name = first.pipeline().metricsSourceName();
     assertNotNull(DefaultMetricsSystem.instance().getSource(name));
 
     Configuration changed = conf(a);
     changed.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
-    QueuedAuditLogger swapped = loggers.start(changed);
+    QueuedAuditLogger swapped = audit.start(changed);
     assertEquals(name, swapped.pipeline().metricsSourceName(), "the replaced pipeline gave its name back");
 
-    QueuedAuditLogger other = loggers.start(conf(dir.resolve("b.log").toFile()));
+    QueuedAuditLogger other = audit.start(conf(audit.file("b.log")));
     assertNotEquals(name, other.pipeline().metricsSourceName());
     assertNotNull(DefaultMetricsSystem.instance().getSource(other.pipeline().metricsSourceName()));
 

@@ -3,12 +3,10 @@ package io.nnaudit;
 import static io.nnaudit.AuditTestSupport.awaitTrue;
 import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.stallWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,7 +14,6 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -24,11 +21,8 @@ import io.nnaudit.config.NnauditConfigKeys;
  * before they fill it by count, and the full-queue policy then applies as usual.
  */
 class QueueByteBudgetTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   private static final int BUDGET = 64 * 1024;
 
@@ -46,9 +40,9 @@ class QueueByteBudgetTest {
 
   @Test
   void aQueueFullByBytesDropsUnderDrop() throws Exception {
-    File file = dir.resolve("drop.log").toFile();
-    QueuedAuditLogger l = loggers.start(budgeted(file, "DROP"));
-    stallWriter(l, "/stall");
+    File file = audit.file("drop.log");
+    QueuedAuditLogger l = audit.start(budgeted(file, "DROP"));
+    audit.stallWriter(l, "/stall");
     for (int i = 0; i < 10; i++) {
       logCreate(l, bigPath("d" + i));
     }
@@ -57,7 +51,7 @@ class QueueByteBudgetTest {
     assertEquals(9, s.dropped, s.toString());
     long held = l.pipeline().queuedBytes();
     assertTrue(held > 40_000 && held <= BUDGET, "bytes held: " + held);
-    GatedFileSink.resume();
+    audit.sink().resume();
     assertTrue(l.pipeline().awaitWritten(30_000));
     assertEquals(2, TestFiles.operationRecords(file).size());
     awaitTrue("the budget to be given back", 10_000, () -> l.pipeline().queuedBytes() == 0);
@@ -65,9 +59,9 @@ class QueueByteBudgetTest {
 
   @Test
   void aQueueFullByBytesMakesHandlersWaitUnderBlockAndLosesNothing() throws Exception {
-    File file = dir.resolve("block.log").toFile();
-    QueuedAuditLogger l = loggers.start(budgeted(file, "BLOCK"));
-    stallWriter(l, "/stall");
+    File file = audit.file("block.log");
+    QueuedAuditLogger l = audit.start(budgeted(file, "BLOCK"));
+    audit.stallWriter(l, "/stall");
     List<Thread> ts = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       final int id = t;
@@ -77,7 +71,7 @@ class QueueByteBudgetTest {
     }
     awaitTrue("handlers waiting for bytes", 10_000, () -> l.stats().blockedWaits >= 3);
     assertEquals(2, l.stats().accepted, "one 40 KB event fits beside the stalled one");
-    GatedFileSink.resume();
+    audit.sink().resume();
     for (Thread th : ts) {
       th.join(30_000);
     }
@@ -90,8 +84,8 @@ class QueueByteBudgetTest {
 
   @Test
   void anEventLargerThanTheWholeBudgetIsStillLetIn() throws Exception {
-    File file = dir.resolve("huge.log").toFile();
-    QueuedAuditLogger l = loggers.start(budgeted(file, "DROP"));
+    File file = audit.file("huge.log");
+    QueuedAuditLogger l = audit.start(budgeted(file, "DROP"));
     logCreate(l, "/huge/" + String.join("", Collections.nCopies(100_000, "y")));
     assertTrue(l.pipeline().awaitWritten(30_000));
     assertEquals(1, l.stats().accepted, l.stats().toString());

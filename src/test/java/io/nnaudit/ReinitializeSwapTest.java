@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +19,6 @@ import io.nnaudit.sink.SinkContext;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -29,11 +27,8 @@ import io.nnaudit.config.NnauditConfigKeys;
  * slot with a closed pipeline.
  */
 class ReinitializeSwapTest {
-  @TempDir
-  Path dir;
-
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
+  final LoggerFixture audit = new LoggerFixture();
 
   /** A sink class whose constructor always fails, as a sink that cannot open its destination. */
   public static final class BrokenSink extends DiscardingSink {
@@ -67,10 +62,10 @@ class ReinitializeSwapTest {
 
   @Test
   void swappingSettingsUnderLoadDropsNothing() throws Exception {
-    File file = dir.resolve("audit.log").toFile();
+    File file = audit.file();
     Configuration first = conf(file);
     first.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 16);
-    QueuedAuditLogger l = loggers.start(first);
+    QueuedAuditLogger l = audit.start(first);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger calls = new AtomicInteger();
     List<Thread> ts = logging(l, 4, stop, calls);
@@ -79,7 +74,7 @@ class ReinitializeSwapTest {
       Configuration next = conf(file);
       next.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 16);
       next.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 100 + swap); // different settings: a swap
-      loggers.start(next);
+      audit.start(next);
     }
     awaitCalls(calls, 100);
     stop.set(true);
@@ -100,8 +95,8 @@ class ReinitializeSwapTest {
 
   @Test
   void aReplacementWhoseSinkCannotStartLeavesAWorkingPipeline() throws Exception {
-    File file = dir.resolve("audit.log").toFile();
-    QueuedAuditLogger l = loggers.start(conf(file));
+    File file = audit.file();
+    QueuedAuditLogger l = audit.start(conf(file));
     logCreate(l, "/before");
     Configuration broken = conf(file);
     broken.set(NnauditConfigKeys.SINK_KEY, BrokenSink.class.getName());

@@ -1,48 +1,27 @@
 package io.nnaudit;
 
 import static io.nnaudit.AuditTestSupport.awaitTrue;
-import static io.nnaudit.AuditTestSupport.conf;
 import static io.nnaudit.AuditTestSupport.logCreate;
-import static io.nnaudit.AuditTestSupport.logger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** Write and fsync errors injected in the real file sink, under both failure policies. */
 class SinkFailureTest {
-  @TempDir
-  Path dir;
-  private File file;
   @RegisterExtension
-  final LoggerFixture loggers = new LoggerFixture();
-
-  @BeforeEach
-  void setUp() {
-    file = dir.resolve("audit.log").toFile();
-  }
-
-  private QueuedAuditLogger start(Configuration c) {
-    c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 20);
-    return loggers.start(c);
-  }
+  final LoggerFixture audit =
+      new LoggerFixture(c -> c.setLong(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, 20));
 
   @Test
   void failClosedRetriesAWriteUntilItSucceedsAndLosesNothing() throws Exception {
-    QueuedAuditLogger l = start(conf(file));
-    GatedFileSink.failNextWrites.set(3);
+    QueuedAuditLogger l = audit.start();
+    audit.sink().failNextWrites(3);
     for (int i = 0; i < 10; i++) {
       logCreate(l, "/r" + i);
     }
@@ -51,17 +30,15 @@ class SinkFailureTest {
     assertEquals(3, s.sinkErrors, s.toString());
     assertEquals(0, s.dropped, s.toString());
     assertEquals(10, s.written, s.toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(10, records.size(), "each record once: " + records);
     assertEquals(10, records.stream().distinct().count());
   }
 
   @Test
   void failClosedBlocksHandlersWhileTheDiskRefuses() throws Exception {
-    Configuration c = conf(file);
-    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
-    QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(Integer.MAX_VALUE);
+    QueuedAuditLogger l = audit.start(c -> c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2));
+    audit.sink().failNextWrites(Integer.MAX_VALUE);
     Thread handler = new Thread(() -> {
       for (int i = 0; i < 10; i++) {
         logCreate(l, "/wait" + i);
@@ -71,20 +48,18 @@ class SinkFailureTest {
     awaitTrue("the queue to fill", 10_000, () -> l.stats().blockedWaits > 0);
     Thread.sleep(100); // proves a negative: the handler does not return in this time
     assertTrue(handler.isAlive(), "handlers wait while audit does not work");
-    GatedFileSink.failNextWrites.set(0);
+    audit.sink().failNextWrites(0);
     handler.join(30_000);
     assertFalse(handler.isAlive());
     assertTrue(l.pipeline().awaitWritten(30_000));
-    assertEquals(10, TestFiles.operationRecords(file).size());
+    assertEquals(10, TestFiles.operationRecords(audit.file()).size());
     assertEquals(0, l.stats().dropped);
   }
 
   @Test
   void failOpenDropsCountsReportsAndResumesByItself() throws Exception {
-    Configuration c = conf(file);
-    c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
-    QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(1);
+    QueuedAuditLogger l = audit.start(c -> c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open"));
+    audit.sink().failNextWrites(1);
     logCreate(l, "/lost");
     awaitTrue("the failed write", 10_000, () -> l.stats().sinkErrors == 1);
     logCreate(l, "/kept");
@@ -93,39 +68,37 @@ class SinkFailureTest {
     assertEquals(1, s.dropped, s.toString());
     assertEquals(1, s.droppedAfterAcceptance, s.toString());
     assertEquals(1, s.written, s.toString());
-    List<String> records = TestFiles.operationRecords(file);
+    List<String> records = TestFiles.operationRecords(audit.file());
     assertEquals(1, records.size());
     assertTrue(records.get(0).contains("src=/kept\t"));
-    List<String> drops = TestFiles.dropRecords(file);
+    List<String> drops = TestFiles.dropRecords(audit.file());
     assertEquals(1, drops.size(), drops.toString());
     assertTrue(drops.get(0).contains("\tcount=1\t"), drops.get(0));
   }
 
   @Test
   void aFailedFsyncIsRetriedAloneAndItsRecordIsNeverReportedDurable() throws Exception {
-    Configuration c = conf(file);
-    c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
-    QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextForces.set(2);
+    QueuedAuditLogger l = audit.start(c -> c.set(NnauditConfigKeys.DURABILITY_KEY, "sync"));
+    audit.sink().failNextForces(2);
     logCreate(l, "/unsure");
-    assertTrue(GatedFileSink.forcedSrcs.contains("/unsure"), "the fsync was retried until it succeeded");
+    assertTrue(audit.sink().forcedSrcs().contains("/unsure"), "the fsync was retried until it succeeded");
     assertEquals(2, l.stats().sinkErrors);
     assertEquals(1, l.stats().aborted, "the record whose fsync failed was not acknowledged as durable");
     assertEquals(1, l.stats().notDurable);
     logCreate(l, "/sure");
     assertEquals(1, l.stats().aborted, "a record written after a successful fsync is durable");
-    assertEquals(2, TestFiles.operationRecords(file).size(), "no record was written twice");
+    assertEquals(2, TestFiles.operationRecords(audit.file()).size(), "no record was written twice");
   }
 
   @Test
   void failOpenUnderSyncReleasesTheHandler() throws Exception {
-    Configuration c = conf(file);
-    c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
-    c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
-    QueuedAuditLogger l = start(c);
-    GatedFileSink.failNextWrites.set(1);
+    QueuedAuditLogger l = audit.start(c -> {
+      c.set(NnauditConfigKeys.DURABILITY_KEY, "sync");
+      c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
+    });
+    audit.sink().failNextWrites(1);
     logCreate(l, "/released");
     assertEquals(1, l.stats().dropped, "the handler returns, and the loss is counted");
-    assertFalse(GatedFileSink.forcedSrcs.contains("/released"));
+    assertFalse(audit.sink().forcedSrcs().contains("/released"));
   }
 }

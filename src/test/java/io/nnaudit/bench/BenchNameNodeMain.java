@@ -28,6 +28,6 @@ public final class BenchNameNodeMain {
     cluster.waitActive();
     System.out.println("READY port=" + cluster.getNameNodePort());
     System.out.flush();
-    Thread.sleep(Long.MAX_VALUE);
+    Thread.sleep(Long.MAX_VALUE); // serve until the process is terminated
   }
 }

@@ -112,7 +112,7 @@ public final class NnCompareClient {
         last = s;
         stableSince = System.nanoTime();
       }
-      Thread.sleep(50);
+      Thread.sleep(50); // the poll interval of this wait for 500 ms without growth
     }
     String needle = "\tcmd=" + cmd + "\tsrc=" + dir;
     Pattern discarded = Pattern.compile("Discarded (\\d+) messages");
@@ -174,7 +174,7 @@ public final class NnCompareClient {
     double[] cpuMillis() throws InterruptedException {
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (end == null && System.nanoTime() < deadline) {
-        Thread.sleep(1);
+        Thread.sleep(1); // the poll interval of this bounded wait for the watcher
       }
       if (start == null || end == null) {
         throw new IllegalStateException("the benchmark's timed window was not seen");
@@ -280,9 +280,18 @@ public final class NnCompareClient {
         start = nanos();
         Thread watcher = new Thread(() -> {
           try {
-            Thread.sleep(5); // the benchmark starts its daemons right after this line
+            // The benchmark starts its daemons right after this line: wait until one runs, not a guessed
+            // time, then until none is left. A window whose daemons are never seen keeps no end, which
+            // cpuMillis reports.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!daemonsAlive()) {
+              if (System.nanoTime() - deadline > 0) {
+                return;
+              }
+              Thread.sleep(1); // the poll interval of this bounded wait
+            }
             while (daemonsAlive()) {
-              Thread.sleep(2);
+              Thread.sleep(2); // the poll interval: the window ends within 2 ms of the last daemon
             }
           } catch (InterruptedException e) {
             return;
