@@ -347,7 +347,7 @@ public class RollingFileSink implements AuditSink {
           expired.add(new Expired(aside, i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
         }
       }
-      for (int i = retention.keep - 1; i >= 1; i--) {
+      for (int i = Math.min(retention.keep - 1, retention.highest); i >= 1; i--) {
         if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
           renames.move(backup(i), backup(i + 1));
         }
@@ -389,7 +389,7 @@ public class RollingFileSink implements AuditSink {
   private static final class Retention {
     /** Backups now at an index of keep or above expire. */
     final int keep;
-    /** The highest index to look at. */
+    /** The highest index that holds a backup (or a little past it: see {@link #lastBackup}). */
     final int highest;
     /** Backups at an index up to this one are not yet shipped (-1: none; 0 is the live file). */
     final int held;
@@ -409,7 +409,7 @@ public class RollingFileSink implements AuditSink {
    */
   private Retention backupsToKeep() throws IOException {
     if (spool == null) {
-      return new Retention(maxBackups, maxBackups, -1);
+      return new Retention(maxBackups, lastBackup(maxBackups), -1);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
     int held = -1;
@@ -420,14 +420,35 @@ public class RollingFileSink implements AuditSink {
       if (key != null && key.equals(String.valueOf(fileKey))) {
         held = 0;
       }
-      for (int i = 1; held < 0 && key != null && i <= bound; i++) {
+      for (int i = 1, last = 0; held < 0 && key != null && i <= bound && i - last <= GAP_TOLERANCE; i++) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
-        if (a != null && key.equals(String.valueOf(a.fileKey()))) {
-          held = i;
+        if (a != null) {
+          last = i;
+          if (key.equals(String.valueOf(a.fileKey()))) {
+            held = i;
+          }
         }
       }
     }
-    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), bound, held);
+    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), lastBackup(bound), Math.min(held, bound));
+  }
+
+  /** Missing indices in a row after which no backup is looked for (backups are numbered without gaps). */
+  private static final int GAP_TOLERANCE = 8;
+
+  /**
+   * The highest index up to {@code bound} that holds a backup, looking upwards from 1 and stopping after
+   * {@link #GAP_TOLERANCE} missing ones in a row (a backup deleted by hand): a rotation looks at the backups
+   * there are, not at every index a large {@code nnaudit.file.max.backups} allows.
+   */
+  private int lastBackup(int bound) {
+    int last = 0;
+    for (int i = 1; i <= bound && i - last <= GAP_TOLERANCE; i++) {
+      if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
+        last = i;
+      }
+    }
+    return last;
   }
 
   /** The renames of one rotation, so that they can be undone in reverse when a later step fails. */

@@ -105,7 +105,8 @@ public final class KafkaShipper implements Shipper {
   private final AtomicLong lostElsewhere = new AtomicLong();
   private volatile long lastAckMillis;
   private volatile long lagBytes;
-  private volatile long lagMillis;
+  /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
+  private volatile long oldestUnackedSince;
   private volatile long filesWaiting;
   private volatile long retries;
   private final long backlogRecords;
@@ -236,9 +237,12 @@ public final class KafkaShipper implements Shipper {
   @Override
   public ShipStats stats() {
     long last = lastAckMillis;
+    long since = oldestUnackedSince;
+    long now = System.currentTimeMillis();
     return new ShipStats(shippedRecords.get(), shippedBytes.get(),
-        Math.max(0, backlogRecords + context.recordsWritten() - shippedRecords.get()), lagBytes, lagMillis,
-        sendErrors.get(), retries, last == 0 ? -1 : System.currentTimeMillis() - last, filesWaiting,
+        Math.max(0, backlogRecords + context.recordsWritten() - shippedRecords.get()), lagBytes,
+        since == 0 ? 0 : Math.max(0, now - since),
+        sendErrors.get(), retries, last == 0 ? -1 : now - last, filesWaiting,
         guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());
   }
 
@@ -543,7 +547,7 @@ public final class KafkaShipper implements Shipper {
     lagBytes = bytes;
     filesWaiting = waiting;
     lagClock.note(ShipPosition.global(liveSeq, liveSize), now);
-    lagMillis = lagClock.ageMillis(a.global(), now);
+    oldestUnackedSince = lagClock.oldestSince(a.global(), now);
     KafkaProducer<byte[], byte[]> p = producer;
     retries = retriesOfClosedProducers + (p == null ? 0 : producerRetries(p));
     if (now - lastCheckpointMillis >= settings.checkpointIntervalMs) {
@@ -571,7 +575,9 @@ public final class KafkaShipper implements Shipper {
       return;
     }
     try {
-      refreshHead(a);
+      if (!refreshHead(a)) {
+        return; // between two renames of a rotation: the next interval writes it
+      }
       new ShipCheckpoint(a, headLength, headHash, now).save(settings.checkpoint, settings.source);
       checkpointed = a.global();
     } catch (IOException e) {
@@ -579,22 +585,26 @@ public final class KafkaShipper implements Shipper {
     }
   }
 
-  /** The hash of the acknowledged file's first bytes (up to {@link ShipCheckpoint#HEAD_BYTES}, all shipped). */
-  private void refreshHead(ShipPosition a) throws IOException {
+  /**
+   * The hash of the acknowledged file's first bytes (up to {@link ShipCheckpoint#HEAD_BYTES}, all shipped);
+   * false if the file is not to be found now.
+   */
+  private boolean refreshHead(ShipPosition a) throws IOException {
     int want = (int) Math.min(ShipCheckpoint.HEAD_BYTES, a.offset);
     if (a.fileKey.equals(headKey) && headLength >= want) {
-      return;
+      return true;
     }
     List<SpoolFile> files = dir.list();
     int i = SpoolDirectory.indexOf(files, a.fileKey);
     if (i < 0) {
-      throw new IOException("the file " + a + " is gone");
+      return false;
     }
     try (InputStream in = Channels.newInputStream(FileChannel.open(files.get(i).path, StandardOpenOption.READ))) {
       headHash = FileHead.sha256(in, want);
     }
     headKey = a.fileKey;
     headLength = want;
+    return true;
   }
 
   private void finish() {

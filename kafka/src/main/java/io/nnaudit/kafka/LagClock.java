@@ -22,8 +22,11 @@ final class LagClock {
     lastEnd = Math.max(lastEnd, end);
   }
 
-  /** The age in ms of the oldest record past {@code acked}; 0 when there is none. */
-  long ageMillis(long acked, long nowMillis) {
+  /**
+   * When the oldest record past {@code acked} was first seen, ms since the epoch (it was written no later); 0
+   * when there is none.
+   */
+  long oldestSince(long acked, long nowMillis) {
     while (!notes.isEmpty() && notes.peekFirst()[0] <= acked) {
       notes.pollFirst();
     }
@@ -33,6 +36,6 @@ final class LagClock {
       }
       return 0;
     }
-    return Math.max(0, nowMillis - notes.peekFirst()[1]);
+    return notes.peekFirst()[1];
   }
 }

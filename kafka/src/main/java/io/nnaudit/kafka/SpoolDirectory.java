@@ -29,13 +29,21 @@ final class SpoolDirectory {
     return live;
   }
 
-  /** The files there now, oldest first; the live file last, if it exists. */
+  /** Missing indices in a row after which no backup is looked for (rotation numbers them without gaps). */
+  private static final int GAP_TOLERANCE = 8;
+
+  /**
+   * The files there now, oldest first; the live file last, if it exists. Backups are looked for upwards from
+   * {@code file.1}, up to {@link #GAP_TOLERANCE} missing indices in a row (one deleted by hand), so a look costs
+   * the files there are, not every index a large {@code nnaudit.file.max.backups} allows.
+   */
   List<SpoolFile> list() throws IOException {
     List<SpoolFile> out = new ArrayList<>();
-    for (int i = maxBackups; i >= 1; i--) {
+    for (int i = 1, last = 0; i <= maxBackups && i - last <= GAP_TOLERANCE; i++) {
       SpoolFile f = look(live.resolveSibling(live.getFileName() + "." + i), false);
       if (f != null) {
-        out.add(f);
+        out.add(0, f);
+        last = i;
       }
     }
     SpoolFile l = look(live, true);

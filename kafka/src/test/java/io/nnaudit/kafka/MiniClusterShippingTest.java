@@ -70,7 +70,7 @@ class MiniClusterShippingTest {
       assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
       List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", local.size(), Duration.ofSeconds(30)));
       TrailCheck c = TrailCheck.of(shipped, "ns1/nn1");
-      assertEquals(local, c.lines, "every local line, in order, nothing else");
+      c.assertLines(local, "every local line, in order, nothing else");
       assertEquals(2, c.epochs.size(), "two starts");
       assertTrue(c.fileEnds >= 5, "file ends: " + c.fileEnds);
       assertEquals(0, c.gaps);

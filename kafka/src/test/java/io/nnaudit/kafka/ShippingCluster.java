@@ -55,7 +55,7 @@ final class ShippingCluster {
   static void awaitShipped(QueuedAuditLogger logger, long timeoutMs) throws InterruptedException {
     await("the shipper to catch up", timeoutMs, () -> {
       ShipStats s = logger.pipeline().shipStats();
-      return s != null && s.lagBytes == 0 && s.filesWaiting == 0;
+      return s != null && s.lagBytes == 0 && s.filesWaiting == 0 && s.lagRecords == 0;
     });
   }
 

@@ -88,6 +88,20 @@ final class TrailCheck {
     return c;
   }
 
+  /** Fails naming the first line that differs, rather than printing both trails whole. */
+  void assertLines(List<String> local, String what) {
+    int n = Math.min(local.size(), lines.size());
+    for (int i = 0; i < n; i++) {
+      if (!local.get(i).equals(lines.get(i))) {
+        throw new AssertionError(what + ": line " + i + " of " + local.size() + " differs: local '" + local.get(i)
+            + "', shipped '" + lines.get(i) + "'");
+      }
+    }
+    assertEquals(local.size(), lines.size(), what + ": local and shipped line counts; the first " + n + " agree"
+        + (lines.size() > n ? "; first extra shipped: " + lines.get(n) : local.size() > n ? "; first missing: "
+        + local.get(n) : ""));
+  }
+
   /** Every line of the local audit files (the live one and its backups, oldest first). */
   static List<String> localLines(File live) throws IOException {
     List<String> out = new ArrayList<>();
