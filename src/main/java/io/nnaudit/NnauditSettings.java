@@ -153,8 +153,7 @@ public final class NnauditSettings {
         KAFKA_SPOOL_MAX_BACKUPS_DEFAULT, 1, 100_000, "rotated files kept while not yet shipped");
     this.shipStopTimeoutMs = ConfigCheck.longInRange(conf, KAFKA_STOP_TIMEOUT_MS_KEY, KAFKA_STOP_TIMEOUT_MS_DEFAULT,
         0, 600_000L, "milliseconds");
-    if (shipperFactory != null && givenSinks == null
-        && !SinkFactory.FILE.equals(conf.getTrimmed(SINK_KEY, SINK_DEFAULT))) {
+    if (shipperFactory != null && givenSinks == null && !sinkFactory.equals(SinkFactory.forSetting(SinkFactory.FILE))) {
       throw ConfigError.invalid(KAFKA_BOOTSTRAP_SERVERS_KEY, conf.getTrimmed(KAFKA_BOOTSTRAP_SERVERS_KEY),
           "no shipping while " + SINK_KEY + " is not file: the shipper forwards the local audit file");
     }

@@ -1,0 +1,163 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import io.nnaudit.NnauditSettings;
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipStats;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bad shipping input never hangs the NameNode: a setting that cannot work stops start-up with a message naming
+ * the key; a broker that is not there, or a topic that does not exist, shows as send errors in the metrics and a
+ * WARN, while every operation goes on at its usual speed and the records wait in the file.
+ */
+class ShippingBadInputTest {
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void closePipelines() {
+    QueuedAuditLogger.closeAll(10_000);
+  }
+
+  private Configuration conf(String servers, String topic) {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("audit.log").toString());
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, servers);
+    c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
+    return c;
+  }
+
+  private static String refusal(Configuration c) {
+    return assertThrows(IllegalArgumentException.class, () -> NnauditSettings.fromConf(c)).getMessage();
+  }
+
+  @Test
+  void settingsThatCannotWorkAreRefusedNamingTheKey() {
+    assertEquals("nnaudit: invalid value for nnaudit.kafka.bootstrap.servers: 'no-such-host.invalid:9092'. "
+        + "Allowed: a comma-separated list of host:port of Kafka brokers whose host names resolve (No resolvable "
+        + "bootstrap urls given in bootstrap.servers).", refusal(conf("no-such-host.invalid:9092", "audit")));
+    assertTrue(refusal(conf("", "audit")).startsWith("nnaudit: invalid value for nnaudit.kafka.bootstrap.servers: "
+        + "''. Allowed: a comma-separated list of host:port of Kafka brokers; it is required when nnaudit.kafka.topic "
+        + "is set"));
+    assertTrue(refusal(conf("127.0.0.1:9092", "")).startsWith("nnaudit: invalid value for nnaudit.kafka.topic: ''"));
+    assertTrue(refusal(conf("127.0.0.1:9092", "a/b")).startsWith("nnaudit: invalid value for nnaudit.kafka.topic: "
+        + "'a/b'. Allowed: a Kafka topic name"));
+    Configuration acks = conf("127.0.0.1:9092", "audit");
+    acks.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "acks", "1");
+    assertTrue(refusal(acks).startsWith("nnaudit: invalid value for nnaudit.kafka.producer.acks: '1'. Allowed: not "
+        + "set: nnaudit sets acks itself"), refusal(acks));
+    Configuration inFlight = conf("127.0.0.1:9092", "audit");
+    inFlight.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "max.in.flight.requests.per.connection", "10");
+    assertTrue(refusal(inFlight).contains("Allowed: 1 to 5"), refusal(inFlight));
+    Configuration lz4 = conf("127.0.0.1:9092", "audit");
+    lz4.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "compression.type", "lz4");
+    assertTrue(refusal(lz4).contains("Allowed: none or gzip"), refusal(lz4));
+    Configuration typo = conf("127.0.0.1:9092", "audit");
+    typo.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "lingr.ms", "5");
+    assertTrue(refusal(typo).startsWith("nnaudit: invalid value for nnaudit.kafka.producer.lingr.ms: '5'. Allowed: "
+        + "the name of a Kafka producer property"), refusal(typo));
+    Configuration otherSink = conf("127.0.0.1:9092", "audit");
+    otherSink.set(NnauditConfigKeys.SINK_KEY, NotAFileSink.class.getName());
+    assertTrue(refusal(otherSink).contains("no shipping while nnaudit.sink is not file"), refusal(otherSink));
+  }
+
+  @Test
+  void anUnresolvableBrokerStopsTheNameNodeAtStartUpWithTheMessage() {
+    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, null, "audit");
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "no-such-host.invalid:9092");
+    Throwable t = assertThrows(Throwable.class,
+        () -> new MiniDFSCluster.Builder(c).numDataNodes(0).build().shutdown());
+    StringBuilder chain = new StringBuilder();
+    for (Throwable e = t; e != null; e = e.getCause()) {
+      chain.append(e.getMessage()).append('\n');
+    }
+    assertTrue(chain.toString().contains("nnaudit: invalid value for nnaudit.kafka.bootstrap.servers: "
+        + "'no-such-host.invalid:9092'"), chain.toString());
+  }
+
+  @Test
+  void noBrokerAtTheAddressShowsAsSendErrorsAndNeverSlowsAnOperation() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, null, "audit");
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "127.0.0.1:" + port);
+    MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
+    try {
+      cluster.waitActive();
+      QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+      long worst = timedMkdirs(cluster.getFileSystem(), 300);
+      ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+      ShipStats s = logger.pipeline().shipStats();
+      assertEquals(0, s.shippedRecords, s.toString());
+      assertTrue(s.lagRecords >= 300, s.toString());
+      assertTrue(worst < 1500, "an operation took " + worst + " ms");
+    } finally {
+      long t0 = System.nanoTime();
+      cluster.shutdown();
+      QueuedAuditLogger.closeAll(10_000);
+      long stopMs = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(stopMs < 20_000, "stopping took " + stopMs + " ms");
+    }
+  }
+
+  @Test
+  void aMissingTopicShowsAsSendErrorsUntilItIsCreatedThenEverythingIsShipped() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      File audits = dir.resolve("audit").toFile();
+      Configuration c = ShippingCluster.conf(dir.toFile(), audits, false, broker, "not-yet");
+      c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+      c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+      LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
+      MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
+      try {
+        cluster.waitActive();
+        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+        long worst = timedMkdirs(cluster.getFileSystem(), 300);
+        ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+        assertEquals(0, logger.pipeline().shipStats().shippedRecords);
+        assertTrue(worst < 1500, "an operation took " + worst + " ms");
+        ShippingCluster.await("a WARN naming the topic", 30_000,
+            () -> warnings.getOutput().contains("Topic not-yet not present in metadata"));
+        broker.createTopic("not-yet", 1);
+        ShippingCluster.awaitShipped(logger, 60_000);
+      } finally {
+        cluster.shutdown();
+        QueuedAuditLogger.closeAll(10_000);
+      }
+      List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
+      TrailCheck.of(ShippedRecord.of(broker.readAll("not-yet", local.size(), Duration.ofSeconds(30))), "ns1/nn1")
+          .assertLines(local, "once the topic exists, everything waiting is shipped");
+    }
+  }
+
+  /** Runs {@code n} mkdirs and returns the slowest, in ms. */
+  private static long timedMkdirs(FileSystem fs, int n) throws Exception {
+    long worst = 0;
+    for (int i = 0; i < n; i++) {
+      long t = System.nanoTime();
+      fs.mkdirs(new org.apache.hadoop.fs.Path("/d" + i));
+      worst = Math.max(worst, (System.nanoTime() - t) / 1_000_000);
+    }
+    return worst;
+  }
+}
