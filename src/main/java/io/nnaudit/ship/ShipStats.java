@@ -8,7 +8,10 @@ public final class ShipStats {
   /** Records (and their bytes, line ends included) the remote system acknowledged since start-up. */
   public final long shippedRecords;
   public final long shippedBytes;
-  /** Records written to the file and not yet acknowledged (the backlog found at start-up included). */
+  /**
+   * Records written to the file and not yet acknowledged (the backlog found at start-up included, records lost
+   * to the spool bound excluded).
+   */
   public final long lagRecords;
   /** Bytes of the spool files not yet acknowledged. */
   public final long lagBytes;

@@ -28,6 +28,7 @@ public final class SpoolGuard {
   /** Written by the sink's writing thread; read by the shipper and the metrics. */
   private final AtomicLong lostFiles = new AtomicLong();
   private final AtomicLong lostBytes = new AtomicLong();
+  private final AtomicLong lostRecords = new AtomicLong();
 
   /** @param maxHeldBackups rotated files kept at most, shipped or not ({@code nnaudit.kafka.spool.max.backups}) */
   public SpoolGuard(int maxHeldBackups) {
@@ -66,10 +67,19 @@ public final class SpoolGuard {
     return maxHeldBackups;
   }
 
-  /** The sink deleted a file the shipper had not finished: {@code bytes} of it were never shipped. */
-  public void countLoss(long bytes) {
+  /**
+   * The sink deleted a file the shipper had not finished: {@code bytes} of it, holding {@code records} records,
+   * were never shipped.
+   */
+  public void countLoss(long bytes, long records) {
     lostFiles.incrementAndGet();
     lostBytes.addAndGet(Math.max(0, bytes));
+    lostRecords.addAndGet(Math.max(0, records));
+  }
+
+  /** Unshipped records deleted by retention since start-up. */
+  public long lostRecords() {
+    return lostRecords.get();
   }
 
   /** Unshipped files deleted by retention since start-up. */

@@ -361,7 +361,7 @@ public class RollingFileSink implements AuditSink {
     switchTo(next);
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
-        spool.countLoss(e.unshippedBytes);
+        spool.countLoss(e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
         LOG.warn("nnaudit: deleting {}, a rotated audit file the shipper has not finished ({} bytes not shipped): "
             + "the spool keeps at most {} rotated files ({} files lost to retention since start-up)", e.file,
             e.unshippedBytes, spool.maxHeldBackups(), spool.lostFiles());
@@ -372,6 +372,31 @@ public class RollingFileSink implements AuditSink {
         LOG.warn("nnaudit: could not delete {}, the oldest backup of {}", e.file, path, ex);
       }
     }
+  }
+
+  /**
+   * The records in the last {@code bytes} of {@code file}: what a loss to the spool bound costs, counted once,
+   * before the file goes (a file of nnaudit.file.max.size at most, read only when a loss happens).
+   */
+  private static long linesAtTheEnd(Path file, long bytes) {
+    long lines = 0;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer b = ByteBuffer.allocate(1 << 16);
+      long pos = Math.max(0, ch.size() - bytes);
+      int n;
+      while ((n = ch.read(b, pos)) > 0) {
+        for (int i = 0; i < n; i++) {
+          if (b.get(i) == '\n') {
+            lines++;
+          }
+        }
+        pos += n;
+        b.clear();
+      }
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not count the records of {} before deleting it", file, e);
+    }
+    return lines;
   }
 
   /** A backup moved aside to be deleted, and the bytes of it not yet shipped (-1: the shipper is done with it). */
@@ -403,7 +428,8 @@ public class RollingFileSink implements AuditSink {
 
   /**
    * Without a shipper, {@code nnaudit.file.max.backups}. With one, also every file from the oldest it has not
-   * finished on (the backup at index {@code held}, or every file until it has read its checkpoint), up to
+   * finished on (the backup at index {@code held}; every file until it has read its checkpoint, or once the file
+   * it was in has been deleted), up to
    * {@code nnaudit.kafka.spool.max.backups} rotated files; backups left from an earlier run past both bounds
    * are deleted.
    */
@@ -429,6 +455,9 @@ public class RollingFileSink implements AuditSink {
           }
         }
       }
+    }
+    if (held < 0 && spool.heldFileKey() != null) {
+      held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
     }
     return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), lastBackup(bound), Math.min(held, bound));
   }

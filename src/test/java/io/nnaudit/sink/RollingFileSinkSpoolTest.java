@@ -61,6 +61,7 @@ class RollingFileSinkSpoolTest {
     assertFalse(backup(f, 6).exists());
     assertEquals(1, guard.lostFiles());
     assertEquals(1101, guard.lostBytes(), "the whole file: nothing of it was shipped");
+    assertEquals(1, guard.lostRecords());
     assertTrue(Files.readString(backup(f, 5).toPath()).startsWith("record 0001"), "the oldest, record 0, went");
     sink.close();
   }
@@ -101,6 +102,10 @@ class RollingFileSinkSpoolTest {
     fill(sink, 4);
     assertEquals(1, guard.lostFiles());
     assertEquals(1001, guard.lostBytes(), "its 1101 bytes less the 100 shipped");
+    fill(sink, 5); // the shipper's file is gone, so every file left is unshipped: still kept up to the bound
+    assertTrue(backup(f, 3).exists());
+    assertEquals(2, guard.lostFiles(), "the next oldest goes at the bound, counted whole");
+    assertEquals(1001 + 1101, guard.lostBytes());
     sink.close();
   }
 }

@@ -240,7 +240,7 @@ public final class KafkaShipper implements Shipper {
     long since = oldestUnackedSince;
     long now = System.currentTimeMillis();
     return new ShipStats(shippedRecords.get(), shippedBytes.get(),
-        Math.max(0, backlogRecords + context.recordsWritten() - shippedRecords.get()), lagBytes,
+        Math.max(0, backlogRecords + context.recordsWritten() - guard.lostRecords() - shippedRecords.get()), lagBytes,
         since == 0 ? 0 : Math.max(0, now - since),
         sendErrors.get(), retries, last == 0 ? -1 : now - last, filesWaiting,
         guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());

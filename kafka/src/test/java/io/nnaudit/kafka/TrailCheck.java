@@ -17,9 +17,12 @@ import java.util.Map;
  * Checks one NameNode's trail as read back from the topic, the way the README tells a consumer to: drop every
  * record whose identity was seen before (its copy must be identical), and what is left must be in order and
  * without a hole: within a file each record starts where the last one ended, a file-end record closes the file
- * at its length, and the next file starts at 0. Only a gap record may announce a hole.
+ * at its length, and the next file starts at 0. Only a gap record may announce a hole, after which the trail
+ * goes on from a later place.
  */
 final class TrailCheck {
+  /** After a gap record: the next record may be anywhere later in the trail. */
+  private static final long RESYNC = -2;
   /** The audit lines of the source, in order, after dropping duplicates. */
   final List<String> lines = new ArrayList<>();
   int duplicates;
@@ -35,6 +38,7 @@ final class TrailCheck {
     long lastSeq = -1;
     long file = -1;
     long next = 0;
+    long lastPosition = 0;
     for (ShippedRecord r : all) {
       if (!r.source.equals(source)) {
         continue;
@@ -58,15 +62,22 @@ final class TrailCheck {
         c.duplicates++;
         continue;
       }
-      if (file < 0) {
+      if (file == -1) {
         file = r.file;
         next = r.offset;
         assertEquals(0, next, "the trail starts at the beginning of a file: " + r);
+      } else if (file == RESYNC && !r.type.equals(ShipHeaders.GAP)) {
+        assertTrue(ShipPosition.global(r.file, r.offset) >= lastPosition, "after a gap the trail goes on: " + r);
+        file = r.file;
+        next = r.offset;
       }
       switch (r.type) {
         case ShipHeaders.GAP:
           c.gaps++;
-          file = -1; // the next record starts afresh
+          if (file != RESYNC) {
+            lastPosition = ShipPosition.global(Math.max(file, 0), next);
+          }
+          file = RESYNC; // what follows may start anywhere later
           break;
         case ShipHeaders.FILE_END:
           assertEquals(file, r.file, "file-end of the file being read: " + r);
