@@ -42,8 +42,8 @@ class ShipperCrashTest {
   private static final int CLIENTS = 6;
   /** Operations acknowledged before the kill: many rotations of 16 KiB files (about 90 mkdirs records each). */
   private static final int BEFORE_KILL = 3000;
-  /** Records the first start must have shipped before the kill, so that it is killed while shipping. */
-  private static final long SHIPPED_BEFORE_KILL = 500;
+  /** Records the first start must have shipped before the kill: it is killed well into shipping, not at its start. */
+  private static final long SHIPPED_BEFORE_KILL = 1500;
   private static final int AFTER_RESTART = 1500;
   /** Generous bounds for a loaded 2-core machine; each is a limit on a condition wait, not a sleep. */
   private static final long START_TIMEOUT_MS = 180_000;

@@ -40,7 +40,7 @@ public final class ShippingNameNodeMain {
     while (true) { // until the test kills this JVM
       ShipStats s = logger.pipeline().shipStats();
       if (s != null) {
-        System.out.println("STATS shipped=" + s.shippedRecords + " lagRecords=" + s.lagRecords + " lagBytes="
+        System.out.println("STATS t=" + System.currentTimeMillis() + " shipped=" + s.shippedRecords + " lagRecords=" + s.lagRecords + " lagBytes="
             + s.lagBytes + " filesWaiting=" + s.filesWaiting + " sendErrors=" + s.sendErrors);
         System.out.flush();
       }
