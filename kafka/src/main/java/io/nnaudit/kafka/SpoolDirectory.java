@@ -1,12 +1,14 @@
 package io.nnaudit.kafka;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -29,10 +31,19 @@ final class SpoolDirectory {
     return live;
   }
 
-  /** The files there now, oldest first; the live file last, if it exists. */
+  /**
+   * The files there now, oldest first; the live file last, if it exists. One read of the directory finds the
+   * backups' numbers, so a look costs what the directory holds, not {@code maxBackups}: the shipper looks at least
+   * once a poll, and probing every allowed name (10,000 is a valid bound) cost ~50 ms a look.
+   */
   List<SpoolFile> list() throws IOException {
     List<SpoolFile> out = new ArrayList<>();
-    for (int i = maxBackups; i >= 1; i--) {
+    List<Integer> numbers = backupNumbers();
+    int highest = numbers.isEmpty() ? 0 : numbers.get(0);
+    if (highest < maxBackups) {
+      numbers.add(0, highest + 1); // a rotation between the read and the looks moved the oldest up by one
+    }
+    for (int i : numbers) {
       SpoolFile f = look(live.resolveSibling(live.getFileName() + "." + i), false);
       if (f != null) {
         out.add(f);
@@ -48,6 +59,41 @@ final class SpoolDirectory {
   /** The live file now, or null if there is none. */
   SpoolFile liveFile() throws IOException {
     return look(live, true);
+  }
+
+  /** The N of every {@code <live>.N} in the directory (1 to maxBackups, no leading zero), highest first. */
+  private List<Integer> backupNumbers() throws IOException {
+    String prefix = live.getFileName() + ".";
+    List<Integer> numbers = new ArrayList<>();
+    Path parent = live.toAbsolutePath().getParent();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent,
+        p -> p.getFileName().toString().startsWith(prefix))) {
+      for (Path p : entries) {
+        String suffix = p.getFileName().toString().substring(prefix.length());
+        if (isBackupNumber(suffix)) {
+          int n = Integer.parseInt(suffix);
+          if (n <= maxBackups) {
+            numbers.add(n);
+          }
+        }
+      }
+    } catch (NoSuchFileException e) {
+      return numbers;
+    }
+    numbers.sort(Collections.reverseOrder());
+    return numbers;
+  }
+
+  private static boolean isBackupNumber(String s) {
+    if (s.isEmpty() || s.length() > 9 || s.charAt(0) == '0') {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static SpoolFile look(Path p, boolean isLive) throws IOException {
