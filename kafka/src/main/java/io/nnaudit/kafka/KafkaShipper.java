@@ -104,10 +104,11 @@ public final class KafkaShipper implements Shipper {
   private final AtomicLong sendErrors = new AtomicLong();
   private final AtomicLong lostElsewhere = new AtomicLong();
   private volatile long lastAckMillis;
-  private volatile long lagBytes;
+  /** -1 until the first look at the files, like {@link #filesWaiting}. */
+  private volatile long lagBytes = -1;
   /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
   private volatile long oldestUnackedSince;
-  private volatile long filesWaiting;
+  private volatile long filesWaiting = -1;
   private volatile long retries;
   private final long backlogRecords;
   private volatile boolean stopping;
@@ -393,7 +394,7 @@ public final class KafkaShipper implements Shipper {
     if (i >= 0) {
       return i + 1 < files.size() ? files.get(i + 1) : null;
     }
-    long seen = channel == null ? read.modifiedNanos : read.modifiedNanos;
+    long seen = read.modifiedNanos;
     for (SpoolFile f : files) {
       if (f.modifiedNanos > seen) {
         return f;

@@ -81,8 +81,8 @@ class ShippingBadInputTest {
 
   @Test
   void anUnresolvableBrokerStopsTheNameNodeAtStartUpWithTheMessage() {
-    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, null, "audit");
-    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "no-such-host.invalid:9092");
+    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false,
+        "no-such-host.invalid:9092", "audit");
     Throwable t = assertThrows(Throwable.class,
         () -> new MiniDFSCluster.Builder(c).numDataNodes(0).build().shutdown());
     StringBuilder chain = new StringBuilder();
@@ -99,8 +99,8 @@ class ShippingBadInputTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort(); // closed again: nothing listens there
     }
-    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, null, "audit");
-    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "127.0.0.1:" + port);
+    Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, "127.0.0.1:" + port,
+        "audit");
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
     try {
       cluster.waitActive();

@@ -25,9 +25,14 @@ final class ShippingCluster {
   /**
    * NameNodes auditing to {@code auditDir}/{@code <namenode id>}/audit.log ({@code ha}) or
    * {@code auditDir}/audit.log, rotating every 16 KiB and keeping every file, shipping to {@code topic} of
-   * {@code broker} (null: the test sets the servers).
+   * {@code broker}.
    */
   static Configuration conf(File baseDir, File auditDir, boolean ha, KafkaTestBroker broker, String topic) {
+    return conf(baseDir, auditDir, ha, broker.bootstrapServers(), topic);
+  }
+
+  /** As above, for a broker known by its address only (a NameNode in a child JVM). */
+  static Configuration conf(File baseDir, File auditDir, boolean ha, String bootstrapServers, String topic) {
     Configuration c = new HdfsConfiguration();
     c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(baseDir, "dfs").getPath());
     c.set(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOGGERS_KEY, QueuedAuditLogger.class.getName());
@@ -36,7 +41,7 @@ final class ShippingCluster {
         + (ha ? "/${" + DFSConfigKeys.DFS_HA_NAMENODE_ID_KEY + "}" : "") + "/audit.log");
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "16k");
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 10_000);
-    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, broker == null ? "127.0.0.1:9" : broker.bootstrapServers());
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, bootstrapServers);
     c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
     c.setLong(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, 20);
     c.setLong(NnauditConfigKeys.KAFKA_CHECKPOINT_INTERVAL_MS_KEY, 100);

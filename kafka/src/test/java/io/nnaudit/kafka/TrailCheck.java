@@ -116,14 +116,23 @@ final class TrailCheck {
   /** Every line of the local audit files (the live one and its backups, oldest first). */
   static List<String> localLines(File live) throws IOException {
     List<String> out = new ArrayList<>();
+    for (File f : localFiles(live)) {
+      out.addAll(Files.readAllLines(f.toPath(), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  /** The local audit files, oldest first: the backups ({@code live.N} ... {@code live.1}), then the live one. */
+  static List<File> localFiles(File live) {
+    List<File> out = new ArrayList<>();
     for (int i = 10_000; i >= 1; i--) {
       File b = new File(live.getPath() + "." + i);
       if (b.exists()) {
-        out.addAll(Files.readAllLines(b.toPath(), StandardCharsets.UTF_8));
+        out.add(b);
       }
     }
     if (live.exists()) {
-      out.addAll(Files.readAllLines(live.toPath(), StandardCharsets.UTF_8));
+      out.add(live);
     }
     return out;
   }

@@ -1,0 +1,57 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The files a shipper reads, as one look at the directory finds them. */
+class SpoolDirectoryTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void listsTheBackupsOldestFirstThenTheLiveFileAndNothingElse() throws Exception {
+    Path live = dir.resolve("audit.log");
+    for (String name : new String[] {"audit.log", "audit.log.1", "audit.log.2", "audit.log.4", "audit.log.5",
+        "audit.log.kafka-checkpoint", "audit.log.rotating-1700000000000", "audit.log.3.expired-1700000000000",
+        "audit.log.01", "other.log.3"}) {
+      Files.write(dir.resolve(name), name.getBytes(StandardCharsets.UTF_8));
+    }
+    Files.createDirectory(dir.resolve("audit.log.6"));
+    Files.createSymbolicLink(dir.resolve("audit.log.7"), dir.resolve("audit.log.1"));
+
+    List<String> names = new ArrayList<>();
+    for (SpoolFile f : new SpoolDirectory(live, 4).list()) {
+      names.add(f.path.getFileName() + (f.live ? " live" : ""));
+    }
+    // .5 is past max backups; .3 is a hole; .6 is a directory, .7 a link; the rest are not backups' names.
+    assertEquals(List.of("audit.log.4", "audit.log.2", "audit.log.1", "audit.log live"), names);
+  }
+
+  /**
+   * A look costs what the directory holds, not the configured bound: the shipper looks at least once a poll,
+   * and {@code nnaudit.file.max.backups} may be set high to keep a long history. Probing every possible name
+   * (an exception each for the missing ones) made one look with 10,000 allowed backups take ~50 ms, an idle
+   * shipper burn a third of a core, and a loaded one ship a few files a second.
+   */
+  @Test
+  void aLookCostsTheFilesThereNotTheBoundOnBackups() throws Exception {
+    Path live = dir.resolve("audit.log");
+    Files.write(live, new byte[10]);
+    Files.write(dir.resolve("audit.log.1"), new byte[10]);
+    SpoolDirectory files = new SpoolDirectory(live, 1_000_000);
+    long t0 = System.nanoTime();
+    assertEquals(2, files.list().size());
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    assertTrue(ms < 1000, "one look at 2 files with up to 1,000,000 backups allowed took " + ms + " ms");
+  }
+}
