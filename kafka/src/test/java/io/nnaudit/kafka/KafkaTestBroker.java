@@ -20,6 +20,13 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -59,6 +66,8 @@ final class KafkaTestBroker implements AutoCloseable {
   private Process process;
   private boolean paused;
   private Duration lastStartTime = Duration.ZERO;
+  /** Start with an authorizer, every client being User:client (see TestBroker's acl argument). */
+  private boolean acl;
 
   /** A broker (not yet started) on a free port, keeping its data in {@code dataDir}. */
   KafkaTestBroker(Path dataDir) throws IOException {
@@ -71,6 +80,27 @@ final class KafkaTestBroker implements AutoCloseable {
     this.port = port;
   }
 
+  /**
+   * From the next start on, with ACLs: every client is {@code User:client}, and what no ACL names is allowed;
+   * {@link #denyWrites} then forbids a topic.
+   */
+  KafkaTestBroker withAcls() {
+    this.acl = true;
+    return this;
+  }
+
+  /** Forbids User:client to write to {@code topic} (needs {@link #withAcls}). */
+  void denyWrites(String topic) throws InterruptedException, ExecutionException {
+    try (Admin admin = Admin.create(adminConfig())) {
+      admin.createAcls(List.of(new AclBinding(
+          new ResourcePattern(ResourceType.TOPIC,
+              topic, PatternType.LITERAL),
+          new AccessControlEntry("User:client", "*",
+              AclOperation.WRITE, AclPermissionType.DENY))))
+          .all().get();
+    }
+  }
+
   /** Starts the child JVM and returns once it takes connections. */
   KafkaTestBroker start() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
@@ -79,6 +109,9 @@ final class KafkaTestBroker implements AutoCloseable {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb = new ProcessBuilder(java, HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-cp", brokerClasspath(), MAIN_CLASS, String.valueOf(port), dataDir.toString());
+    if (acl) {
+      pb.command().add("acl");
+    }
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     long logStart = Files.exists(log) ? Files.size(log) : 0;

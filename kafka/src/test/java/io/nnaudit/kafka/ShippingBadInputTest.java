@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Bad shipping input never hangs the NameNode: a setting that cannot work stops start-up with a message naming
- * the key; a broker that is not there, or a topic that does not exist, shows as send errors in the metrics and a
- * WARN, while every operation goes on at its usual speed and the records wait in the file.
+ * the key; a broker that is not there, a topic that does not exist or one the NameNode may not write to shows
+ * as send errors in the metrics and a WARN, while every operation goes on at its usual speed and the records
+ * wait in the file.
  */
 class ShippingBadInputTest {
   @TempDir
@@ -147,6 +148,32 @@ class ShippingBadInputTest {
       List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
       TrailCheck.of(ShippedRecord.of(broker.readAll("not-yet", local.size(), Duration.ofSeconds(30))), "ns1/nn1")
           .assertLines(local, "once the topic exists, everything waiting is shipped");
+    }
+  }
+
+  @Test
+  void anUnauthorizedTopicShowsAsSendErrorsAndAWarnAndNeverSlowsAnOperation() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).withAcls().start()) {
+      broker.createTopic("forbidden", 1);
+      broker.denyWrites("forbidden");
+      Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, broker, "forbidden");
+      LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
+      MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
+      try {
+        cluster.waitActive();
+        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+        long worst = timedMkdirs(cluster.getFileSystem(), 300);
+        ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+        ShippingCluster.await("a WARN saying why", 30_000,
+            () -> warnings.getOutput().contains("TopicAuthorizationException"));
+        ShipStats s = logger.pipeline().shipStats();
+        assertEquals(0, s.shippedRecords, s.toString());
+        assertTrue(s.lagRecords >= 300, s.toString());
+        assertTrue(worst < 1500, "an operation took " + worst + " ms");
+      } finally {
+        cluster.shutdown();
+        QueuedAuditLogger.closeAll(10_000);
+      }
     }
   }
 

@@ -57,16 +57,24 @@ public final class TestBroker {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
     System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
-    if (args.length != 2) {
-      System.err.println("usage: TestBroker PORT DATA_DIR");
+    if (args.length < 2 || args.length > 3 || (args.length == 3 && !args[2].equals("acl"))) {
+      System.err.println("usage: TestBroker PORT DATA_DIR [acl]");
       System.exit(2);
     }
+    boolean acl = args.length == 3;
     int port = Integer.parseInt(args[0]);
     Path dataDir = Paths.get(args[1]).toAbsolutePath();
     Path logDir = dataDir.resolve("kafka");
     Files.createDirectories(logDir);
 
     Properties props = serverProperties(port, freePort(), logDir);
+    if (acl) {
+      // ACLs for clients: each is User:client (ListenerPrincipalBuilder); what no ACL names is allowed.
+      props.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+      props.setProperty("allow.everyone.if.no.acl.found", "true");
+      props.setProperty("super.users", "User:ANONYMOUS");
+      props.setProperty("principal.builder.class", ListenerPrincipalBuilder.class.getName());
+    }
     try (OutputStream out = Files.newOutputStream(dataDir.resolve("server.properties"))) {
       props.store(out, "written by " + TestBroker.class.getName() + " at each start");
     }
