@@ -305,23 +305,27 @@ final class AuditWriter implements Runnable {
   }
 
   /**
-   * After an unexpected error: the tickets of the batch in hand that are still pending are aborted (a ticket
-   * already completed ignores it), and the events not written are counted as failed.
+   * After an unexpected error: the tickets of the batch in hand that are still pending are aborted and counted
+   * (a ticket already completed ignores it), and the events not written are counted as failed.
    */
   void abortInHand(String why, long writtenBefore) {
     long notWritten = batch.size() - (metrics.written() - writtenBefore);
     if (notWritten > 0) {
       metrics.countWriteFailed((int) notWritten);
     }
+    int aborted = 0;
     for (AuditEvent e : batch) {
       if (e.ticket != null) {
         try {
-          e.ticket.abort(why);
+          if (e.ticket.abort(why)) {
+            aborted++;
+          }
         } catch (Throwable t) {
           // go on: every other response in the batch must still be answered
         }
       }
     }
+    metrics.countAborted(aborted);
     releaseBytes();
     chunkEvents.clear();
     text = new RecordBuffer();

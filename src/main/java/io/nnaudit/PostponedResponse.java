@@ -31,9 +31,9 @@ final class PostponedResponse extends AckTicket {
   }
 
   @Override
-  protected void complete(int how, IOException error) {
+  protected boolean complete(int how, IOException error) {
     if (!completed.compareAndSet(false, true)) {
-      return;
+      return false;
     }
     try {
       if (how == ABORTED) {
@@ -45,6 +45,7 @@ final class PostponedResponse extends AckTicket {
       // The client may be gone; a response that cannot be sent must not stop the thread that sends it.
       LOG.debug("nnaudit: sending a postponed RPC response failed", t);
     }
+    return true;
   }
 
   /**

@@ -25,10 +25,12 @@ final class WaitingCaller extends AckTicket {
   }
 
   @Override
-  protected void complete(int how, IOException error) {
+  protected boolean complete(int how, IOException error) {
     if (state.compareAndSet(PENDING, how)) {
       LockSupport.unpark(waiter);
+      return true;
     }
+    return false;
   }
 
   @Override

@@ -47,23 +47,30 @@ public abstract class AckTicket {
   protected AckTicket() {
   }
 
-  /** The record is where the policy needs it: acknowledge the operation. */
-  public final void done() {
-    complete(DONE, null);
+  /** The record is where the policy needs it: acknowledge the operation. Returns whether this call settled it. */
+  public final boolean done() {
+    return complete(DONE, null);
   }
 
-  /** Acknowledge without a record (DROP, fail-open); the caller has counted the loss. */
-  public final void release() {
-    complete(RELEASED, null);
+  /**
+   * Acknowledge without a record (DROP, fail-open); the caller has counted the loss. Returns whether this call
+   * settled it.
+   */
+  public final boolean release() {
+    return complete(RELEASED, null);
   }
 
-  /** The record could not be written: the operation must not be acknowledged as audited. */
-  public final void abort(String why) {
-    complete(ABORTED, new IOException("nnaudit: the audit record of this operation could not be written (" + why
+  /**
+   * The record could not be written: the operation must not be acknowledged as audited. Returns whether this
+   * call settled it (false: it was settled before, and this one did nothing).
+   */
+  public final boolean abort(String why) {
+    return complete(ABORTED, new IOException("nnaudit: the audit record of this operation could not be written (" + why
         + "); the operation may have taken effect"));
   }
 
-  protected abstract void complete(int how, IOException error);
+  /** Settles the ticket if it is pending; returns whether this call did (the first completion wins). */
+  protected abstract boolean complete(int how, IOException error);
 
   /** Whether the caller must wait in {@link #await}: false for a postponed RPC response. */
   public abstract boolean mustWait();
