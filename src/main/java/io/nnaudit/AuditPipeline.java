@@ -222,6 +222,7 @@ public final class AuditPipeline {
     } catch (RuntimeException | LinkageError e) {
       LOG.error("nnaudit: could not start shipping {}: {}; the records stay in the file, and nothing is shipped "
           + "until the next start", settings.file(), e.toString(), e);
+      spoolGuard.release(); // rotation keeps nnaudit.file.max.backups, as without shipping
       return null;
     }
   }

@@ -1,5 +1,6 @@
 package io.nnaudit.ship;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -9,50 +10,79 @@ import java.util.concurrent.atomic.AtomicLong;
  * files in all. Past that bound retention wins: the file is deleted and the loss is counted here, for the
  * shipper to report (metric, WARN, and a gap record in the stream).
  *
- * <p>Design note. Thread-safe; nothing blocks. The shipper's thread sets the oldest file it has not finished
- * ({@link #holdFrom}); the sink's writing thread reads it when it rotates and counts what it had to delete
- * ({@link #countLoss}); the metrics read the counts. Until the shipper has read its checkpoint, every file is
- * held, so that a rotation in the first moments after start-up cannot delete what the last run left unshipped.
- * Files are named by the text of their {@code BasicFileAttributes#fileKey} (device and inode), which a
- * rotation's renames do not change and a checkpoint can keep.
+ * <p>Design note. Thread-safe; nothing blocks. The shipper's thread says which file it needs from
+ * ({@link #holdFrom}, {@link #holdEveryFile}); the sink's writing thread reads it when it rotates, counts what
+ * it had to delete ({@link #countLoss}) and brackets each rotation ({@link #rotationStarting},
+ * {@link #rotationDone}) so that the shipper can tell a listing of the files taken in the middle of one from a
+ * whole one ({@link #rotationMark}); the metrics read the counts. Until the shipper has said which file it
+ * needs, and whenever it does not know (the file it was in is gone), every file is held, so that a rotation
+ * cannot delete what it has not shipped. Files are named by the text of their
+ * {@code BasicFileAttributes#fileKey} (device and inode), which a rotation's renames do not change and a
+ * checkpoint can keep.
  */
 public final class SpoolGuard {
-  /** The held-file value before the shipper has said which file it needs: hold them all. */
+  /** The held-file value that holds every file. */
   private static final Object EVERY_FILE = new Object();
+  /** The held-file value that holds nothing: no shipper runs. */
+  private static final Object NO_FILE = new Object();
 
   private final int maxHeldBackups;
-  /** The shipper's thread writes; the sink's writing thread reads. */
+  /** The shipper's thread writes; the sink's writing thread reads. A String, or one of the two markers. */
   private volatile Object heldKey = EVERY_FILE;
   /** Bytes of {@link #heldKey} already shipped; written with it. */
   private volatile long heldOffset;
-  /** Written by the sink's writing thread; read by the shipper and the metrics. */
+  /** Written by the sink's writing thread (and by the shipper when it forgives); read by anyone. */
   private final AtomicLong lostFiles = new AtomicLong();
   private final AtomicLong lostBytes = new AtomicLong();
   private final AtomicLong lostRecords = new AtomicLong();
+  /** Losses the shipper has not yet looked at: the sink adds, the shipper takes. */
+  private final ConcurrentLinkedQueue<Loss> unseenLosses = new ConcurrentLinkedQueue<>();
+  /** Odd while a rotation renames files; the sink's writing thread increments it. */
+  private final AtomicLong rotations = new AtomicLong();
 
   /** @param maxHeldBackups rotated files kept at most, shipped or not ({@code nnaudit.kafka.spool.max.backups}) */
   public SpoolGuard(int maxHeldBackups) {
     this.maxHeldBackups = maxHeldBackups;
   }
 
-  /**
-   * The shipper needs the file {@code fileKey} from {@code shippedOffset} on, and every newer file; older files
-   * may go. Null: it needs nothing (it has stopped and left its checkpoint).
-   */
-  public void holdFrom(Object fileKey, long shippedOffset) {
-    heldOffset = shippedOffset;
-    heldKey = fileKey == null ? null : fileKey.toString();
+  /** One file deleted before it was shipped. Immutable. */
+  public static final class Loss {
+    public final String fileKey;
+    public final long bytes;
+    public final long records;
+
+    Loss(String fileKey, long bytes, long records) {
+      this.fileKey = fileKey;
+      this.bytes = bytes;
+      this.records = records;
+    }
   }
 
-  /** Whether every file is held (the shipper has not yet said which it needs). */
+  /** The shipper needs the file {@code fileKey} from {@code shippedOffset} on, and every newer file. */
+  public void holdFrom(String fileKey, long shippedOffset) {
+    heldOffset = shippedOffset;
+    heldKey = fileKey == null ? EVERY_FILE : fileKey;
+  }
+
+  /** The shipper does not know which file it needs (the one it was in is gone): hold them all. */
+  public void holdEveryFile() {
+    heldKey = EVERY_FILE;
+  }
+
+  /** No shipper runs (it could not be made): rotation keeps what nnaudit.file.max.backups says. */
+  public void release() {
+    heldKey = NO_FILE;
+  }
+
+  /** Whether every file is held. */
   public boolean holdsEveryFile() {
     return heldKey == EVERY_FILE;
   }
 
-  /** The oldest file the shipper needs, or null for none; meaningless while {@link #holdsEveryFile}. */
+  /** The oldest file the shipper needs, or null when it holds every file or none. */
   public String heldFileKey() {
     Object k = heldKey;
-    return k == EVERY_FILE ? null : (String) k;
+    return k instanceof String ? (String) k : null;
   }
 
   /** The bytes of {@code fileKey} the shipper has shipped, if it is the held file; else 0. */
@@ -68,18 +98,29 @@ public final class SpoolGuard {
   }
 
   /**
-   * The sink deleted a file the shipper had not finished: {@code bytes} of it, holding {@code records} records,
-   * were never shipped.
+   * The sink deleted the file {@code fileKey} before the shipper had finished it: {@code bytes} of it, holding
+   * {@code records} records, were not shipped.
    */
-  public void countLoss(long bytes, long records) {
+  public void countLoss(Object fileKey, long bytes, long records) {
     lostFiles.incrementAndGet();
     lostBytes.addAndGet(Math.max(0, bytes));
     lostRecords.addAndGet(Math.max(0, records));
+    unseenLosses.add(new Loss(String.valueOf(fileKey), Math.max(0, bytes), Math.max(0, records)));
   }
 
-  /** Unshipped records deleted by retention since start-up. */
-  public long lostRecords() {
-    return lostRecords.get();
+  /** The next loss the shipper has not looked at, or null. */
+  public Loss nextUnseenLoss() {
+    return unseenLosses.poll();
+  }
+
+  /**
+   * The shipper had the deleted file open and ships it whole after all: the loss is taken back out of the
+   * counts.
+   */
+  public void forgive(Loss loss) {
+    lostFiles.decrementAndGet();
+    lostBytes.addAndGet(-loss.bytes);
+    lostRecords.addAndGet(-loss.records);
   }
 
   /** Unshipped files deleted by retention since start-up. */
@@ -90,5 +131,28 @@ public final class SpoolGuard {
   /** Unshipped bytes deleted by retention since start-up. */
   public long lostBytes() {
     return lostBytes.get();
+  }
+
+  /** Unshipped records deleted by retention since start-up. */
+  public long lostRecords() {
+    return lostRecords.get();
+  }
+
+  /** The sink is about to rename files. */
+  public void rotationStarting() {
+    rotations.incrementAndGet();
+  }
+
+  /** The sink has finished renaming (whether the rotation worked or was undone). */
+  public void rotationDone() {
+    rotations.incrementAndGet();
+  }
+
+  /**
+   * A mark to take before and after listing the files: odd while a rotation renames them; a listing taken
+   * between two equal even marks saw no rename.
+   */
+  public long rotationMark() {
+    return rotations.get();
   }
 }

@@ -336,15 +336,19 @@ public class RollingFileSink implements AuditSink {
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
-    renames.move(path, staged);
+    if (spool != null) {
+      spool.rotationStarting(); // a shipper listing the files meanwhile looks again
+    }
     AuditFileOpener.OpenFile next;
     try {
+      renames.move(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
         if (a != null) {
           Path aside = sibling("." + i + ".expired-" + stamp);
           renames.move(backup(i), aside);
-          expired.add(new Expired(aside, i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
+          expired.add(new Expired(aside, a.fileKey(),
+              i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
         }
       }
       for (int i = Math.min(retention.keep - 1, retention.highest); i >= 1; i--) {
@@ -357,11 +361,15 @@ public class RollingFileSink implements AuditSink {
     } catch (IOException | RuntimeException e) {
       renames.undo(e);
       throw e;
+    } finally {
+      if (spool != null) {
+        spool.rotationDone();
+      }
     }
     switchTo(next);
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
-        spool.countLoss(e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
+        spool.countLoss(e.fileKey, e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
         LOG.warn("nnaudit: deleting {}, a rotated audit file the shipper has not finished ({} bytes not shipped): "
             + "the spool keeps at most {} rotated files ({} files lost to retention since start-up)", e.file,
             e.unshippedBytes, spool.maxHeldBackups(), spool.lostFiles());
@@ -402,10 +410,12 @@ public class RollingFileSink implements AuditSink {
   /** A backup moved aside to be deleted, and the bytes of it not yet shipped (-1: the shipper is done with it). */
   private static final class Expired {
     final Path file;
+    final Object fileKey;
     final long unshippedBytes;
 
-    Expired(Path file, long unshippedBytes) {
+    Expired(Path file, Object fileKey, long unshippedBytes) {
       this.file = file;
+      this.fileKey = fileKey;
       this.unshippedBytes = unshippedBytes;
     }
   }

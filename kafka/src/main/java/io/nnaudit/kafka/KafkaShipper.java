@@ -6,11 +6,14 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -24,8 +27,12 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,24 +48,32 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>What blocks: only this shipper's own thread, on the disk and in {@code send} (at most
  * {@code max.block.ms}, for metadata or buffer space). No handler and no writer ever waits for it: the file is
- * the spool, so an outage, a slow broker or a missing topic only makes the lag grow.</li>
- * <li>What drops: nothing silently. A failed send (the delivery timeout passed, an authorization error) makes
- * the thread close the producer, go back to the last acknowledged record, and send again from there after
- * {@code nnaudit.kafka.retry.backoff.ms}: records after it may reach Kafka twice, with the same identity. A
- * file that rotation had to delete before it was shipped ({@code nnaudit.kafka.spool.max.backups} reached) is
- * counted by the {@link SpoolGuard} and announced by a gap record.</li>
+ * the spool, so an outage, a slow broker or a missing topic only makes the lag grow. Each pass of its loop sends
+ * at most one buffer of lines and stops early once a send failed or the stop's time is up, so a stop is bounded
+ * by the time given plus one {@code max.block.ms}.</li>
+ * <li>What drops: nothing silently. A send the producer refuses at once (no metadata, no buffer space: it then
+ * calls the callback inside {@code send}) leaves the position where it was and is tried again after
+ * {@code nnaudit.kafka.retry.backoff.ms}. A send that fails later (the delivery timeout passed, an authorization
+ * error) makes the thread close the producer, go back to the last acknowledged record, and send again from
+ * there: records after it may reach Kafka twice, with the same identity. A record the broker refuses as too
+ * large is sent again cut to 1 KiB ({@code record-cut}); refused again, it is skipped and a gap record says so.
+ * A file that rotation had to delete before it was shipped ({@code nnaudit.kafka.spool.max.backups} reached), a
+ * file gone from the directory, and a file that shrank are announced by gap records, each kept until Kafka has
+ * acknowledged it.</li>
  * <li>Progress: the acknowledged position advances only with acknowledgements that arrive in the order of
- * sending (checked by sequence, so a gap can never be skipped over); it is written to the checkpoint every
- * {@code nnaudit.kafka.checkpoint.interval.ms} and at the stop, and tells the guard which files rotation must
- * keep. A restart resumes there.</li>
+ * sending (checked by sequence, so a hole can never be skipped over); it is written to the checkpoint every
+ * {@code nnaudit.kafka.checkpoint.interval.ms}, at each new file number and at the stop. The guard keeps every
+ * file from the last checkpointed position on, so rotation never deletes what a restart would need.</li>
  * <li>Stop ({@link #stop}), after the pipeline's writer has finished: the thread ships what the file holds until
  * it is caught up or the time given has passed, closes the producer within what is left of it (waiting for
- * acknowledgements in flight), writes the checkpoint and ends.</li>
+ * acknowledgements in flight), writes the checkpoint and ends. One shipper per checkpoint at a time in a JVM:
+ * a replacement waits for the one before it to end.</li>
  * </ul>
- * Who owns what: the reading state (position, channel, buffer, producer, sequence) belongs to the shipper's
- * thread. {@link #acknowledged} and {@link #nextAckSeq} are written by the producer's I/O thread in its
- * callbacks (for the current {@link #generation} only) and read by the shipper's thread and the metrics; the
- * counters and gauges are volatile or atomic, read by the metrics.
+ * Who owns what: the reading state (position, channel, buffer, producer, sequence, pending gap, checkpoint) is
+ * the shipper thread's. {@link #acknowledged}, {@link #nextAckSeq} and {@link #gapAckedSeq} are written by the
+ * producer's I/O thread in its callbacks (for the current {@link #generation} only) and read by the shipper's
+ * thread and the metrics; {@link #syncRefusal} is written by a callback the producer runs on the shipper's own
+ * thread. The counters and gauges are volatile or atomic, read by the metrics.
  */
 public final class KafkaShipper implements Shipper {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class);
@@ -66,6 +81,10 @@ public final class KafkaShipper implements Shipper {
   private static final int MAX_BUFFER_BYTES = 64 * 1024 * 1024;
   private static final long OBSERVE_INTERVAL_MS = 250;
   private static final long WARN_INTERVAL_MS = 60_000;
+  /** A record the broker refuses as too large is sent again cut to this many bytes. */
+  private static final int REFUSED_RECORD_CUT_BYTES = 1024;
+  /** The checkpoints a shipper of this JVM works on: a replacement waits for the shipper before it to end. */
+  private static final Map<String, Thread> ACTIVE = new ConcurrentHashMap<>();
 
   private final ShipperSettings settings;
   private final SpoolDirectory dir;
@@ -75,6 +94,8 @@ public final class KafkaShipper implements Shipper {
   private final byte[] key;
   private final String format;
   private final Thread thread;
+  /** The files and their sizes at construction, from the start position on: counted on the thread. */
+  private final List<SpoolFile> backlogFiles;
 
   // The shipper's thread only.
   private KafkaProducer<byte[], byte[]> producer;
@@ -82,21 +103,32 @@ public final class KafkaShipper implements Shipper {
   private FileChannel channel;
   private ByteBuffer buffer = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
   private long nextSeq;
-  private String pendingGap;
-  private long lostFilesAnnounced;
+  private long maxFileSeq;
+  /** Gap records to send, oldest first; each is kept until Kafka has acknowledged it. */
+  private final ArrayDeque<Gap> pendingGaps = new ArrayDeque<>();
+  /** The seq the first pending gap was sent with, or -1 while it is not in flight. */
+  private long gapInFlightSeq = -1;
+  private boolean lastSendRefused;
   private long lastObserveMillis;
   private long lastCheckpointMillis;
-  private long checkpointed = -1;
+  /** The position of the last checkpoint written (the start position at first): the guard holds from here. */
+  private ShipPosition saved;
+  private long savedMaxFileSeq;
   private String headKey;
   private int headLength = -1;
   private String headHash;
   private long retriesOfClosedProducers;
   private long lastWarnMillis = Long.MIN_VALUE / 2;
+  /** A record refused as too large: its position, and how often it was refused. */
+  private long refusedAt = -1;
+  private int refusedTimes;
   private final LagClock lagClock = new LagClock();
+  private Exception syncRefusal;
 
   // Shared, as the design note says.
   private volatile int generation;
   private long nextAckSeq;
+  private volatile long gapAckedSeq = -1;
   private volatile ShipPosition acknowledged;
   private volatile Exception broken;
   private final AtomicLong shippedRecords = new AtomicLong();
@@ -106,11 +138,15 @@ public final class KafkaShipper implements Shipper {
   private volatile long lastAckMillis;
   /** -1 until the first look at the files, like {@link #filesWaiting}. */
   private volatile long lagBytes = -1;
+  private volatile long filesWaiting = -1;
   /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
   private volatile long oldestUnackedSince;
-  private volatile long filesWaiting = -1;
   private volatile long retries;
-  private final long backlogRecords;
+  /** Records waiting at the last rebase (-1 until counted), and the written and shipped counts then. */
+  private volatile long backlogRecords = -1;
+  private volatile long writtenBase;
+  private volatile long shippedBase;
+  private volatile long lostBase;
   private volatile boolean stopping;
   private volatile long stopDeadlineNanos;
 
@@ -118,23 +154,27 @@ public final class KafkaShipper implements Shipper {
   public KafkaShipper(ShipperContext context) {
     this.context = context;
     this.settings = ShipperSettings.fromConf(context.conf(), context.file());
-    this.dir = new SpoolDirectory(context.file().toPath(), context.maxBackups());
     this.guard = context.spoolGuard();
+    this.dir = new SpoolDirectory(context.file().toPath(), context.maxBackups(), guard);
     this.key = ShipHeaders.bytes(settings.source);
     this.format = context.recordFormat();
-    this.lostFilesAnnounced = guard.lostFiles();
     try {
-      this.read = startPosition(ShipCheckpoint.load(settings.checkpoint));
-      this.acknowledged = read;
-      guard.holdFrom(read.fileKey, read.offset);
-      this.backlogRecords = countBacklog(read);
+      ShipCheckpoint cp = ShipCheckpoint.load(settings.checkpoint);
+      this.read = startPosition(cp);
+      this.maxFileSeq = cp == null ? read.fileSeq : Math.max(cp.maxFileSeq, read.fileSeq);
+      this.backlogFiles = filesFrom(read);
     } catch (IOException e) {
       throw new IllegalStateException("nnaudit: cannot start shipping " + context.file() + " to Kafka: " + e, e);
     }
+    this.acknowledged = read;
+    this.saved = read;
+    this.savedMaxFileSeq = maxFileSeq;
+    guard.holdFrom(read.fileKey, read.offset); // null: every file
+    this.writtenBase = context.recordsWritten();
     this.thread = new Thread(this::run, "nnaudit-kafka-shipper[" + context.file().getName() + "]");
     thread.setDaemon(true);
-    LOG.info("nnaudit: shipping {} to Kafka topic {} at {} as {} (epoch {}), from {}; {} records waiting",
-        context.file(), settings.topic, settings.bootstrapServers, settings.source, epoch, read, backlogRecords);
+    LOG.info("nnaudit: shipping {} to Kafka topic {} at {} as {} (epoch {}), from {}", context.file(),
+        settings.topic, settings.bootstrapServers, settings.source, epoch, read);
   }
 
   /**
@@ -154,56 +194,64 @@ public final class KafkaShipper implements Shipper {
     }
     int i = SpoolDirectory.indexOf(files, cp.position.fileKey);
     if (i >= 0) {
-      try (InputStream in = java.nio.file.Files.newInputStream(files.get(i).path)) {
+      SpoolFile f = files.get(i);
+      try (InputStream in = java.nio.file.Files.newInputStream(f.path)) {
         if (cp.sameHead(in)) {
-          headKey = cp.position.fileKey;
-          headLength = cp.headLength;
-          headHash = cp.headHash;
-          return cp.position;
+          if (f.size >= cp.position.offset) {
+            headKey = cp.position.fileKey;
+            headLength = cp.headLength;
+            headHash = cp.headHash;
+            return cp.position;
+          }
+          noteGap("the audit file " + cp.position.fileSeq + " is shorter (" + f.size + " bytes) than was shipped ("
+              + cp.position.offset + " bytes): it was truncated; it is shipped again from its start as file "
+              + (cp.maxFileSeq + 1), cp.position);
+          lostElsewhere.incrementAndGet();
+          return new ShipPosition(cp.maxFileSeq + 1, f.key, 0, f.modifiedNanos);
         }
       }
     }
-    pendingGap = "the audit file " + cp.position.fileSeq + " (" + cp.position.fileKey + ") was gone at start-up "
-        + "from byte " + cp.position.offset + " on; what it held past that byte was never shipped";
+    noteGap("the audit file " + cp.position.fileSeq + " (" + cp.position.fileKey + ") was gone at start-up from byte "
+        + cp.position.offset + " on; what it held past that byte was never shipped", cp.position);
     lostElsewhere.incrementAndGet();
-    LOG.warn("nnaudit: {}", pendingGap);
-    return new ShipPosition(cp.position.fileSeq + 1, null, 0, cp.position.modifiedNanos);
+    return new ShipPosition(cp.maxFileSeq + 1, null, 0, cp.position.modifiedNanos);
   }
 
-  /** Lines in the files from {@code from} on: the records waiting at start-up, before the writer starts. */
-  private long countBacklog(ShipPosition from) throws IOException {
-    long lines = 0;
+  /** The files from {@code from} on, as they are now. */
+  private List<SpoolFile> filesFrom(ShipPosition from) throws IOException {
+    List<SpoolFile> out = new ArrayList<>();
     boolean counting = false;
     for (SpoolFile f : dir.list()) {
-      long start = 0;
-      if (f.key.equals(from.fileKey)) {
-        counting = true;
-        start = from.offset;
-      } else if (!counting && from.fileKey == null && f.modifiedNanos > from.modifiedNanos) {
-        counting = true;
-      }
+      counting |= f.key.equals(from.fileKey) || (from.fileKey == null && f.modifiedNanos > from.modifiedNanos);
       if (counting) {
-        lines += countLines(f, start);
+        out.add(f);
       }
     }
-    return lines;
+    return out;
   }
 
-  private static long countLines(SpoolFile f, long start) throws IOException {
+  /** The lines in {@code files} from {@code from} on, up to the sizes they had when listed. */
+  private static long countLines(List<SpoolFile> files, ShipPosition from) {
     long lines = 0;
-    try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
-      ByteBuffer b = ByteBuffer.allocate(1 << 16);
-      long pos = start;
-      int n;
-      while ((n = ch.read(b, pos)) > 0) {
-        byte[] a = b.array();
-        for (int i = 0; i < n; i++) {
-          if (a[i] == '\n') {
-            lines++;
+    for (SpoolFile f : files) {
+      long start = f.key.equals(from.fileKey) ? from.offset : 0;
+      try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
+        ByteBuffer b = ByteBuffer.allocate(1 << 16);
+        long pos = start;
+        int n;
+        while (pos < f.size && (n = ch.read(b, pos)) > 0) {
+          n = (int) Math.min(n, f.size - pos);
+          byte[] a = b.array();
+          for (int i = 0; i < n; i++) {
+            if (a[i] == '\n') {
+              lines++;
+            }
           }
+          pos += n;
+          b.clear();
         }
-        pos += n;
-        b.clear();
+      } catch (IOException e) {
+        LOG.debug("nnaudit: counting the lines of {} failed", f.path, e);
       }
     }
     return lines;
@@ -216,12 +264,11 @@ public final class KafkaShipper implements Shipper {
 
   @Override
   public void stop(long timeoutMs) {
-    if (!thread.isAlive() && !stopping) {
-      stopping = true;
-      return;
-    }
     stopDeadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     stopping = true;
+    if (!thread.isAlive()) {
+      return;
+    }
     LockSupport.unpark(thread);
     long maxBlock = Long.parseLong(settings.producer.getProperty("max.block.ms"));
     try {
@@ -230,8 +277,7 @@ public final class KafkaShipper implements Shipper {
       Thread.currentThread().interrupt();
     }
     if (thread.isAlive()) {
-      LOG.warn("nnaudit: the Kafka shipper of {} did not stop in time; it goes on until the JVM exits",
-          context.file());
+      LOG.warn("nnaudit: the Kafka shipper of {} did not stop in time; it goes on until it can", context.file());
     }
   }
 
@@ -240,45 +286,96 @@ public final class KafkaShipper implements Shipper {
     long last = lastAckMillis;
     long since = oldestUnackedSince;
     long now = System.currentTimeMillis();
-    return new ShipStats(shippedRecords.get(), shippedBytes.get(),
-        Math.max(0, backlogRecords + context.recordsWritten() - guard.lostRecords() - shippedRecords.get()), lagBytes,
-        since == 0 ? 0 : Math.max(0, now - since),
-        sendErrors.get(), retries, last == 0 ? -1 : now - last, filesWaiting,
-        guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());
+    long backlog = backlogRecords;
+    long lagRecords = backlog < 0 ? -1 : Math.max(0, backlog + (context.recordsWritten() - writtenBase)
+        - (shippedRecords.get() - shippedBase) - (guard.lostRecords() - lostBase));
+    return new ShipStats(shippedRecords.get(), shippedBytes.get(), lagRecords, lagBytes,
+        since == 0 ? 0 : Math.max(0, now - since), sendErrors.get(), retries, last == 0 ? -1 : now - last,
+        filesWaiting, guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());
   }
 
   // ---------------------------------------------------------------- the shipper's thread
 
   private void run() {
+    String checkpointName = settings.checkpoint.getAbsolutePath();
     try {
-      while (!(stopping && (caughtUp() || System.nanoTime() - stopDeadlineNanos >= 0))) {
-        if (broken != null) {
-          recover();
-          continue;
-        }
-        if (producer == null && !openProducer()) {
-          pause(settings.retryBackoffMs);
-          continue;
-        }
-        boolean progressed = announceLosses() && step();
-        long now = System.currentTimeMillis();
-        if (!progressed || now - lastObserveMillis >= OBSERVE_INTERVAL_MS) {
-          observe(now);
-        }
-        if (!progressed) {
-          pause(stopping ? Math.min(10, settings.pollIntervalMs) : settings.pollIntervalMs);
+      awaitPredecessor(checkpointName);
+      backlogRecords = countLines(backlogFiles, read);
+      while (!(stopping && (caughtUp() || stopTimeIsUp()))) {
+        try {
+          pass();
+        } catch (IOException | RuntimeException e) { // the disk, or the client library: go back and try again
+          sendErrors.incrementAndGet();
+          warn("shipping failed", e);
+          if (broken == null) {
+            broken = e;
+          }
         }
       }
     } catch (Throwable t) {
       LOG.error("nnaudit: the Kafka shipper of {} failed; shipping stops until the next start, the records stay "
           + "in the file", context.file(), t);
     } finally {
-      finish();
+      try {
+        finish();
+      } finally {
+        ACTIVE.remove(checkpointName, thread);
+      }
     }
   }
 
+  /** A shipper that ended for a re-initialize may still be closing: wait for it before reading on. */
+  private void awaitPredecessor(String checkpointName) {
+    while (true) {
+      Thread before = ACTIVE.putIfAbsent(checkpointName, thread);
+      if (before == null) {
+        return;
+      }
+      if (!before.isAlive()) {
+        ACTIVE.remove(checkpointName, before);
+        continue;
+      }
+      LOG.info("nnaudit: waiting for the shipper before this one on {} to end", checkpointName);
+      try {
+        before.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** One pass of the loop. */
+  private void pass() throws IOException {
+    settleGap();
+    if (broken != null) {
+      recover();
+      return;
+    }
+    if (producer == null && !openProducer()) {
+      pause(settings.retryBackoffMs);
+      return;
+    }
+    lastSendRefused = false;
+    announceLosses();
+    boolean progressed = step();
+    long now = System.currentTimeMillis();
+    if (!progressed || now - lastObserveMillis >= OBSERVE_INTERVAL_MS) {
+      observe(now);
+    }
+    if (!progressed && broken == null) {
+      pause(lastSendRefused ? settings.retryBackoffMs : stopping ? Math.min(10, settings.pollIntervalMs)
+          : settings.pollIntervalMs);
+    }
+  }
+
+  private boolean stopTimeIsUp() {
+    return stopping && System.nanoTime() - stopDeadlineNanos >= 0;
+  }
+
   private boolean caughtUp() {
-    return broken == null && pendingGap == null && acknowledged.global() == read.global() && readableBytes() == 0;
+    return broken == null && pendingGaps.isEmpty() && acknowledged.global() == read.global()
+        && readableBytes() == 0;
   }
 
   private long readableBytes() {
@@ -314,12 +411,28 @@ public final class KafkaShipper implements Shipper {
     Exception cause = broken;
     generation++; // callbacks of the old producer are ignored from here on
     closeProducer(Duration.ZERO);
-    warn("a record was not acknowledged; resending from " + acknowledged + " after "
-        + settings.retryBackoffMs + " ms", cause);
+    settleGap();
+    gapInFlightSeq = -1; // a gap not acknowledged is sent again
+    ShipPosition a = acknowledged;
+    if (isRefusedRecord(cause)) {
+      refusedTimes = refusedAt == a.global() ? refusedTimes + 1 : 1;
+      refusedAt = a.global();
+    }
+    warn("a record was not acknowledged; resending from " + a + " after " + settings.retryBackoffMs + " ms", cause);
     closeChannel();
-    read = acknowledged;
+    read = a;
     broken = null;
     pause(settings.retryBackoffMs);
+  }
+
+  private static boolean isRefusedRecord(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof RecordTooLargeException || c instanceof RecordBatchTooLargeException
+          || c instanceof InvalidRecordException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void closeProducer(Duration wait) {
@@ -337,11 +450,13 @@ public final class KafkaShipper implements Shipper {
 
   /** One unit of work; returns whether it made progress (sent something, or moved to the next file). */
   private boolean step() throws IOException {
-    if (pendingGap != null) {
-      if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes("nnaudit: " + pendingGap), read, read)) {
+    Gap gap = pendingGaps.peekFirst();
+    if (gap != null && gapInFlightSeq < 0) {
+      long seq = nextSeq;
+      if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes("nnaudit: " + gap.what), gap.at, read, true)) {
         return false;
       }
-      pendingGap = null;
+      gapInFlightSeq = seq;
       return true;
     }
     if (read.fileKey == null) {
@@ -353,7 +468,7 @@ public final class KafkaShipper implements Shipper {
     SpoolFile live = dir.liveFile();
     boolean finished = live == null || !live.key.equals(read.fileKey); // looked at before the last read
     int sent = readAndSend(finished);
-    if (sent != 0) {
+    if (sent != 0 || broken != null || channel == null) {
       return sent > 0;
     }
     if (!finished) {
@@ -363,8 +478,8 @@ public final class KafkaShipper implements Shipper {
     if (next == null) {
       return false;
     }
-    ShipPosition after = new ShipPosition(read.fileSeq + 1, next.key, 0, next.modifiedNanos);
-    if (!sendControl(ShipHeaders.FILE_END, new byte[0], read, after)) {
+    ShipPosition after = newFile(read.fileSeq + 1, next);
+    if (!sendControl(ShipHeaders.FILE_END, new byte[0], read, after, false)) {
       return false;
     }
     closeChannel();
@@ -372,11 +487,20 @@ public final class KafkaShipper implements Shipper {
     return true;
   }
 
+  /** The position at the start of {@code f}, numbered {@code seq}; a number higher than any before is recorded. */
+  private ShipPosition newFile(long seq, SpoolFile f) {
+    maxFileSeq = Math.max(maxFileSeq, seq);
+    if (maxFileSeq > savedMaxFileSeq) {
+      checkpoint(acknowledged, System.currentTimeMillis(), true); // before any record carries the number
+    }
+    return new ShipPosition(seq, f.key, 0, f.modifiedNanos);
+  }
+
   /** No file was known: the oldest newer than the last one known (any, at the first start). */
   private boolean pickFirstFile() throws IOException {
     for (SpoolFile f : dir.list()) {
       if (f.modifiedNanos > read.modifiedNanos) {
-        read = new ShipPosition(read.fileSeq, f.key, 0, f.modifiedNanos);
+        read = newFile(read.fileSeq, f);
         return true;
       }
     }
@@ -384,9 +508,8 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * The file written after the one being read, which is no longer live. Found by its place in the rotation;
-   * if the file being read has gone from it (deleted, or between two renames of a rotation), the oldest file
-   * modified after it.
+   * The file written after the one being read, which is no longer live: the next in the rotation, or, if the
+   * file being read has gone from it (deleted), the oldest file modified after it.
    */
   private SpoolFile successor() throws IOException {
     List<SpoolFile> files = dir.list();
@@ -394,47 +517,74 @@ public final class KafkaShipper implements Shipper {
     if (i >= 0) {
       return i + 1 < files.size() ? files.get(i + 1) : null;
     }
-    long seen = read.modifiedNanos;
     for (SpoolFile f : files) {
-      if (f.modifiedNanos > seen) {
+      if (f.modifiedNanos > read.modifiedNanos) {
         return f;
       }
     }
     return null;
   }
 
-  /** Opens the file {@code read} is in; if it is gone, announces the gap and moves to its successor. */
+  /**
+   * Opens the file {@code read} is in, checking that what was opened is that file. If it is gone, or shorter
+   * than what was shipped of it, announces the gap and moves on.
+   */
   private boolean openRead() throws IOException {
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (int attempt = 0; attempt < 5; attempt++) {
       List<SpoolFile> files = dir.list();
       int i = SpoolDirectory.indexOf(files, read.fileKey);
-      if (i >= 0) {
-        SpoolFile f = files.get(i);
-        FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ);
-        SpoolFile again = i == files.size() - 1 ? dir.liveFile() : null;
-        if (again != null && !again.key.equals(f.key)) {
-          ch.close(); // rotated between the look and the open
-          continue;
-        }
-        channel = ch;
-        read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
-        return true;
+      if (i < 0) {
+        break;
       }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a rotation may be between two renames
+      SpoolFile f = files.get(i);
+      FileChannel ch;
+      try {
+        ch = FileChannel.open(f.path, StandardOpenOption.READ);
+      } catch (NoSuchFileException e) {
+        continue; // renamed since the listing
+      }
+      if (!read.fileKey.equals(SpoolDirectory.keyAt(f.path))) {
+        ch.close(); // a rotation renamed another file to that name meanwhile
+        continue;
+      }
+      if (ch.size() < read.offset) {
+        ch.close();
+        truncated(f, read.offset);
+        return false;
+      }
+      channel = ch;
+      read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
+      return true;
     }
-    pendingGap = "the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte " + read.offset
-        + " on before it was shipped";
+    noteGap("the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte " + read.offset
+        + " on before it was shipped", read);
     lostElsewhere.incrementAndGet();
-    LOG.warn("nnaudit: {}", pendingGap);
-    read = new ShipPosition(read.fileSeq + 1, null, 0, read.modifiedNanos);
+    read = new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos);
+    rebaseLag();
     return false;
   }
 
+  /** {@code f} holds fewer bytes than were read of it: it is read again from its start, under a new number. */
+  private void truncated(SpoolFile f, long shipped) {
+    noteGap("the audit file " + read.fileSeq + " shrank below the " + shipped + " bytes shipped of it (truncated); "
+        + "it is shipped again from its start as file " + (maxFileSeq + 1), read);
+    lostElsewhere.incrementAndGet();
+    closeChannel();
+    read = newFile(maxFileSeq + 1, f);
+    rebaseLag();
+  }
+
   /**
-   * Sends the whole lines after the read position. {@code finished}: the file is no longer written, so a last
-   * line without its line end is sent too. Returns the records sent, or -1 when a send was refused.
+   * Sends the whole lines after the read position, stopping at the first refusal or failure. {@code finished}:
+   * the file is no longer written, so a last line without its line end is sent too. Returns the records sent,
+   * or -1 when the first send was refused.
    */
   private int readAndSend(boolean finished) throws IOException {
+    long size = channel.size();
+    if (size < read.offset) {
+      truncated(new SpoolFile(null, read.fileKey, size, read.modifiedNanos, false, null), read.offset);
+      return 0;
+    }
     buffer.clear();
     int n = channel.read(buffer, read.offset);
     if (n <= 0) {
@@ -450,6 +600,9 @@ public final class KafkaShipper implements Shipper {
         }
         sent++;
         start = i + 1;
+        if (broken != null || stopTimeIsUp()) {
+          return sent;
+        }
       }
     }
     if (sent == 0 && start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
@@ -467,62 +620,132 @@ public final class KafkaShipper implements Shipper {
 
   /** Sends one line ({@code length} bytes, {@code span} with its line end) at the read position. */
   private boolean sendLine(byte[] a, int from, int length, int span) {
-    boolean cut = length > settings.maxValueBytes;
-    byte[] value = new byte[cut ? settings.maxValueBytes : length];
-    System.arraycopy(a, from, value, 0, value.length);
     ShipPosition end = read.at(read.offset + span);
-    org.apache.kafka.common.header.internals.RecordHeaders h = ShipHeaders.of(
-        cut ? ShipHeaders.RECORD_CUT : ShipHeaders.RECORD, settings.source, epoch, nextSeq, read.fileSeq,
-        read.offset, format);
+    int limit = settings.maxValueBytes;
+    if (read.global() == refusedAt) {
+      if (refusedTimes >= 2) { // refused even cut: skipped, and said so
+        noteGap("the record at byte " + read.offset + " of file " + read.fileSeq + " (" + length + " bytes) was "
+            + "refused by the broker twice, the second time cut to " + REFUSED_RECORD_CUT_BYTES + " bytes", read);
+        read = end;
+        refusedAt = -1;
+        return true;
+      }
+      limit = REFUSED_RECORD_CUT_BYTES;
+    }
+    boolean cut = length > limit;
+    byte[] value = new byte[cut ? limit : length];
+    System.arraycopy(a, from, value, 0, value.length);
+    RecordHeaders h = ShipHeaders.of(cut ? ShipHeaders.RECORD_CUT : ShipHeaders.RECORD, settings.source, epoch,
+        nextSeq, read.fileSeq, read.offset, format);
     if (cut) {
       h.add(ShipHeaders.LENGTH, ShipHeaders.bytes(Integer.toString(length)));
     }
-    if (!send(h, value, end, span, true)) {
+    if (!send(h, value, end, span, true, false)) {
       return false;
     }
     read = end;
     return true;
   }
 
-  private boolean sendControl(String type, byte[] value, ShipPosition at, ShipPosition end) {
+  private boolean sendControl(String type, byte[] value, ShipPosition at, ShipPosition end, boolean isGap) {
     return send(ShipHeaders.of(type, settings.source, epoch, nextSeq, at.fileSeq, at.offset, format), value, end,
-        0, false);
+        0, false, isGap);
   }
 
-  private boolean send(org.apache.kafka.common.header.internals.RecordHeaders headers, byte[] value,
-      ShipPosition end, long bytes, boolean isRecord) {
-    Sent cb = new Sent(generation, nextSeq, end, bytes, isRecord);
+  /**
+   * Hands one record to the producer. False when the producer refused it at once (it then calls the callback
+   * on this thread, or throws): nothing was sent, and the caller tries again later from the same place.
+   */
+  private boolean send(RecordHeaders headers, byte[] value, ShipPosition end, long bytes, boolean isRecord,
+      boolean isGap) {
+    Sent cb = new Sent(generation, nextSeq, end, bytes, isRecord, isGap);
+    syncRefusal = null;
+    Exception refused;
     try {
       producer.send(new ProducerRecord<>(settings.topic, null, null, key, value, headers), cb);
-    } catch (RuntimeException e) { // no metadata or no buffer space within max.block.ms; nothing was sent
+      refused = syncRefusal;
+    } catch (RuntimeException e) {
+      refused = e;
+    }
+    if (refused != null) {
       sendErrors.incrementAndGet();
-      warn("a send to topic " + settings.topic + " was refused", e);
+      lastSendRefused = true;
+      warn("a send to topic " + settings.topic + " was refused", refused);
       return false;
     }
     nextSeq++;
     return true;
   }
 
-  /** A gap record for every file rotation deleted before it was shipped since the last one announced. */
-  private boolean announceLosses() {
-    long lost = guard.lostFiles();
-    if (lost > lostFilesAnnounced) {
-      String what = (lost - lostFilesAnnounced) + " audit file(s) were deleted by rotation before they were "
-          + "shipped (" + guard.lostBytes() + " unshipped bytes lost since start-up; nnaudit.kafka.spool.max.backups="
-          + guard.maxHeldBackups() + ")";
-      if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes("nnaudit: " + what), read, read)) {
-        return false;
-      }
-      lostFilesAnnounced = lost;
+  /** Drops the first pending gap once Kafka has acknowledged it. */
+  private void settleGap() {
+    if (gapInFlightSeq >= 0 && gapAckedSeq >= gapInFlightSeq) {
+      pendingGaps.pollFirst();
+      gapInFlightSeq = -1;
     }
-    return true;
+  }
+
+  /** A gap record to send, at {@code at} (its identity); sent before the next record, kept until acknowledged. */
+  private void noteGap(String what, ShipPosition at) {
+    LOG.warn("nnaudit: shipping {}: {}", context.file(), what);
+    pendingGaps.addLast(new Gap(what, at));
+  }
+
+  /** One gap record to send. Immutable. */
+  private static final class Gap {
+    final String what;
+    final ShipPosition at;
+
+    Gap(String what, ShipPosition at) {
+      this.what = what;
+      this.at = at;
+    }
+  }
+
+  /**
+   * Turns the files rotation deleted before they were shipped into gap records; a file this shipper has open
+   * is read to its end all the same, so its loss is taken back.
+   */
+  private void announceLosses() {
+    SpoolGuard.Loss loss;
+    boolean moved = false;
+    while ((loss = guard.nextUnseenLoss()) != null) {
+      if (loss.fileKey.equals(read.fileKey)) {
+        if (channel != null) { // open: read to its end all the same
+          guard.forgive(loss);
+          continue;
+        }
+        // Not open: its inode may be given to a new file, which must not be read as this one.
+        read = new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos);
+        moved = true;
+      }
+      noteGap("an audit file (" + loss.fileKey + ") was deleted by rotation before it was shipped: " + loss.records
+          + " records, " + loss.bytes + " bytes lost (nnaudit.kafka.spool.max.backups=" + guard.maxHeldBackups()
+          + ")", read);
+    }
+    if (moved) {
+      rebaseLag();
+    }
+  }
+
+  /** After a gap of unknown size: the lag in records is counted afresh from here. */
+  private void rebaseLag() {
+    try {
+      backlogRecords = -1;
+      List<SpoolFile> files = filesFrom(read);
+      writtenBase = context.recordsWritten();
+      shippedBase = shippedRecords.get();
+      lostBase = guard.lostRecords();
+      backlogRecords = countLines(files, read);
+    } catch (IOException e) {
+      LOG.debug("nnaudit: counting the records waiting failed", e);
+    }
   }
 
   /** Lag, files waiting, the guard's hold and the checkpoint, from one look at the files. */
   private void observe(long now) throws IOException {
     lastObserveMillis = now;
     ShipPosition a = acknowledged;
-    guard.holdFrom(a.fileKey, a.offset);
     List<SpoolFile> files = dir.list();
     int i = a.fileKey == null ? -1 : SpoolDirectory.indexOf(files, a.fileKey);
     long bytes = 0;
@@ -552,7 +775,7 @@ public final class KafkaShipper implements Shipper {
     KafkaProducer<byte[], byte[]> p = producer;
     retries = retriesOfClosedProducers + (p == null ? 0 : producerRetries(p));
     if (now - lastCheckpointMillis >= settings.checkpointIntervalMs) {
-      checkpoint(a, now);
+      checkpoint(a, now, false);
     }
   }
 
@@ -570,29 +793,36 @@ public final class KafkaShipper implements Shipper {
     return 0;
   }
 
-  private void checkpoint(ShipPosition a, long now) {
+  /**
+   * Writes the acknowledged position {@code a} (when it moved, or {@code force}: a new file number), then lets
+   * the guard release what is older. A position without a file is not written; the guard then holds every file.
+   */
+  private void checkpoint(ShipPosition a, long now, boolean force) {
     lastCheckpointMillis = now;
-    if (a.fileKey == null || a.global() == checkpointed) {
-      return;
-    }
-    try {
-      if (!refreshHead(a)) {
-        return; // between two renames of a rotation: the next interval writes it
+    if (a.fileKey != null && (force || a.global() != saved.global() || maxFileSeq != savedMaxFileSeq)) {
+      try {
+        if (refreshHead(a)) {
+          new ShipCheckpoint(a, maxFileSeq, headLength, headHash, now).save(settings.checkpoint, settings.source);
+          saved = a;
+          savedMaxFileSeq = maxFileSeq;
+        }
+      } catch (IOException e) {
+        warn("could not write the checkpoint " + settings.checkpoint + "; a restart would resend more", e);
       }
-      new ShipCheckpoint(a, headLength, headHash, now).save(settings.checkpoint, settings.source);
-      checkpointed = a.global();
-    } catch (IOException e) {
-      warn("could not write the checkpoint " + settings.checkpoint + "; a restart would resend more", e);
+    }
+    if (saved.fileKey == null) {
+      guard.holdEveryFile();
+    } else {
+      guard.holdFrom(saved.fileKey, saved.offset);
     }
   }
 
   /**
-   * The hash of the acknowledged file's first bytes (up to {@link ShipCheckpoint#HEAD_BYTES}, all shipped);
-   * false if the file is not to be found now.
+   * The hash of the acknowledged file's first bytes (up to {@link ShipCheckpoint#HEAD_BYTES}; the files only
+   * grow, so they stay as hashed); false if the file is not to be found now.
    */
   private boolean refreshHead(ShipPosition a) throws IOException {
-    int want = (int) Math.min(ShipCheckpoint.HEAD_BYTES, a.offset);
-    if (a.fileKey.equals(headKey) && headLength >= want) {
+    if (a.fileKey.equals(headKey) && headLength >= ShipCheckpoint.HEAD_BYTES) {
       return true;
     }
     List<SpoolFile> files = dir.list();
@@ -600,8 +830,14 @@ public final class KafkaShipper implements Shipper {
     if (i < 0) {
       return false;
     }
+    int want = (int) Math.min(ShipCheckpoint.HEAD_BYTES, files.get(i).size);
+    if (a.fileKey.equals(headKey) && headLength >= want) {
+      return true;
+    }
     try (InputStream in = Channels.newInputStream(FileChannel.open(files.get(i).path, StandardOpenOption.READ))) {
       headHash = FileHead.sha256(in, want);
+    } catch (NoSuchFileException e) {
+      return false;
     }
     headKey = a.fileKey;
     headLength = want;
@@ -613,8 +849,7 @@ public final class KafkaShipper implements Shipper {
     closeProducer(Duration.ofMillis(stopping ? left : 0)); // waits for acknowledgements in flight
     closeChannel();
     ShipPosition a = acknowledged;
-    checkpoint(a, System.currentTimeMillis() + settings.checkpointIntervalMs);
-    guard.holdFrom(a.fileKey, a.offset);
+    checkpoint(a, System.currentTimeMillis(), false);
     LOG.info("nnaudit: stopped shipping {} to Kafka at {}: {}", context.file(), a, stats());
   }
 
@@ -648,17 +883,23 @@ public final class KafkaShipper implements Shipper {
     private final ShipPosition end;
     private final long bytes;
     private final boolean isRecord;
+    private final boolean isGap;
 
-    Sent(int gen, long seq, ShipPosition end, long bytes, boolean isRecord) {
+    Sent(int gen, long seq, ShipPosition end, long bytes, boolean isRecord, boolean isGap) {
       this.gen = gen;
       this.seq = seq;
       this.end = end;
       this.bytes = bytes;
       this.isRecord = isRecord;
+      this.isGap = isGap;
     }
 
     @Override
     public void onCompletion(RecordMetadata metadata, Exception e) {
+      if (e != null && Thread.currentThread() == thread) {
+        syncRefusal = e; // refused inside send(): nothing was sent
+        return;
+      }
       if (gen != generation || broken != null) {
         return;
       }
@@ -669,6 +910,9 @@ public final class KafkaShipper implements Shipper {
         return;
       }
       nextAckSeq = seq + 1;
+      if (isGap) {
+        gapAckedSeq = seq;
+      }
       acknowledged = end;
       if (isRecord) {
         shippedRecords.incrementAndGet();

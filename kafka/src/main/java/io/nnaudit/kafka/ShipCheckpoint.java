@@ -28,14 +28,20 @@ final class ShipCheckpoint {
   static final int HEAD_BYTES = 4096;
 
   final ShipPosition position;
+  /**
+   * The highest file number given so far: after a gap, files are numbered above it, so that no number (and no
+   * record identity) is given twice.
+   */
+  final long maxFileSeq;
   /** Bytes at the file's start that {@link #headHash} covers. */
   final int headLength;
   final String headHash;
   /** When it was written, ms since the epoch. */
   final long savedMillis;
 
-  ShipCheckpoint(ShipPosition position, int headLength, String headHash, long savedMillis) {
+  ShipCheckpoint(ShipPosition position, long maxFileSeq, int headLength, String headHash, long savedMillis) {
     this.position = position;
+    this.maxFileSeq = Math.max(maxFileSeq, position.fileSeq);
     this.headLength = headLength;
     this.headHash = headHash;
     this.savedMillis = savedMillis;
@@ -52,9 +58,9 @@ final class ShipCheckpoint {
     Properties p = new Properties();
     p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
     try {
-      return new ShipCheckpoint(new ShipPosition(Long.parseLong(p.getProperty("file.seq")),
-          p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
-          Long.parseLong(p.getProperty("file.modified.nanos"))),
+      long seq = Long.parseLong(p.getProperty("file.seq"));
+      return new ShipCheckpoint(new ShipPosition(seq, p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
+          Long.parseLong(p.getProperty("file.modified.nanos"))), Long.parseLong(p.getProperty("file.seq.max", "" + seq)),
           Integer.parseInt(p.getProperty("file.head.length")), p.getProperty("file.head.sha256"),
           Long.parseLong(p.getProperty("saved.at.ms")));
     } catch (RuntimeException e) {
@@ -68,6 +74,7 @@ final class ShipCheckpoint {
     String text = "# nnaudit Kafka shipper: Kafka has acknowledged every record of " + source + " before this "
         + "position.\n"
         + "file.seq=" + position.fileSeq + "\n"
+        + "file.seq.max=" + maxFileSeq + "\n"
         + "file.key=" + position.fileKey + "\n"
         + "file.modified.nanos=" + position.modifiedNanos + "\n"
         + "file.head.length=" + headLength + "\n"
@@ -75,7 +82,7 @@ final class ShipCheckpoint {
         + "offset=" + position.offset + "\n"
         + "saved.at.ms=" + savedMillis + "\n";
     Path target = file.toPath();
-    Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+    Path tmp = target.resolveSibling(target.getFileName() + ".tmp-" + Thread.currentThread().getId());
     try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
       ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));

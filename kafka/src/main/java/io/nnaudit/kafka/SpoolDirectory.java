@@ -5,70 +5,117 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.nnaudit.ship.SpoolGuard;
 
 /**
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}
  * (the rotation of {@code RollingFileSink}). Files are told apart by device and inode, which rotation's renames
- * keep, never by name, which every rotation changes. Only regular files are listed (no links). Used by the
- * shipper's thread only.
+ * keep, never by name, which every rotation changes. Only regular files (no links) owned by the owner of the
+ * live file are listed: a file planted beside it by another user is not this NameNode's trail.
+ *
+ * <p>A listing is whole: it is taken between two equal marks of the {@link SpoolGuard}'s rotation count, so it
+ * never sees a rotation half done (a file twice, or one missing between two renames). Used by the shipper's
+ * thread only.
  */
 final class SpoolDirectory {
+  /** Missing indices in a row after which no backup is looked for (rotation numbers them without gaps). */
+  private static final int GAP_TOLERANCE = 8;
   private final Path live;
   private final int maxBackups;
+  private final SpoolGuard guard;
 
-  SpoolDirectory(Path live, int maxBackups) {
+  SpoolDirectory(Path live, int maxBackups, SpoolGuard guard) {
     this.live = live;
     this.maxBackups = maxBackups;
+    this.guard = guard;
   }
 
   Path live() {
     return live;
   }
 
-  /** Missing indices in a row after which no backup is looked for (rotation numbers them without gaps). */
-  private static final int GAP_TOLERANCE = 8;
-
   /**
    * The files there now, oldest first; the live file last, if it exists. Backups are looked for upwards from
    * {@code file.1}, up to {@link #GAP_TOLERANCE} missing indices in a row (one deleted by hand), so a look costs
-   * the files there are, not every index a large {@code nnaudit.file.max.backups} allows.
+   * the files there are, not every index a large {@code nnaudit.file.max.backups} allows. Retried while a
+   * rotation renames files.
    */
   List<SpoolFile> list() throws IOException {
+    while (true) {
+      long before = guard.rotationMark();
+      if ((before & 1) == 0) {
+        List<SpoolFile> files = scan();
+        if (guard.rotationMark() == before && distinct(files)) {
+          return files;
+        }
+      }
+      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
+    }
+  }
+
+  private List<SpoolFile> scan() throws IOException {
+    SpoolFile l = look(live, true, null);
+    UserPrincipal owner = l == null ? null : l.owner;
     List<SpoolFile> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= maxBackups && i - last <= GAP_TOLERANCE; i++) {
-      SpoolFile f = look(live.resolveSibling(live.getFileName() + "." + i), false);
+      SpoolFile f = look(live.resolveSibling(live.getFileName() + "." + i), false, owner);
       if (f != null) {
         out.add(0, f);
         last = i;
       }
     }
-    SpoolFile l = look(live, true);
     if (l != null) {
       out.add(l);
     }
     return out;
   }
 
-  /** The live file now, or null if there is none. */
-  SpoolFile liveFile() throws IOException {
-    return look(live, true);
+  private static boolean distinct(List<SpoolFile> files) {
+    Set<String> keys = new HashSet<>();
+    for (SpoolFile f : files) {
+      if (!keys.add(f.key)) {
+        return false;
+      }
+    }
+    return true;
   }
 
-  private static SpoolFile look(Path p, boolean isLive) throws IOException {
-    BasicFileAttributes a;
+  /** The live file now, or null if there is none. */
+  SpoolFile liveFile() throws IOException {
+    return look(live, true, null);
+  }
+
+  /** The key of what is at {@code p} now, or null if nothing is. */
+  static String keyAt(Path p) throws IOException {
     try {
-      a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return String.valueOf(Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey());
     } catch (NoSuchFileException e) {
       return null;
     }
-    if (!a.isRegularFile()) {
+  }
+
+  /** A regular file at {@code p} (owned by {@code owner}, when given), or null. */
+  private static SpoolFile look(Path p, boolean isLive, UserPrincipal owner) throws IOException {
+    PosixFileAttributes a;
+    try {
+      a = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
       return null;
     }
-    return new SpoolFile(p, String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), isLive);
+    if (!a.isRegularFile() || (owner != null && !owner.equals(a.owner()))) {
+      return null;
+    }
+    return new SpoolFile(p, String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS),
+        isLive, a.owner());
   }
 
   /** Index in {@code files} of the file {@code key}, or -1. */

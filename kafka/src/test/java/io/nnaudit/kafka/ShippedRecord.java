@@ -51,9 +51,12 @@ final class ShippedRecord {
     return new String(value, StandardCharsets.UTF_8);
   }
 
-  /** The identity a consumer drops duplicates by. */
+  /**
+   * The identity a consumer drops duplicates by: source, type, file and offset; for a gap record its value too
+   * (several losses may be announced at one place while shipping is stuck).
+   */
   String identity() {
-    return source + "|" + type + "|" + file + "|" + offset;
+    return source + "|" + type + "|" + file + "|" + offset + (ShipHeaders.GAP.equals(type) ? "|" + text() : "");
   }
 
   @Override

@@ -30,7 +30,7 @@ class SpoolDirectoryTest {
     Files.createSymbolicLink(dir.resolve("audit.log.7"), dir.resolve("audit.log.1"));
 
     List<String> names = new ArrayList<>();
-    for (SpoolFile f : new SpoolDirectory(live, 4).list()) {
+    for (SpoolFile f : new SpoolDirectory(live, 4, new io.nnaudit.ship.SpoolGuard(4)).list()) {
       names.add(f.path.getFileName() + (f.live ? " live" : ""));
     }
     // .5 is past max backups; .3 is a hole; .6 is a directory, .7 a link; the rest are not backups' names.
@@ -48,7 +48,7 @@ class SpoolDirectoryTest {
     Path live = dir.resolve("audit.log");
     Files.write(live, new byte[10]);
     Files.write(dir.resolve("audit.log.1"), new byte[10]);
-    SpoolDirectory files = new SpoolDirectory(live, 1_000_000);
+    SpoolDirectory files = new SpoolDirectory(live, 1_000_000, new io.nnaudit.ship.SpoolGuard(4));
     long t0 = System.nanoTime();
     assertEquals(2, files.list().size());
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);

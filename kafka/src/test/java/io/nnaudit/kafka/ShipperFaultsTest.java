@@ -1,0 +1,132 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipperContext;
+import io.nnaudit.ship.SpoolGuard;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A shipper on its own (no NameNode), against a topic that is missing for a while: the trail still reaches
+ * Kafka from its first line and in order, a gap noted meanwhile still reaches the stream, and a stop is
+ * bounded.
+ */
+class ShipperFaultsTest {
+  @TempDir
+  Path dir;
+
+  private Configuration conf(KafkaTestBroker broker, String topic) {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, broker.bootstrapServers());
+    c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
+    c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+    c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+    c.setLong(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, 20);
+    c.setLong(NnauditConfigKeys.KAFKA_CHECKPOINT_INTERVAL_MS_KEY, 100);
+    c.setLong(NnauditConfigKeys.KAFKA_RETRY_BACKOFF_MS_KEY, 200);
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "max.block.ms", "500");
+    return c;
+  }
+
+  private File auditFile(int lines) throws Exception {
+    File f = dir.resolve("audit").resolve("audit.log").toFile();
+    f.getParentFile().mkdirs();
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < lines; i++) {
+      sb.append("allowed=true\tugi=u\tcmd=mkdirs\tsrc=/d").append(i).append('\n');
+    }
+    Files.write(f.toPath(), sb.toString().getBytes(StandardCharsets.UTF_8));
+    return f;
+  }
+
+  private static KafkaShipper shipper(Configuration c, File f, SpoolGuard guard) {
+    return new KafkaShipper(new ShipperContext(c, f, 10, "hdfs", guard, () -> 0L));
+  }
+
+  private static boolean shipperThreadAlive() {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("nnaudit-kafka-shipper[") && t.isAlive()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A missing topic: the producer refuses each send by calling its callback inside send(), which must leave the
+   * position where it was, so that when the topic appears the trail starts at its first line, in order.
+   */
+  @Test
+  void aTopicThatAppearsLateKeepsTheTrailInOrder() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      File f = auditFile(3000);
+      Configuration c = conf(broker, "late");
+      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "0");
+      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "batch.size", "4096");
+      KafkaShipper s = shipper(c, f, new SpoolGuard(100));
+      s.start();
+      Thread.sleep(3000); // the topic is missing for a while: sends are refused meanwhile
+      broker.createTopic("late", 1);
+      ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
+      s.stop(5000);
+      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("late", 3000, Duration.ofSeconds(30)));
+      List<String> firstOffsets = new ArrayList<>();
+      for (int i = 0; i < Math.min(8, shipped.size()); i++) {
+        firstOffsets.add(shipped.get(i).seq + "@" + shipped.get(i).offset);
+      }
+      System.out.println("late topic: " + shipped.size() + " records; first (seq@offset): " + firstOffsets);
+      assertEquals(0, shipped.get(0).offset, "the first record in Kafka is the first line: " + firstOffsets);
+      TrailCheck.of(shipped, "ns1/nn1");
+    }
+  }
+
+  /** A loss announced while the topic cannot take it: the gap record is sent again until it is acknowledged. */
+  @Test
+  void aGapAnnouncedDuringAnOutageReachesTheStream() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      File f = auditFile(4);
+      SpoolGuard guard = new SpoolGuard(100);
+      KafkaShipper s = shipper(conf(broker, "gaps"), f, guard);
+      guard.countLoss("(dev=0,ino=0)", 1234, 7); // rotation deleted an unshipped file, as during an outage at the spool bound
+      s.start();
+      Thread.sleep(4000); // the gap and the lines are tried against the missing topic
+      broker.createTopic("gaps", 1);
+      ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
+      s.stop(5000);
+      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("gaps", 4, Duration.ofSeconds(30)));
+      long gaps = shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).count();
+      System.out.println("gap in an outage: " + shipped.size() + " records, " + gaps + " gap records; " + s.stats());
+      assertTrue(gaps >= 1, "the loss is announced in the stream: " + shipped);
+    }
+  }
+
+  /** stop() is bounded by its timeout plus max.block.ms: not when every line of a buffer waits max.block.ms. */
+  @Test
+  void stopIsBoundedWhileTheTopicIsMissing() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      File f = auditFile(200);
+      KafkaShipper s = shipper(conf(broker, "never"), f, new SpoolGuard(100));
+      s.start();
+      Thread.sleep(1500); // the shipper is busy failing against the missing topic
+      long t0 = System.nanoTime();
+      s.stop(1000);
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      boolean alive = shipperThreadAlive();
+      System.out.println("stop: returned after " + ms + " ms; thread alive after stop: " + alive);
+      assertFalse(alive, "the shipper's thread ended within stop()");
+    }
+  }
+}
