@@ -93,6 +93,11 @@ public final class AuditPipeline {
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
   private static final long BLOCK_WAIT_SLICE_MS = 10;
   private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
+  /**
+   * What a shipper's stop may take beyond nnaudit.kafka.stop.timeout.ms: a send blocked for the producer's
+   * max.block.ms (2 s by default) and the close of its producer.
+   */
+  private static final long SHIPPER_STOP_SLACK_MS = 5000;
   /** Batches one handler writes in a row before it leaves the rest to the writer thread. */
   static final int LEAD_ROUNDS = 2;
 
@@ -191,7 +196,7 @@ public final class AuditPipeline {
     shipper = sh;
     try {
       ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
-          settings.shutdownTimeoutMs() + (sh == null ? 0 : settings.shipStopTimeoutMs()) + 1000,
+          settings.shutdownTimeoutMs() + (sh == null ? 0 : settings.shipStopTimeoutMs() + SHIPPER_STOP_SLACK_MS) + 1000,
           TimeUnit.MILLISECONDS);
     } catch (IllegalStateException shutdownInProgress) {
       LOG.warn("nnaudit: the JVM is already stopping; {} gets no shutdown hook", settings.file());
@@ -217,8 +222,7 @@ public final class AuditPipeline {
   private Shipper makeShipper() {
     try {
       return settings.shipperFactory().create(new ShipperContext(settings.sinkContext().conf(), settings.file(),
-          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard,
-          metrics::written));
+          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard));
     } catch (RuntimeException | LinkageError e) {
       LOG.error("nnaudit: could not start shipping {}: {}; the records stay in the file, and nothing is shipped "
           + "until the next start", settings.file(), e.toString(), e);

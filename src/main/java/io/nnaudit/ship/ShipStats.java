@@ -9,8 +9,8 @@ public final class ShipStats {
   public final long shippedRecords;
   public final long shippedBytes;
   /**
-   * Records written to the file and not yet acknowledged (the backlog found at start-up included, records lost
-   * to the spool bound excluded).
+   * Records in the files not yet acknowledged: those sent, exactly, and those not yet read, estimated from their
+   * bytes; 0 exactly when nothing waits.
    */
   public final long lagRecords;
   /** Bytes of the spool files not yet acknowledged. */

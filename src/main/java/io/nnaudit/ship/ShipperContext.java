@@ -2,14 +2,13 @@ package io.nnaudit.ship;
 
 import java.io.File;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
 
 /**
  * What a {@link Shipper} is given: the NameNode's configuration (a copy, for its own keys), the audit file it
- * ships from and how that file rotates, the record format, the guard that keeps unshipped files from rotation,
- * and the count of records the pipeline has written, for the lag. Immutable.
+ * ships from and how that file rotates, the record format, and the guard that keeps unshipped files from
+ * rotation. Immutable.
  */
 public final class ShipperContext {
   private final Configuration conf;
@@ -17,16 +16,13 @@ public final class ShipperContext {
   private final int maxBackups;
   private final String recordFormat;
   private final SpoolGuard spoolGuard;
-  private final LongSupplier recordsWritten;
 
-  public ShipperContext(Configuration conf, File file, int maxBackups, String recordFormat, SpoolGuard spoolGuard,
-      LongSupplier recordsWritten) {
+  public ShipperContext(Configuration conf, File file, int maxBackups, String recordFormat, SpoolGuard spoolGuard) {
     this.conf = Objects.requireNonNull(conf, "conf");
     this.file = Objects.requireNonNull(file, "file");
     this.maxBackups = maxBackups;
     this.recordFormat = Objects.requireNonNull(recordFormat, "recordFormat");
     this.spoolGuard = Objects.requireNonNull(spoolGuard, "spoolGuard");
-    this.recordsWritten = Objects.requireNonNull(recordsWritten, "recordsWritten");
   }
 
   /** The NameNode's configuration (a copy), which the shipper must not change. */
@@ -51,10 +47,5 @@ public final class ShipperContext {
 
   public SpoolGuard spoolGuard() {
     return spoolGuard;
-  }
-
-  /** Records the pipeline has written to the file since it started (drop reports included). */
-  public long recordsWritten() {
-    return recordsWritten.getAsLong();
   }
 }

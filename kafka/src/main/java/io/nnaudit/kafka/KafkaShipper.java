@@ -94,8 +94,6 @@ public final class KafkaShipper implements Shipper {
   private final byte[] key;
   private final String format;
   private final Thread thread;
-  /** The files and their sizes at construction, from the start position on: counted on the thread. */
-  private final List<SpoolFile> backlogFiles;
 
   // The shipper's thread only.
   private KafkaProducer<byte[], byte[]> producer;
@@ -104,6 +102,15 @@ public final class KafkaShipper implements Shipper {
   private ByteBuffer buffer = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
   private long nextSeq;
   private long maxFileSeq;
+  /** The checkpoint read at start-up (null: none); read on the thread, after the shipper before this one ended. */
+  private ShipCheckpoint startCheckpoint;
+  /**
+   * Where the trail goes on after a file that vanished or shrank (keyed by its key and number): a rewind into
+   * such a file continues there, so the decision, its gap and its new file number are made once.
+   */
+  private final Map<String, ShipPosition> renumbered = new java.util.HashMap<>();
+  /** Files read to their end since the last checkpoint: their deletion by rotation is no loss. */
+  private final java.util.Set<String> finishedKeys = new java.util.HashSet<>();
   /** Gap records to send, oldest first; each is kept until Kafka has acknowledged it. */
   private final ArrayDeque<Gap> pendingGaps = new ArrayDeque<>();
   /** The seq the first pending gap was sent with, or -1 while it is not in flight. */
@@ -142,15 +149,18 @@ public final class KafkaShipper implements Shipper {
   /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
   private volatile long oldestUnackedSince;
   private volatile long retries;
-  /** Records waiting at the last rebase (-1 until counted), and the written and shipped counts then. */
-  private volatile long backlogRecords = -1;
-  private volatile long writtenBase;
-  private volatile long shippedBase;
-  private volatile long lostBase;
+  /** Records, and their bytes, handed to the producer and not known to have failed; reset to the acked counts. */
+  private final AtomicLong sentRecords = new AtomicLong();
+  private final AtomicLong sentBytes = new AtomicLong();
+  /** The start of the first record the broker refused as such (too large, invalid), or -1; see {@link Sent}. */
+  private volatile long refusedSeen = -1;
   private volatile boolean stopping;
   private volatile long stopDeadlineNanos;
 
-  /** Checks the settings, reads the checkpoint and tells the guard which files to keep; does not start. */
+  /**
+   * Checks the settings and reads the checkpoint (it is read again on the thread if a shipper before this one
+   * was still stopping); does not start. Until the thread knows where it starts, the guard holds every file.
+   */
   public KafkaShipper(ShipperContext context) {
     this.context = context;
     this.settings = ShipperSettings.fromConf(context.conf(), context.file());
@@ -159,20 +169,24 @@ public final class KafkaShipper implements Shipper {
     this.key = ShipHeaders.bytes(settings.source);
     this.format = context.recordFormat();
     try {
-      ShipCheckpoint cp = ShipCheckpoint.load(settings.checkpoint);
-      this.read = startPosition(cp);
-      this.maxFileSeq = cp == null ? read.fileSeq : Math.max(cp.maxFileSeq, read.fileSeq);
-      this.backlogFiles = filesFrom(read);
+      this.startCheckpoint = ShipCheckpoint.load(settings.checkpoint);
     } catch (IOException e) {
       throw new IllegalStateException("nnaudit: cannot start shipping " + context.file() + " to Kafka: " + e, e);
     }
-    this.acknowledged = read;
-    this.saved = read;
-    this.savedMaxFileSeq = maxFileSeq;
-    guard.holdFrom(read.fileKey, read.offset); // null: every file
-    this.writtenBase = context.recordsWritten();
+    guard.holdEveryFile();
     this.thread = new Thread(this::run, "nnaudit-kafka-shipper[" + context.file().getName() + "]");
     thread.setDaemon(true);
+  }
+
+  /** Where to start, from the checkpoint; on the thread, once no other shipper works on the checkpoint. */
+  private void begin(boolean reload) throws IOException {
+    ShipCheckpoint cp = reload ? ShipCheckpoint.load(settings.checkpoint) : startCheckpoint;
+    this.read = startPosition(cp);
+    this.maxFileSeq = cp == null ? read.fileSeq : Math.max(cp.maxFileSeq, read.fileSeq);
+    this.acknowledged = read;
+    this.saved = cp == null ? read : cp.position;
+    this.savedMaxFileSeq = cp == null ? -1 : cp.maxFileSeq;
+    checkpoint(read, System.currentTimeMillis(), false); // records a renumbering at start-up; sets the hold
     LOG.info("nnaudit: shipping {} to Kafka topic {} at {} as {} (epoch {}), from {}", context.file(),
         settings.topic, settings.bootstrapServers, settings.source, epoch, read);
   }
@@ -207,54 +221,20 @@ public final class KafkaShipper implements Shipper {
               + cp.position.offset + " bytes): it was truncated; it is shipped again from its start as file "
               + (cp.maxFileSeq + 1), cp.position);
           lostElsewhere.incrementAndGet();
-          return new ShipPosition(cp.maxFileSeq + 1, f.key, 0, f.modifiedNanos);
+          return remember(cp.position, new ShipPosition(cp.maxFileSeq + 1, f.key, 0, f.modifiedNanos));
         }
       }
     }
     noteGap("the audit file " + cp.position.fileSeq + " (" + cp.position.fileKey + ") was gone at start-up from byte "
         + cp.position.offset + " on; what it held past that byte was never shipped", cp.position);
     lostElsewhere.incrementAndGet();
-    return new ShipPosition(cp.maxFileSeq + 1, null, 0, cp.position.modifiedNanos);
+    return remember(cp.position, new ShipPosition(cp.maxFileSeq + 1, null, 0, cp.position.modifiedNanos));
   }
 
-  /** The files from {@code from} on, as they are now. */
-  private List<SpoolFile> filesFrom(ShipPosition from) throws IOException {
-    List<SpoolFile> out = new ArrayList<>();
-    boolean counting = false;
-    for (SpoolFile f : dir.list()) {
-      counting |= f.key.equals(from.fileKey) || (from.fileKey == null && f.modifiedNanos > from.modifiedNanos);
-      if (counting) {
-        out.add(f);
-      }
-    }
-    return out;
-  }
-
-  /** The lines in {@code files} from {@code from} on, up to the sizes they had when listed. */
-  private static long countLines(List<SpoolFile> files, ShipPosition from) {
-    long lines = 0;
-    for (SpoolFile f : files) {
-      long start = f.key.equals(from.fileKey) ? from.offset : 0;
-      try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
-        ByteBuffer b = ByteBuffer.allocate(1 << 16);
-        long pos = start;
-        int n;
-        while (pos < f.size && (n = ch.read(b, pos)) > 0) {
-          n = (int) Math.min(n, f.size - pos);
-          byte[] a = b.array();
-          for (int i = 0; i < n; i++) {
-            if (a[i] == '\n') {
-              lines++;
-            }
-          }
-          pos += n;
-          b.clear();
-        }
-      } catch (IOException e) {
-        LOG.debug("nnaudit: counting the lines of {} failed", f.path, e);
-      }
-    }
-    return lines;
+  /** The trail goes on at {@code next} after {@code from}'s file, however often a rewind comes back to it. */
+  private ShipPosition remember(ShipPosition from, ShipPosition next) {
+    renumbered.put(from.fileKey + "#" + from.fileSeq, next);
+    return next;
   }
 
   @Override
@@ -286,12 +266,27 @@ public final class KafkaShipper implements Shipper {
     long last = lastAckMillis;
     long since = oldestUnackedSince;
     long now = System.currentTimeMillis();
-    long backlog = backlogRecords;
-    long lagRecords = backlog < 0 ? -1 : Math.max(0, backlog + (context.recordsWritten() - writtenBase)
-        - (shippedRecords.get() - shippedBase) - (guard.lostRecords() - lostBase));
-    return new ShipStats(shippedRecords.get(), shippedBytes.get(), lagRecords, lagBytes,
+    return new ShipStats(shippedRecords.get(), shippedBytes.get(), lagRecords(), lagBytes,
         since == 0 ? 0 : Math.max(0, now - since), sendErrors.get(), retries, last == 0 ? -1 : now - last,
         filesWaiting, guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());
+  }
+
+  /**
+   * The records not yet acknowledged: those handed to the producer, counted exactly, and those not yet read,
+   * estimated from their bytes at the average record size shipped so far (200 bytes before the first). 0
+   * exactly when nothing waits; -1 before the first look at the files.
+   */
+  private long lagRecords() {
+    long bytes = lagBytes;
+    if (bytes <= 0) {
+      return bytes;
+    }
+    long shipped = shippedRecords.get();
+    long shippedB = shippedBytes.get();
+    long inFlight = Math.max(0, sentRecords.get() - shipped);
+    long unread = Math.max(0, bytes - Math.max(0, sentBytes.get() - shippedB));
+    double average = shipped > 0 ? (double) shippedB / shipped : 200;
+    return inFlight + (long) Math.ceil(unread / average);
   }
 
   // ---------------------------------------------------------------- the shipper's thread
@@ -299,12 +294,26 @@ public final class KafkaShipper implements Shipper {
   private void run() {
     String checkpointName = settings.checkpoint.getAbsolutePath();
     try {
-      awaitPredecessor(checkpointName);
-      backlogRecords = countLines(backlogFiles, read);
+      Boolean waited = awaitPredecessor(checkpointName);
+      if (waited == null) {
+        return; // stopped before it began
+      }
+      try {
+        begin(waited);
+      } catch (IOException | RuntimeException e) {
+        guard.release(); // no shipping: rotation keeps what nnaudit.file.max.backups says
+        LOG.error("nnaudit: cannot start shipping {} to Kafka ({}); the records stay in the file, nothing is "
+            + "shipped until the next start", context.file(), e.toString(), e);
+        return;
+      }
       while (!(stopping && (caughtUp() || stopTimeIsUp()))) {
         try {
           pass();
-        } catch (IOException | RuntimeException e) { // the disk, or the client library: go back and try again
+        } catch (IOException e) { // reading the spool: look again later, from where reading stopped
+          warn("reading the audit files failed", e);
+          closeChannel();
+          pause(settings.retryBackoffMs);
+        } catch (RuntimeException e) { // the client library: go back to the last acknowledged record
           sendErrors.incrementAndGet();
           warn("shipping failed", e);
           if (broken == null) {
@@ -317,32 +326,41 @@ public final class KafkaShipper implements Shipper {
           + "in the file", context.file(), t);
     } finally {
       try {
-        finish();
+        if (acknowledged != null) {
+          finish();
+        }
       } finally {
         ACTIVE.remove(checkpointName, thread);
       }
     }
   }
 
-  /** A shipper that ended for a re-initialize may still be closing: wait for it before reading on. */
-  private void awaitPredecessor(String checkpointName) {
-    while (true) {
+  /**
+   * A shipper that ended for a re-initialize may still be closing: waits for it, so that one shipper at a time
+   * works on a checkpoint. Returns whether it waited (the checkpoint is then read again), or null if a stop
+   * came first.
+   */
+  private Boolean awaitPredecessor(String checkpointName) {
+    boolean waited = false;
+    while (!stopping) {
       Thread before = ACTIVE.putIfAbsent(checkpointName, thread);
       if (before == null) {
-        return;
+        return waited;
       }
       if (!before.isAlive()) {
         ACTIVE.remove(checkpointName, before);
         continue;
       }
+      waited = true;
       LOG.info("nnaudit: waiting for the shipper before this one on {} to end", checkpointName);
       try {
         before.join(1000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        return null;
       }
     }
+    return null;
   }
 
   /** One pass of the loop. */
@@ -375,7 +393,7 @@ public final class KafkaShipper implements Shipper {
 
   private boolean caughtUp() {
     return broken == null && pendingGaps.isEmpty() && acknowledged.global() == read.global()
-        && readableBytes() == 0;
+        && (channel != null ? readableBytes() == 0 : lagBytes == 0);
   }
 
   private long readableBytes() {
@@ -386,8 +404,12 @@ public final class KafkaShipper implements Shipper {
     }
   }
 
+  /** Waits {@code ms}, less if a stop begins or its time is up. */
   private void pause(long ms) {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    if (stopping && stopDeadlineNanos - end < 0) {
+      end = stopDeadlineNanos;
+    }
     boolean wasStopping = stopping;
     while (System.nanoTime() - end < 0 && stopping == wasStopping) {
       LockSupport.parkNanos(end - System.nanoTime());
@@ -413,14 +435,19 @@ public final class KafkaShipper implements Shipper {
     closeProducer(Duration.ZERO);
     settleGap();
     gapInFlightSeq = -1; // a gap not acknowledged is sent again
+    sentRecords.set(shippedRecords.get());
+    sentBytes.set(shippedBytes.get());
     ShipPosition a = acknowledged;
-    if (isRefusedRecord(cause)) {
-      refusedTimes = refusedAt == a.global() ? refusedTimes + 1 : 1;
-      refusedAt = a.global();
+    long refused = refusedSeen;
+    refusedSeen = -1;
+    if (refused >= 0) {
+      refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;
+      refusedAt = refused;
     }
     warn("a record was not acknowledged; resending from " + a + " after " + settings.retryBackoffMs + " ms", cause);
     closeChannel();
-    read = a;
+    ShipPosition next = renumbered.get(a.fileKey + "#" + a.fileSeq);
+    read = next != null ? next : a;
     broken = null;
     pause(settings.retryBackoffMs);
   }
@@ -451,7 +478,10 @@ public final class KafkaShipper implements Shipper {
   /** One unit of work; returns whether it made progress (sent something, or moved to the next file). */
   private boolean step() throws IOException {
     Gap gap = pendingGaps.peekFirst();
-    if (gap != null && gapInFlightSeq < 0) {
+    if (gap != null) { // every gap reaches Kafka, in order, before the records after it
+      if (gapInFlightSeq >= 0) {
+        return false; // waits for its acknowledgement
+      }
       long seq = nextSeq;
       if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes("nnaudit: " + gap.what), gap.at, read, true)) {
         return false;
@@ -483,6 +513,7 @@ public final class KafkaShipper implements Shipper {
       return false;
     }
     closeChannel();
+    finishedKeys.add(read.fileKey);
     read = after;
     return true;
   }
@@ -559,8 +590,7 @@ public final class KafkaShipper implements Shipper {
     noteGap("the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte " + read.offset
         + " on before it was shipped", read);
     lostElsewhere.incrementAndGet();
-    read = new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos);
-    rebaseLag();
+    read = remember(read, new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos));
     return false;
   }
 
@@ -570,8 +600,9 @@ public final class KafkaShipper implements Shipper {
         + "it is shipped again from its start as file " + (maxFileSeq + 1), read);
     lostElsewhere.incrementAndGet();
     closeChannel();
-    read = newFile(maxFileSeq + 1, f);
-    rebaseLag();
+    headKey = null; // its first bytes may differ now
+    ShipPosition from = read;
+    read = remember(from, newFile(maxFileSeq + 1, f));
   }
 
   /**
@@ -600,7 +631,7 @@ public final class KafkaShipper implements Shipper {
         }
         sent++;
         start = i + 1;
-        if (broken != null || stopTimeIsUp()) {
+        if (broken != null || stopTimeIsUp() || !pendingGaps.isEmpty()) {
           return sent;
         }
       }
@@ -658,7 +689,7 @@ public final class KafkaShipper implements Shipper {
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition end, long bytes, boolean isRecord,
       boolean isGap) {
-    Sent cb = new Sent(generation, nextSeq, end, bytes, isRecord, isGap);
+    Sent cb = new Sent(generation, nextSeq, read.global(), end, bytes, isRecord, isGap);
     syncRefusal = null;
     Exception refused;
     try {
@@ -674,6 +705,10 @@ public final class KafkaShipper implements Shipper {
       return false;
     }
     nextSeq++;
+    if (isRecord) {
+      sentRecords.incrementAndGet();
+    }
+    sentBytes.addAndGet(bytes);
     return true;
   }
 
@@ -708,37 +743,22 @@ public final class KafkaShipper implements Shipper {
    */
   private void announceLosses() {
     SpoolGuard.Loss loss;
-    boolean moved = false;
     while ((loss = guard.nextUnseenLoss()) != null) {
+      if (finishedKeys.contains(loss.fileKey)) { // read to its end already: no loss
+        guard.forgive(loss);
+        continue;
+      }
       if (loss.fileKey.equals(read.fileKey)) {
         if (channel != null) { // open: read to its end all the same
           guard.forgive(loss);
           continue;
         }
         // Not open: its inode may be given to a new file, which must not be read as this one.
-        read = new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos);
-        moved = true;
+        read = remember(read, new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos));
       }
       noteGap("an audit file (" + loss.fileKey + ") was deleted by rotation before it was shipped: " + loss.records
           + " records, " + loss.bytes + " bytes lost (nnaudit.kafka.spool.max.backups=" + guard.maxHeldBackups()
           + ")", read);
-    }
-    if (moved) {
-      rebaseLag();
-    }
-  }
-
-  /** After a gap of unknown size: the lag in records is counted afresh from here. */
-  private void rebaseLag() {
-    try {
-      backlogRecords = -1;
-      List<SpoolFile> files = filesFrom(read);
-      writtenBase = context.recordsWritten();
-      shippedBase = shippedRecords.get();
-      lostBase = guard.lostRecords();
-      backlogRecords = countLines(files, read);
-    } catch (IOException e) {
-      LOG.debug("nnaudit: counting the records waiting failed", e);
     }
   }
 
@@ -774,7 +794,8 @@ public final class KafkaShipper implements Shipper {
     oldestUnackedSince = lagClock.oldestSince(a.global(), now);
     KafkaProducer<byte[], byte[]> p = producer;
     retries = retriesOfClosedProducers + (p == null ? 0 : producerRetries(p));
-    if (now - lastCheckpointMillis >= settings.checkpointIntervalMs) {
+    if (now - lastCheckpointMillis >= settings.checkpointIntervalMs || !String.valueOf(a.fileKey).equals(
+        String.valueOf(saved.fileKey))) {
       checkpoint(a, now, false);
     }
   }
@@ -794,16 +815,21 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * Writes the acknowledged position {@code a} (when it moved, or {@code force}: a new file number), then lets
-   * the guard release what is older. A position without a file is not written; the guard then holds every file.
+   * Writes the acknowledged position {@code a} (when it moved, or {@code force}: a new file number; a position
+   * without a file keeps the last one written, with the new number), then lets the guard release what is older.
+   * Until a position with a file has been written, the guard holds every file.
    */
   private void checkpoint(ShipPosition a, long now, boolean force) {
     lastCheckpointMillis = now;
-    if (a.fileKey != null && (force || a.global() != saved.global() || maxFileSeq != savedMaxFileSeq)) {
+    ShipPosition p = a.fileKey != null ? a : saved;
+    if (p.fileKey != null && (force || p.global() != saved.global() || maxFileSeq != savedMaxFileSeq)) {
       try {
-        if (refreshHead(a)) {
-          new ShipCheckpoint(a, maxFileSeq, headLength, headHash, now).save(settings.checkpoint, settings.source);
-          saved = a;
+        if (refreshHead(p)) {
+          new ShipCheckpoint(p, maxFileSeq, headLength, headHash, now).save(settings.checkpoint, settings.source);
+          if (!p.fileKey.equals(saved.fileKey)) {
+            finishedKeys.clear(); // files before the new one go by normal retention now
+          }
+          saved = p;
           savedMaxFileSeq = maxFileSeq;
         }
       } catch (IOException e) {
@@ -880,14 +906,17 @@ public final class KafkaShipper implements Shipper {
   private final class Sent implements Callback {
     private final int gen;
     private final long seq;
+    /** Where the record starts ({@link ShipPosition#global}). */
+    private final long start;
     private final ShipPosition end;
     private final long bytes;
     private final boolean isRecord;
     private final boolean isGap;
 
-    Sent(int gen, long seq, ShipPosition end, long bytes, boolean isRecord, boolean isGap) {
+    Sent(int gen, long seq, long start, ShipPosition end, long bytes, boolean isRecord, boolean isGap) {
       this.gen = gen;
       this.seq = seq;
+      this.start = start;
       this.end = end;
       this.bytes = bytes;
       this.isRecord = isRecord;
@@ -900,7 +929,13 @@ public final class KafkaShipper implements Shipper {
         syncRefusal = e; // refused inside send(): nothing was sent
         return;
       }
-      if (gen != generation || broken != null) {
+      if (gen != generation) {
+        return;
+      }
+      if (e != null && refusedSeen < 0 && isRefusedRecord(e)) {
+        refusedSeen = start; // this record itself was refused (its neighbours in the batch fail otherwise)
+      }
+      if (broken != null) {
         return;
       }
       if (e != null || seq != nextAckSeq) {

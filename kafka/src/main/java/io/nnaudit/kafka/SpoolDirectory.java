@@ -50,16 +50,37 @@ final class SpoolDirectory {
    * rotation renames files.
    */
   List<SpoolFile> list() throws IOException {
-    while (true) {
+    List<SpoolFile> files = null;
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       long before = guard.rotationMark();
       if ((before & 1) == 0) {
-        List<SpoolFile> files = scan();
-        if (guard.rotationMark() == before && distinct(files)) {
-          return files;
+        files = scan();
+        if (guard.rotationMark() == before) {
+          if (distinct(files)) {
+            return files;
+          }
+          if (attempt >= MAX_ATTEMPTS / 2) { // two names of one file, not a rotation: a hard link by hand
+            return withoutRepeats(files);
+          }
         }
       }
       LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
     }
+    return files == null ? scan() : withoutRepeats(files); // rotations without end: take what there is
+  }
+
+  /** Attempts at a whole listing (about 2 s of rotations back to back) before taking what there is. */
+  private static final int MAX_ATTEMPTS = 10_000;
+
+  private static List<SpoolFile> withoutRepeats(List<SpoolFile> files) {
+    Set<String> keys = new HashSet<>();
+    List<SpoolFile> out = new ArrayList<>();
+    for (SpoolFile f : files) {
+      if (keys.add(f.key)) {
+        out.add(f);
+      }
+    }
+    return out;
   }
 
   private List<SpoolFile> scan() throws IOException {

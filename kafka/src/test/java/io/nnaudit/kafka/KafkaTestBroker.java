@@ -62,7 +62,9 @@ final class KafkaTestBroker implements AutoCloseable {
 
   private final Path dataDir;
   private final Path log;
-  private final int port;
+  /** Fixed once the broker has started: a restart comes back at the same address. */
+  private int port;
+  private boolean startedOnce;
   private Process process;
   private boolean paused;
   private Duration lastStartTime = Duration.ZERO;
@@ -101,8 +103,26 @@ final class KafkaTestBroker implements AutoCloseable {
     }
   }
 
-  /** Starts the child JVM and returns once it takes connections. */
+  /**
+   * Starts the child JVM and returns once it takes connections. At the first start, a port taken meanwhile by
+   * another process (the free port was only free when it was chosen) makes it try again on another.
+   */
   KafkaTestBroker start() throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        startOnce();
+        startedOnce = true;
+        return this;
+      } catch (IllegalStateException e) {
+        if (startedOnce || attempt >= 3 || !logTail(80).contains("SocketServer Acceptors")) {
+          throw e;
+        }
+        port = freePort();
+      }
+    }
+  }
+
+  private void startOnce() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("the broker is running already (pid " + process.pid() + ")");
     }
@@ -119,7 +139,6 @@ final class KafkaTestBroker implements AutoCloseable {
     process = pb.start();
     awaitReady(logStart, t0);
     lastStartTime = Duration.ofNanos(System.nanoTime() - t0);
-    return this;
   }
 
   /** Stops the broker cleanly (closes its stdin); kills it if it is not gone within 30 s. */

@@ -53,7 +53,7 @@ class ShipperFaultsTest {
   }
 
   private static KafkaShipper shipper(Configuration c, File f, SpoolGuard guard) {
-    return new KafkaShipper(new ShipperContext(c, f, 10, "hdfs", guard, () -> 0L));
+    return new KafkaShipper(new ShipperContext(c, f, 10, "hdfs", guard));
   }
 
   private static boolean shipperThreadAlive() {
