@@ -93,13 +93,16 @@ public final class NnCompareClient {
           if (shipNow != null) {
             // Before the records are counted, whose wait for the file to stop growing would hide how soon the
             // shipper caught up. With the default ack policy every record is in the file by the window's end.
+            // Timed to when the request that saw nothing left was sent: 0 when nothing was left at the window's end.
             Map<String, Long> now = lagAtEnd;
-            while (now.get("ShipLagRecords") != 0 && System.nanoTime() - windowEnd < 120_000_000_000L) {
+            long asked = windowEnd;
+            while (now.get("ShipLagRecords") != 0 && asked - windowEnd < 120_000_000_000L) {
               Thread.sleep(5); // the poll interval of this bounded wait for the shipper to catch up
+              asked = System.nanoTime();
               now = jmx(shipNow);
             }
             if (now.get("ShipLagRecords") == 0) {
-              drainedMs = (System.nanoTime() - windowEnd) / 1_000_000;
+              drainedMs = (asked - windowEnd) / 1_000_000;
             }
           }
           long[] records = audit == null ? new long[3] : count(audit, offset, NnBench.auditCmd(op),
