@@ -184,7 +184,8 @@ def start_broker(topics):
         cp = f.read().strip()
     log = open(os.path.join(data, "broker.log"), "w")
     proc = subprocess.Popen(PIN_CLIENT + ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp,
-                             "io.nnaudit.testbroker.TestBroker", str(port), data] + topics,
+                             "io.nnaudit.testbroker.TestBroker", str(port), data]
+                            + [arg for t in topics for arg in ("--topic", t)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
     line = proc.stdout.readline()
     if not line.startswith("READY "):

@@ -447,7 +447,7 @@ public final class NnBench {
     File log = new File(o.dir, "kafka-broker.log");
     ProcessBuilder pb = new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath(),
         "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "io.nnaudit.testbroker.TestBroker",
-        String.valueOf(o.brokerPort), new File(o.dir, "kafka-broker").getAbsolutePath(), TOPIC);
+        String.valueOf(o.brokerPort), new File(o.dir, "kafka-broker").getAbsolutePath(), "--topic", TOPIC);
     pb.redirectError(log);
     Process p = pb.start();
     java.io.BufferedReader out = new java.io.BufferedReader(
