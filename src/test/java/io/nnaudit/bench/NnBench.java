@@ -478,8 +478,8 @@ public final class NnBench {
   private static long[] awaitShipped(Target t) throws Exception {
     awaitWritten(t);
     long deadline = System.nanoTime() + 60_000_000_000L;
-    while (t.nnaudit.pipeline().shipStats().lagRecords > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(20); // the poll interval of this bounded wait
+    while (t.nnaudit.pipeline().shipStats().lagRecords != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20); // the poll interval of this bounded wait (the lag reads -1 until the shipper has looked)
     }
     return new long[] {t.nnaudit.pipeline().shipStats().shippedRecords,
         NnCompareClient.linesOnDisk(t.auditFile.getPath())};

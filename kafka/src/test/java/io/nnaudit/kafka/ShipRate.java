@@ -42,7 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>{@code catch-up}: a spool of the same N lines written beforehand, as rotation leaves it
  *       ({@code audit.log.K} ... {@code audit.log.1}, {@code audit.log}, {@code --file-mb} each), and a
  *       {@link KafkaShipper} with its defaults started on it; records/s from {@code start()} until its
- *       ShipLagRecords is 0. The backlog count of the constructor is left out.</li>
+ *       ShipLagRecords is 0, the shipper's count of the backlog at its start included.</li>
  *   <li>{@code steady}: a writer thread appends the same lines at a fixed rate (every 2 ms the lines due by then,
  *       rotating as nnaudit's file sink does) while the shipper runs; after a warm-up, ShipLagRecords and
  *       ShipLagMillis are sampled every 100 ms; median and p99 of each, and the rates written and shipped.</li>
@@ -180,11 +180,11 @@ public final class ShipRate {
       }
       w.flush();
     }
-    KafkaShipper shipper = new KafkaShipper(context(topic, live, () -> 0L)); // counts the backlog: not timed
+    KafkaShipper shipper = new KafkaShipper(context(topic, live, () -> 0L));
     long t0 = System.nanoTime();
     shipper.start();
     ShipStats s;
-    while ((s = shipper.stats()).lagRecords > 0) {
+    while ((s = shipper.stats()).lagRecords != 0) { // -1 until the shipper's thread has counted the backlog
       Thread.sleep(5); // the poll interval of this wait: 5 ms in a catch-up of seconds
     }
     long seconds = System.nanoTime() - t0;
@@ -221,8 +221,10 @@ public final class ShipRate {
     long end = t0 + TimeUnit.SECONDS.toNanos(steadySeconds);
     while (System.nanoTime() < end) {
       ShipStats s = shipper.stats();
-      lagRecords.add(s.lagRecords);
-      lagMillis.add(s.lagMillis);
+      if (s.lagRecords >= 0) { // -1: not known yet
+        lagRecords.add(s.lagRecords);
+        lagMillis.add(s.lagMillis);
+      }
       next += 100_000_000L;
       TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime())); // the sampling interval
     }
@@ -232,7 +234,7 @@ public final class ShipRate {
     writer.join();
     w.close();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (shipper.stats().lagRecords > 0 && System.nanoTime() < deadline) {
+    while (shipper.stats().lagRecords != 0 && System.nanoTime() < deadline) {
       Thread.sleep(20); // the poll interval of this bounded wait for the shipper to finish
     }
     ShipStats s = shipper.stats();
