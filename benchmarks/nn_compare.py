@@ -19,6 +19,18 @@ NN_JAVA_OPTS adds JVM options to every NameNode, e.g. for a profiler:
     NN_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" perf record -a -g -- python3 ...
 NN_COMPARE_BASELINE_JAR names an older nnaudit jar for the nnaudit-block-baseline variant (an A/B of a change).
 Run `mvn -B -DskipTests package` first, or let this script do it (it does unless --no-build).
+
+nnaudit-kafka is nnaudit with its defaults, shipping its audit file to Kafka (kafka/, the nnaudit-kafka jar on the
+NameNode's classpath). The script then starts one test broker (kafka/test-broker, a child JVM on a free port, data
+under target/nn-compare/kafka-broker, pinned with the client to CPU 1: like the client, it stands in for another
+machine) with a topic per NameNode run, and stops it at the end. Its rows also hold the shipper's figures, read from
+the NameNode's /jmx after each op: the records not yet shipped when the timed window ended, how long until none was
+left, the records shipped against the lines on disk, and the NameNode's CPU on shipping; and, from a consumer once
+the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
+Building it needs the core jar in the local Maven repository (dev-support/bin/test installs it).
+
+    python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
+        --files 30000 --out benchmarks/results/nn-compare-kafka.csv
 """
 import argparse
 import csv
@@ -26,6 +38,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -81,6 +94,13 @@ VARIANTS = {
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
 
+# nnaudit's defaults, shipping to the test broker this script starts ("{kafka}"), to a topic per NameNode run.
+VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.kafka.bootstrap.servers": "{kafka}",
+                              "nnaudit.kafka.topic": "{topic}"},
+                             ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+KAFKA = os.path.join(ROOT, "kafka")
+MVN = ["mvn", "-q", "-B", "-Dstyle.color=never"]
+
 # A/B for a change to the logger itself: nnaudit-block's settings, with the nnaudit jar named by
 # NN_COMPARE_BASELINE_JAR (e.g. one built from the previous commit) in place of the one just built.
 VARIANTS["nnaudit-block-baseline"] = VARIANTS["nnaudit-block"]
@@ -123,10 +143,77 @@ def build(no_build):
     cp_file = os.path.join(ROOT, "target", "nn-compare.classpath")
     sh(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:build-classpath", "-Dmdep.includeScope=test",
         "-Dmdep.outputFile=" + cp_file], cwd=ROOT)
-    jar = [f for f in os.listdir(os.path.join(ROOT, "target")) if re.match(r"nnaudit-.*\.jar$", f)][0]
+    # The jar itself, not its -tests or -sources companion.
+    jar = [f for f in os.listdir(os.path.join(ROOT, "target")) if re.match(r"nnaudit-[^-]+(-SNAPSHOT)?\.jar$", f)][0]
     with open(cp_file) as f:
         deps = f.read().strip()
     return ":".join([os.path.join(ROOT, "target", jar), os.path.join(ROOT, "target", "test-classes"), deps])
+
+
+def ships(variant):
+    return "nnaudit.kafka.topic" in VARIANTS[variant][0]
+
+
+def build_kafka(no_build):
+    """The nnaudit-kafka jar (for the NameNode) and kafka/'s test classpath (for TopicCheck); builds the test broker."""
+    cp_file = os.path.join(KAFKA, "target", "kafka-test.classpath")
+    if not no_build:
+        # From the repository root with -f: .mvn/maven.config there names the settings by a relative path.
+        sh(MVN + ["-f", "kafka/test-broker/pom.xml", "package"], cwd=ROOT)
+        sh(MVN + ["-f", "kafka/pom.xml", "-DskipTests", "package", "dependency:build-classpath",
+                  "-Dmdep.includeScope=test", "-Dmdep.outputFile=" + cp_file], cwd=ROOT)
+    jar = [f for f in os.listdir(os.path.join(KAFKA, "target")) if re.match(r"nnaudit-kafka-[^-]*(-SNAPSHOT)?\.jar$", f)][0]
+    with open(cp_file) as f:
+        deps = f.read().strip()
+    return os.path.join(KAFKA, "target", jar), ":".join(
+        [os.path.join(KAFKA, "target", "test-classes"), os.path.join(KAFKA, "target", "classes"), deps])
+
+
+def topic_of(run_dir):
+    return "nn-compare-" + os.path.basename(run_dir)
+
+
+def start_broker(topics):
+    """The test broker, a child JVM on a free port with the topics made; it stops when its stdin closes."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = os.path.join(WORK, "kafka-broker")
+    os.makedirs(data)
+    with open(os.path.join(KAFKA, "test-broker", "target", "broker.classpath")) as f:
+        cp = f.read().strip()
+    log = open(os.path.join(data, "broker.log"), "w")
+    proc = subprocess.Popen(PIN_CLIENT + ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp,
+                             "io.nnaudit.testbroker.TestBroker", str(port), data]
+                            + [arg for t in topics for arg in ("--topic", t)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("READY "):
+        proc.kill()
+        raise RuntimeError("the test broker did not start; see %s/broker.log" % data)
+    print("test broker at %s, %d topics" % (line.split()[1], len(topics)), flush=True)
+    return proc, line.split()[1]
+
+
+def stop_broker(proc):
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def topic_check(kafka_cp, bootstrap, run_dir, audit):
+    """TopicCheck's verdict on a run's topic: (distinct records in it, "yes" or "no")."""
+    res = subprocess.run(PIN_CLIENT + ["java", "-Xmx2g", "-cp", kafka_cp, "io.nnaudit.kafka.TopicCheck", bootstrap,
+                                       topic_of(run_dir), audit], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=600)
+    with open(os.path.join(run_dir, "topic-check.out"), "w") as f:
+        f.write(res.stdout)
+    m = re.search(r"^TOPIC records=(-?\d+) duplicates=(-?\d+) local=(\d+) match=(\w+)", res.stdout, re.M)
+    if res.returncode != 0 or not m:
+        raise RuntimeError("TopicCheck failed; see %s/topic-check.out" % run_dir)
+    return m.group(1), m.group(4)
 
 
 def write_site(path, entries):
@@ -155,11 +242,15 @@ def baseline_classpath(cp):
     return ":".join([os.path.abspath(jar)] + cp.split(":")[1:])
 
 
-def start_namenode(cp, variant, threads, run_dir):
+def start_namenode(cp, variant, threads, run_dir, kafka=None):
+    """The NameNode JVM of one run: (process, RPC port, HTTP port). kafka: (nnaudit-kafka jar, bootstrap)."""
     if variant.endswith("-baseline"):
         cp = baseline_classpath(cp)
     site, audit_log4j, _ = VARIANTS[variant]
     site = {k: v.replace("{meta}", audit_meta_dir(run_dir)) for k, v in site.items()}
+    if ships(variant):
+        cp = cp + ":" + kafka[0]
+        site = {k: v.replace("{kafka}", kafka[1]).replace("{topic}", topic_of(run_dir)) for k, v in site.items()}
     if audit_log4j is None:
         audit_log4j = async_audit_log4j(variant == "stock-async")
     entries = {"dfs.namenode.handler.count": str(threads), "dfs.namenode.top.enabled": "false",
@@ -172,6 +263,7 @@ def start_namenode(cp, variant, threads, run_dir):
         f.write("log4j.appender.nnlog.layout=org.apache.log4j.PatternLayout\n")
         f.write("log4j.appender.nnlog.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n\n")
         f.write("log4j.logger.io.nnaudit=INFO\n")
+        f.write("log4j.logger.io.nnaudit.shaded=WARN\n")  # the Kafka client inside nnaudit-kafka
         for line in audit_log4j:
             f.write(line.replace("{dir}", run_dir) + "\n")
     cmd = PIN_NN + ["java"] + os.environ.get("NN_JAVA_OPTS", "").split() + ["-Xmx4g", "-Xms4g", "-XX:+UseParallelGC",
@@ -186,21 +278,23 @@ def start_namenode(cp, variant, threads, run_dir):
         line = proc.stdout.readline()
         if not line:
             break
-        if line.startswith("READY port="):
-            return proc, int(line.split("=")[1])
+        m = re.match(r"READY port=(\d+) http=(\d+)", line)
+        if m:
+            return proc, int(m.group(1)), int(m.group(2))
     proc.kill()
     raise RuntimeError("NameNode for %s did not start; see %s" % (variant, run_dir))
 
 
-def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
-    """One client JVM (io.nnaudit.bench.NnCompareClient) runs every op, warm-up passes first; rows for the last."""
+def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
+    """One client JVM (io.nnaudit.bench.NnCompareClient) runs every op, warm-up passes first; rows for the last,
+    without the topic check's two columns."""
     log4j = os.path.join(run_dir, "client-log4j.properties")
     with open(log4j, "w") as f:
         f.write(CLIENT_LOG4J)
     audit = audit_file(v, run_dir)
     cmd = PIN_CLIENT + ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
            "io.nnaudit.bench.NnCompareClient", str(port), str(nn.pid), str(t), str(files), str(passes),
-           ",".join(ops), audit or "-"]
+           ",".join(ops), audit or "-"] + ([str(http)] if ships(v) else [])
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
     with open(os.path.join(run_dir, "client.out"), "w") as f:
         f.write(res.stdout)
@@ -212,6 +306,7 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
             p = os.path.join(run_dir, name)
             if os.path.exists(p) and os.path.getsize(p) > 0:
                 raise RuntimeError("variant " + v + " wrote audit records to " + p)
+    rows = []
     for line in res.stdout.splitlines():
         if not line.startswith("RESULT "):
             continue
@@ -221,15 +316,26 @@ def run_client(cp, nn, port, v, t, r, ops, files, passes, run_dir, writer):
         records, discarded = int(f["records"]), int(f["discarded"])
         expected = 0 if audit is None else n
         lost = expected - records
-        writer.writerow([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
-                         "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
-                         writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
-                         "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"]])
+        ship = [f.get(k, "") for k in SHIP_FIELDS]
+        rows.append([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
+                     "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
+                     writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
+                     "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"]] + ship)
+        shipped = ""
+        if "shipped_records" in f:
+            shipped = "  shipped %s/%s on disk, lag %s at window end, none after %s ms" % (
+                f["shipped_records"], f["records_on_disk"], f["ship_lag_window_end"], f["ship_drain_ms"])
         print("t=%-3d r=%d %-22s %-10s %6.0f ops/s  NN %6.1f us/op (%5.1f w/o JIT; path %5.1f; writer %4.1f)"
-              "  records %d/%d%s" % (
+              "  records %d/%d%s%s" % (
             t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, (cpu_ms - jit_ms) * 1000.0 / n,
             float(f["nn_path_ms"]) * 1000.0 / n, writer_ms * 1000.0 / n, records, expected,
-            "  LOST %d" % lost if lost else ""), flush=True)
+            "  LOST %d" % lost if lost else "", shipped), flush=True)
+    return rows
+
+
+# The shipper's figures in a RESULT line (NnCompareClient), empty for a variant that does not ship.
+SHIP_FIELDS = ["ship_lag_window_end", "ship_lag_ms_window_end", "ship_drain_ms", "shipped_records", "records_on_disk",
+               "ship_send_errors", "nn_ship_ms"]
 
 
 def main():
@@ -267,38 +373,60 @@ def main():
         if v not in VARIANTS:
             sys.exit("unknown variant " + v)
     cp = build(a.no_build)
+    kafka_jar, kafka_cp = build_kafka(a.no_build) if any(ships(v) for v in variants) else (None, None)
     if any(v.endswith("-baseline") for v in variants):
         print("baseline jar: " + baseline_classpath(cp).split(":")[0])
     shutil.rmtree(WORK, ignore_errors=True)
     shutil.rmtree(META, ignore_errors=True)
     os.makedirs(WORK)
     os.makedirs(os.path.dirname(out), exist_ok=True)
+    broker, bootstrap = None, None
+    if kafka_jar:
+        broker, bootstrap = start_broker([topic_of(os.path.join(WORK, "%s-t%d-r%d" % (v, t, r)))
+                                          for t in threads for r in range(1, repeats + 1) for v in variants
+                                          if ships(v)])
+    try:
+        run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, (kafka_jar, bootstrap), kafka_cp)
+    finally:
+        if broker:
+            stop_broker(broker)
+    print("raw results: " + out)
+
+
+def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, kafka, kafka_cp):
     with open(out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others", "path_split"])
+                    "busiest_others", "path_split"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match"])
         for t in threads:
             for r in range(1, repeats + 1):
                 for v in variants:  # interleaved: A B C ... then A B C ... again
                     run_dir = os.path.join(WORK, "%s-t%d-r%d" % (v, t, r))
                     os.makedirs(run_dir)
-                    nn, port = start_namenode(cp, v, t, run_dir)
+                    nn, port, http = start_namenode(cp, v, t, run_dir, kafka)
                     try:
                         # Warm-up passes over the same ops (under /warmup-N) warm the NameNode's JIT and heap,
                         # so that the last pass, the measured one, sees the steady-state cost.
-                        run_client(cp, nn, port, v, t, r, ops, files_for(t), warm_passes + 1, run_dir, w)
-                        f.flush()
+                        rows = run_client(cp, nn, port, http, v, t, r, ops, files_for(t), warm_passes + 1, run_dir)
                     finally:
                         nn.send_signal(signal.SIGTERM)
                         try:
                             nn.wait(timeout=60)
                         except subprocess.TimeoutExpired:
                             nn.kill()
+                    # Once the NameNode has stopped (its shipper ships what is left at the stop), the topic
+                    # against the audit files.
+                    check = topic_check(kafka_cp, kafka[1], run_dir, audit_file(v, run_dir)) if ships(v) else ("", "")
+                    if ships(v):
+                        print("t=%-3d r=%d %-22s topic holds %s distinct records; every line of the audit files, "
+                              "in order: %s" % (t, r, v, check[0], check[1]), flush=True)
+                    for row in rows:
+                        w.writerow(row + list(check))
+                    f.flush()
                     shutil.rmtree(os.path.join(META, os.path.basename(run_dir)), ignore_errors=True)
                     shutil.rmtree(audit_meta_dir(run_dir), ignore_errors=True)
-    print("raw results: " + out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tables and plots from the raw results of benchmarks/nn_compare.py and dev-support/bin/jmh, for
-benchmarks/RESULTS.md.
+"""Tables and plots from the raw results of benchmarks/nn_compare.py, benchmarks/ship_rate.py and
+dev-support/bin/jmh, for benchmarks/RESULTS.md.
 
     pip install matplotlib            # once (or: apt-get install python3-matplotlib)
     python3 benchmarks/report.py      # reads benchmarks/results/*.csv and benchmarks/results/jmh-*/, writes
@@ -15,7 +15,12 @@ Experiments (benchmarks/experiments/<name>/) are not read unless named: their NO
 
 For each (op, threads, variant) it takes the median over repeats, with min-max, of ops/s and of NameNode CPU
 per op, and each variant's ratio of medians to the "off" variant measured in the same run. Audit records lost
-(records on disk fewer than operations, or reload4j's "Discarded N") are summed.
+(records on disk fewer than operations, or reload4j's "Discarded N") are summed. For a variant that ships to Kafka
+(nnaudit-kafka), the records it had not shipped when the timed window ended (median) and whether every run's
+topic held every line of its audit files.
+
+For ship_rate.py's CSV (a "measure" column), per measure and write rate: records/s, median (min–max) over
+repeats, against the producer alone; for steady, the lag's median and p99 (the medians over repeats).
 """
 import csv
 import glob
@@ -61,10 +66,15 @@ def table(groups, title):
     path = "nn_path_us_per_op" in any_rows[0]
     path_head = ("path µs/op median (min–max) | × off | %s" % ("× noop | " if noop else "")) if path else ""
     path_cols = ("---:|---:|%s" % ("---:|" if noop else "")) if path else ""
+    # With a variant that ships to Kafka: its lag when the timed window ended, and the topic check.
+    ship = any(r.get("ship_topic_match") for rows in groups.values() for r in rows)
     out = ["### " + title, "",
            "| op | threads | variant | ops/s median (min–max) | × off | %s median (min–max) | × off | %s%s"
-           "writer µs/op | records lost |" % (cpu_title, "× noop | " if noop else "", path_head),
-           "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|" % ("---:|" if noop else "", path_cols)]
+           "writer µs/op | records lost |%s" % (cpu_title, "× noop | " if noop else "", path_head,
+                                              " ship lag at window end, records (median) | topic holds every record |"
+                                              if ship else ""),
+           "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|%s" % ("---:|" if noop else "", path_cols,
+                                                                 "---:|---|" if ship else "")]
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
@@ -87,13 +97,20 @@ def table(groups, title):
             if v not in ("off", "noop-logger") else 0
         if lost and "audit_drops_reported" in rows[0]:
             lost = "%d (%d reported)" % (lost, sum(int(r["audit_drops_reported"]) for r in rows))
-        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s%s | %s |" % (
-            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, r_noop, path_text, writer, lost))
+        ship_text = ""
+        if ship:
+            shipped = [r for r in rows if r.get("ship_topic_match")]
+            ship_text = " %s | %s |" % (
+                "%.0f" % statistics.median(float(r["ship_lag_window_end"]) for r in shipped) if shipped else "–",
+                ("yes" if all(r["ship_topic_match"] == "yes" for r in shipped) else "NO") if shipped else "–")
+        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s%s | %s |%s" % (
+            op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, r_noop, path_text, writer, lost,
+            ship_text))
     return "\n".join(out)
 
 
 ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block", "nnaudit-block-linger1", "nnaudit-block-linger20",
-         "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
+         "nnaudit-kafka", "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
 
 
@@ -144,6 +161,70 @@ def plot(groups, out):
             ax.set_xticklabels([str(t) for t in threads])
             ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+    return out
+
+
+SHIP_ORDER = ["producer", "catch-up", "steady"]
+
+
+def load_ship_rate(path):
+    """(measure, target rate) -> rows of benchmarks/ship_rate.py's CSV."""
+    groups = defaultdict(list)
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            groups[(r["measure"], int(r["target_rate"]))].append(r)
+    return groups
+
+
+def ship_rate_table(groups, title):
+    """Records/s of the producer alone (the limit), the shipper catching up and the shipper keeping up with a
+    writer, and the steady lag."""
+    out = ["### " + title, "",
+           "| measure | write rate, records/s | repeats | records/s median (min–max) | × producer | "
+           "lag records: median / p99 | lag ms: median / p99 | send errors |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    producer = groups.get(("producer", 0))
+    for (m, rate) in sorted(groups, key=lambda k: (SHIP_ORDER.index(k[0]) if k[0] in SHIP_ORDER else 9, k[1])):
+        rows = groups[(m, rate)]
+        v, lo, hi = med(rows, "records_per_sec")
+        ratio = "%.2f" % (v / med(producer, "records_per_sec")[0]) if producer and m != "steady" else "–"
+
+        def lag(field):
+            vals = [float(r[field]) for r in rows if r[field] != ""]
+            return "%.0f" % statistics.median(vals) if vals else "–"
+        lags = "%s / %s" % (lag("lag_records_median"), lag("lag_records_p99")) if m == "steady" else "–"
+        ms = "%s / %s" % (lag("lag_millis_median"), lag("lag_millis_p99")) if m == "steady" else "–"
+        out.append("| %s | %s | %d | %.0f (%.0f–%.0f) | %s | %s | %s | %d |" % (
+            m, rate if rate else "–", len(rows), v, lo, hi, ratio, lags, ms,
+            sum(int(r["send_errors"]) for r in rows)))
+    return "\n".join(out)
+
+
+def ship_rate_plot(groups, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = sorted(groups, key=lambda k: (SHIP_ORDER.index(k[0]) if k[0] in SHIP_ORDER else 9, k[1]))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    labels = ["%s %d/s" % k if k[1] else k[0] for k in keys]
+    ys = [med(groups[k], "records_per_sec") for k in keys]
+    axes[0].bar(range(len(keys)), [y[0] for y in ys], yerr=[[y[0] - y[1] for y in ys], [y[2] - y[0] for y in ys]],
+                capsize=3)
+    axes[0].set_xticks(range(len(keys)))
+    axes[0].set_xticklabels(labels, fontsize=8)
+    axes[0].set_title("records/s (median, min–max)")
+    steady = [k for k in keys if k[0] == "steady"]
+    for field, label in (("lag_records_median", "median"), ("lag_records_p99", "p99")):
+        axes[1].plot([k[1] for k in steady], [statistics.median(float(r[field]) for r in groups[k]) for k in steady],
+                     marker="o", label=label)
+    axes[1].set_title("steady: ShipLagRecords (medians over repeats)")
+    axes[1].set_xlabel("write rate, records/s")
+    axes[1].legend(fontsize=8)
+    for ax in axes:
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=90)
     plt.close(fig)
@@ -377,7 +458,11 @@ def main():
         png = os.path.splitext(p)[0] + ".png"  # beside its CSV
         with open(p) as f:
             header = next(csv.reader(f))
-        if "op" not in header:  # a JMH experiment's CSV
+        if "measure" in header:  # ship_rate.py
+            groups = load_ship_rate(p)
+            text = ship_rate_table(groups, name)
+            make_plot = lambda: ship_rate_plot(groups, png)
+        elif "op" not in header:  # a JMH experiment's CSV
             text, groups, keys, ordered = jmh_experiment_table(p, name)
             make_plot = lambda: jmh_experiment_plot(groups, keys, ordered, png)
         else:  # nn_compare.py

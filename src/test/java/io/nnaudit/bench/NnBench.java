@@ -45,6 +45,11 @@ import io.nnaudit.config.NnauditConfigKeys;
  *       (nn_compare.py's {@code stock-sync}).</li>
  *   <li>{@code nnaudit}: {@code dfs.namenode.audit.loggers=io.nnaudit.QueuedAuditLogger} with nnaudit's
  *       defaults ({@code --policy} sets {@code nnaudit.queue.full.policy}).</li>
+ *   <li>{@code nnaudit+kafka}, with {@code --broker-classpath}: {@code nnaudit}, shipping its audit file to the
+ *       topic {@code nnbench} of a test broker (kafka/test-broker) that this class starts in a child JVM and stops
+ *       at the end; the nnaudit-kafka jar must be on the classpath. Its records check also needs every record of
+ *       its audit file acknowledged by the broker (ShippedRecords equal to the lines on disk, nothing left to
+ *       ship) once the last pass is over.</li>
  * </ul>
  *
  * <p>{@code FSNamesystem.audit} is one logger for the whole JVM, so its level is set for each NameNode's turn:
@@ -61,12 +66,17 @@ import io.nnaudit.config.NnauditConfigKeys;
  * pass, the warm-up included.
  *
  * <p>Run by {@code dev-support/bin/nnbench}; options: {@code --ops create,fileStatus --threads 16 --files 20000
- * --policy BLOCK --variants off,stock,nnaudit --dir target/nnbench}. Exit status 0 when every records check
+ * --policy BLOCK --variants off,stock,nnaudit --dir target/nnbench --broker-classpath
+ * kafka/test-broker/target/broker.classpath}. Exit status 0 when every records check
  * passes, 1 when one fails, 2 for a bad option.
  */
 public final class NnBench {
   static final String AUDIT_LOG = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit";
-  static final List<String> VARIANTS = Collections.unmodifiableList(Arrays.asList("off", "stock", "nnaudit"));
+  static final List<String> VARIANTS =
+      Collections.unmodifiableList(Arrays.asList("off", "stock", "nnaudit", "nnaudit+kafka"));
+  /** The variant that ships to Kafka, and the topic it ships to. */
+  static final String KAFKA = "nnaudit+kafka";
+  static final String TOPIC = "nnbench";
 
   private NnBench() {
   }
@@ -91,11 +101,15 @@ public final class NnBench {
   /** The command line. */
   static final class Options {
     List<String> ops = Arrays.asList("create", "fileStatus");
-    List<String> variants = VARIANTS;
+    List<String> variants = VARIANTS.subList(0, 3);
+    /** The test broker's classpath file (kafka/test-broker/target/broker.classpath); null: no nnaudit+kafka. */
+    File brokerClasspath;
     int threads = 16;
     int files = 20_000;
     String policy = "BLOCK";
     File dir = new File("target/nnbench");
+    /** The test broker's port, once started. */
+    int brokerPort;
 
     static Options parse(String... args) {
       Options o = new Options();
@@ -132,11 +146,24 @@ public final class NnBench {
           case "--dir":
             o.dir = new File(v);
             break;
+          case "--broker-classpath":
+            o.brokerClasspath = new File(v);
+            break;
           default:
             throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
+      if (o.brokerClasspath != null && !explicitVariants(args)) {
+        o.variants = VARIANTS;
+      }
+      if (o.variants.contains(KAFKA) && o.brokerClasspath == null) {
+        throw new IllegalArgumentException("variant " + KAFKA + " needs --broker-classpath (nnbench --kafka)");
+      }
       return o;
+    }
+
+    private static boolean explicitVariants(String... args) {
+      return Arrays.asList(args).contains("--variants");
     }
 
     private static int positive(String option, String v) {
@@ -235,7 +262,13 @@ public final class NnBench {
     List<String> reversed = new ArrayList<>(o.variants);
     Collections.reverse(reversed);
     long dropped = 0;
+    String shipped = null;
+    boolean shippedAll = true;
+    Process broker = null;
     try {
+      if (o.variants.contains(KAFKA)) {
+        broker = startBroker(o);
+      }
       for (String v : o.variants) {
         targets.put(v, start(v, o, stockFile));
       }
@@ -243,18 +276,27 @@ public final class NnBench {
       turns(targets, o.variants, "warmup", false, o, capture, cells);
       turns(targets, o.variants, "1", true, o, capture, cells);
       turns(targets, reversed, "2", true, o, capture, cells);
+      Target k = targets.get(KAFKA);
+      if (k != null) {
+        long[] s = awaitShipped(k);
+        shippedAll = s[0] == s[1];
+        shipped = s[0] + "/" + s[1] + (shippedAll ? " yes" : " NO");
+      }
     } finally {
       for (Target t : targets.values()) {
         t.fs.close();
         t.cluster.shutdown();
         if (t.nnaudit != null) {
-          dropped = t.nnaudit.stats().dropped;
+          dropped += t.nnaudit.stats().dropped;
           t.nnaudit.pipeline().close(30_000);
         }
       }
+      if (broker != null) {
+        stopBroker(broker);
+      }
     }
 
-    boolean allMatch = true;
+    boolean allMatch = shippedAll;
     for (String op : o.ops) {
       for (String v : o.variants) {
         allMatch &= !hasAuditFile(v) || cells.get(key(v, op)).recordsMatch();
@@ -269,7 +311,11 @@ public final class NnBench {
     if (dropped > 0) {
       System.out.println("nnaudit dropped " + dropped + " events (nnaudit.queue.full.policy=" + o.policy + ")");
     }
-    System.out.println("audit records == operations: " + (allMatch ? "yes" : "NO"));
+    if (shipped != null) {
+      System.out.println(KAFKA + ": records acknowledged by Kafka == lines in its audit file: " + shipped);
+    }
+    System.out.println("audit records == operations" + (shipped != null ? ", and every one shipped" : "") + ": "
+        + (allMatch ? "yes" : "NO"));
     return allMatch;
   }
 
@@ -284,7 +330,7 @@ public final class NnBench {
         if (audits != hasAuditFile(v)) {
           throw new IllegalStateException("the " + v + " NameNode " + (audits ? "audits" : "does not audit"));
         }
-        String base = "/nnbench/" + v + "/" + pass;
+        String base = "/nnbench/" + dirName(v) + "/" + pass;
         OpSequence sequence = new OpSequence(t.fs, capture, t.clientConf, t.uri, o.threads, o.files, base);
         for (String op : o.ops) {
           sequence.prepare(op);
@@ -316,16 +362,20 @@ public final class NnBench {
 
   private static Target start(String variant, Options o, File stockFile) throws IOException {
     Configuration conf = new HdfsConfiguration();
-    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(o.dir, variant + "/dfs").getAbsolutePath());
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(o.dir, dirName(variant) + "/dfs").getAbsolutePath());
     conf.setBoolean(DFSConfigKeys.NNTOP_ENABLED_KEY, false);
     File auditFile = null;
     if (variant.equals("stock")) {
       auditFile = stockFile;
-    } else if (variant.equals("nnaudit")) {
-      auditFile = new File(o.dir, "nnaudit/nnaudit-audit.log");
+    } else if (isNnaudit(variant)) {
+      auditFile = new File(o.dir, dirName(variant) + "/nnaudit-audit.log");
       conf.set(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOGGERS_KEY, QueuedAuditLogger.class.getName());
       conf.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getAbsolutePath());
       conf.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, o.policy);
+      if (variant.equals(KAFKA)) {
+        conf.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "127.0.0.1:" + o.brokerPort);
+        conf.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, TOPIC);
+      }
     }
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, o.threads);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, 16); // NNThroughputBenchmark uses 16-byte blocks
@@ -336,12 +386,12 @@ public final class NnBench {
       cluster.waitActive();
       List<AuditLogger> loggers = cluster.getNamesystem().getAuditLoggers();
       QueuedAuditLogger nnaudit = null;
-      if (variant.equals("nnaudit")) {
+      if (isNnaudit(variant)) {
         nnaudit = loggers.size() == 1 && loggers.get(0) instanceof QueuedAuditLogger
             ? (QueuedAuditLogger) loggers.get(0) : null;
       }
       boolean stockOnly = loggers.size() == 1 && loggers.get(0) instanceof DefaultAuditLogger;
-      if (variant.equals("nnaudit") ? nnaudit == null : !stockOnly) {
+      if (isNnaudit(variant) ? nnaudit == null : !stockOnly) {
         throw new IllegalStateException("the " + variant + " NameNode has audit loggers " + loggers);
       }
       return new Target(variant, cluster, auditFile, nnaudit);
@@ -375,6 +425,66 @@ public final class NnBench {
     Logger.getLogger(AUDIT_LOG).setLevel(level);
   }
 
+  static boolean isNnaudit(String variant) {
+    return variant.equals("nnaudit") || variant.equals(KAFKA);
+  }
+
+  /** The variant's name in paths, local and in HDFS. */
+  static String dirName(String variant) {
+    return variant.replace('+', '-');
+  }
+
+  /**
+   * Starts the test broker (kafka/test-broker) in a child JVM on a free port, with the topic {@link #TOPIC};
+   * it stops when its stdin closes, so it cannot outlive this JVM. Its log is {@code DIR/kafka-broker.log}.
+   */
+  private static Process startBroker(Options o) throws IOException, InterruptedException {
+    String cp = new String(Files.readAllBytes(o.brokerClasspath.toPath()), StandardCharsets.UTF_8).trim();
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      o.brokerPort = s.getLocalPort();
+    }
+    Files.createDirectories(o.dir.toPath());
+    File log = new File(o.dir, "kafka-broker.log");
+    ProcessBuilder pb = new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath(),
+        "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "io.nnaudit.testbroker.TestBroker",
+        String.valueOf(o.brokerPort), new File(o.dir, "kafka-broker").getAbsolutePath(), "--topic", TOPIC);
+    pb.redirectError(log);
+    Process p = pb.start();
+    java.io.BufferedReader out = new java.io.BufferedReader(
+        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    String line = out.readLine(); // READY, or the end of the stream if the broker failed
+    if (line == null || !line.startsWith("READY ")) {
+      p.destroyForcibly().waitFor();
+      throw new IllegalStateException("the test broker did not start; see " + log);
+    }
+    return p;
+  }
+
+  private static void stopBroker(Process p) throws InterruptedException {
+    try {
+      p.getOutputStream().close();
+    } catch (IOException e) {
+      // Already closed: the broker is stopping.
+    }
+    if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor();
+    }
+  }
+
+  /**
+   * Waits (up to 60 s) until the shipper has nothing left to ship; returns {records acknowledged by Kafka,
+   * lines in the audit file and its backups}.
+   */
+  private static long[] awaitShipped(Target t) throws Exception {
+    awaitWritten(t);
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (t.nnaudit.pipeline().shipStats().lagRecords != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20); // the poll interval of this bounded wait (the lag reads -1 until the shipper has looked)
+    }
+    return new long[] {t.nnaudit.pipeline().shipStats().shippedRecords,
+        NnCompareClient.linesOnDisk(t.auditFile.getPath())};
+  }
+
   static boolean hasAuditFile(String variant) {
     return !variant.equals("off");
   }
@@ -397,12 +507,16 @@ public final class NnBench {
         case "stock":
           what = "Hadoop's logger, log4j's synchronous RollingFileAppender as Hadoop ships it: " + t.auditFile;
           break;
+        case KAFKA:
+          what = "nnaudit as above, shipping its audit file to Kafka topic " + TOPIC + " at 127.0.0.1:"
+              + o.brokerPort + " (a test broker in a child JVM): " + t.auditFile;
+          break;
         default:
           what = (o.policy.equals("BLOCK") ? "nnaudit with its defaults: "
               : "nnaudit with its defaults but nnaudit.queue.full.policy=" + o.policy + ": ") + t.auditFile;
           break;
       }
-      System.out.println(String.format(Locale.ROOT, "  %-8s %s", t.variant, what));
+      System.out.println(String.format(Locale.ROOT, "  %-13s %s", t.variant, what));
     }
     System.out.println(String.format(Locale.ROOT, "A warm-up pass on each, then two measured passes: %s, then %s."
         + " ops/s: the mean of the two.", String.join(" ", o.variants), String.join(" ", reversed)));

@@ -84,7 +84,7 @@ class NnBenchTest {
     cells.put(NnBench.key("off", "create"), cell(0, 0, 1000, 1200));
     cells.put(NnBench.key("stock", "create"), cell(45000, 45000, 900, 1000));
     cells.put(NnBench.key("nnaudit", "create"), cell(45000, 44990, 1050, 1150));
-    List<String> lines = NnBench.table(NnBench.VARIANTS, Arrays.asList("create"), cells);
+    List<String> lines = NnBench.table(Arrays.asList("off", "stock", "nnaudit"), Arrays.asList("create"), cells);
 
     assertEquals(2, lines.size());
     List<String> head = Arrays.asList(lines.get(0).trim().split("\\s{2,}"));
@@ -131,8 +131,13 @@ class NnBenchTest {
     assertEquals(100, p.files);
     assertEquals("DROP", p.policy);
 
+    NnBench.Options k = NnBench.Options.parse("--broker-classpath", "broker.classpath");
+    assertEquals(Arrays.asList("off", "stock", "nnaudit", "nnaudit+kafka"), k.variants, "--kafka adds the fourth");
+    assertEquals(Arrays.asList("nnaudit+kafka"),
+        NnBench.Options.parse("--variants", "nnaudit+kafka", "--broker-classpath", "b").variants);
+
     for (String[] bad : new String[][] {{"--variants", "async"}, {"--variants", "off,off"}, {"--ops", "append"},
-        {"--threads", "0"}, {"--files", "many"}, {"--files"}, {"--repeats", "3"}}) {
+        {"--threads", "0"}, {"--files", "many"}, {"--files"}, {"--repeats", "3"}, {"--variants", "nnaudit+kafka"}}) {
       assertThrows(IllegalArgumentException.class, () -> NnBench.Options.parse(bad), Arrays.toString(bad));
     }
   }

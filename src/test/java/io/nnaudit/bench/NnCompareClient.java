@@ -42,7 +42,14 @@ import org.apache.log4j.spi.LoggingEvent;
  * <p>The ops of a pass run as {@link OpSequence} runs them: files are made once per pass and reused.
  * Warm-up passes use other base directories.
  *
- * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|-</pre>
+ * <p>When the NameNode ships its audit file to Kafka (HTTP_PORT given), each RESULT line also has the shipper's
+ * figures from the NameNode's /jmx ({@link BenchNameNodeMain#SHIP_NOW}): the records not yet shipped when the
+ * timed window ended and their age, how long after the window's end nothing was left to ship (the wait is bounded
+ * at 120 s; -1 if it ran out), then the records shipped since start-up against the lines in the audit file and
+ * its backups, the send errors, and the NameNode's CPU in the window on the shipper's thread and the Kafka
+ * producer's I/O thread.
+ *
+ * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|- [HTTP_PORT]</pre>
  */
 public final class NnCompareClient {
   private static final long NANOS_PER_TICK = 10_000_000; // USER_HZ = 100, for the /proc/PID/task/TID/stat fallback
@@ -59,6 +66,7 @@ public final class NnCompareClient {
     int passes = Integer.parseInt(args[4]);
     List<String> ops = Arrays.asList(args[5].split(","));
     String audit = args[6].equals("-") ? null : args[6];
+    String shipNow = args.length > 7 ? "http://127.0.0.1:" + args[7] + "/jmx?qry=" + BenchNameNodeMain.SHIP_NOW : null;
 
     BenchmarkLogCapture capture = BenchmarkLogCapture.attach();
     Window window = new Window(nnPid);
@@ -79,15 +87,83 @@ public final class NnCompareClient {
           if (!measured) {
             continue;
           }
+          long windowEnd = System.nanoTime();
+          Map<String, Long> lagAtEnd = shipNow == null ? null : jmx(shipNow);
+          long drainedMs = -1;
+          if (shipNow != null) {
+            // Before the records are counted, whose wait for the file to stop growing would hide how soon the
+            // shipper caught up. With the default ack policy every record is in the file by the window's end.
+            // Timed to when the request that saw nothing left was sent: 0 when nothing was left at the window's end.
+            Map<String, Long> now = lagAtEnd;
+            long asked = windowEnd;
+            while (now.get("ShipLagRecords") != 0 && asked - windowEnd < 120_000_000_000L) {
+              Thread.sleep(5); // the poll interval of this bounded wait for the shipper to catch up
+              asked = System.nanoTime();
+              now = jmx(shipNow);
+            }
+            if (now.get("ShipLagRecords") == 0) {
+              drainedMs = (asked - windowEnd) / 1_000_000;
+            }
+          }
           long[] records = audit == null ? new long[3] : count(audit, offset, NnBench.auditCmd(op),
               base + "/" + op + "/");
           double[] cpu = window.cpuMillis();
+          String ship = "";
+          if (shipNow != null) {
+            Map<String, Long> now = jmx(shipNow);
+            ship = String.format(Locale.ROOT, " ship_lag_window_end=%d ship_lag_ms_window_end=%d ship_drain_ms=%d"
+                + " shipped_records=%d records_on_disk=%d ship_send_errors=%d nn_ship_ms=%.3f",
+                lagAtEnd.get("ShipLagRecords"), lagAtEnd.get("ShipLagMillis"), drainedMs, now.get("ShippedRecords"),
+                linesOnDisk(audit), now.get("ShipSendErrors"), cpu[5]);
+          }
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
               + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
-              + " drops_reported=%d busiest_others=%s path_split=%s%n", op,
+              + " drops_reported=%d busiest_others=%s path_split=%s%s%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
               cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers(),
-              window.pathSplit());
+              window.pathSplit(), ship);
+        }
+      }
+    }
+  }
+
+  /** The numeric attributes of the one MBean that {@code url} (a /jmx query) returns. */
+  static Map<String, Long> jmx(String url) throws IOException {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url).openConnection();
+    c.setConnectTimeout(10_000);
+    c.setReadTimeout(10_000);
+    String body;
+    try (java.io.InputStream in = c.getInputStream()) {
+      body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    Map<String, Long> out = new HashMap<>();
+    Matcher m = Pattern.compile("\"(\\w+)\"\\s*:\\s*(-?\\d+)\\s*[,}\\n]").matcher(body);
+    while (m.find()) {
+      out.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    if (!out.containsKey("ShipLagRecords")) {
+      throw new IOException("no shipper figures at " + url + ": " + body);
+    }
+    return out;
+  }
+
+  /** Lines in the audit file and its backups ({@code FILE.1}, {@code FILE.2}, ...). */
+  static long linesOnDisk(String audit) throws IOException {
+    long lines = 0;
+    for (int i = 0; ; i++) {
+      java.nio.file.Path p = Paths.get(i == 0 ? audit : audit + "." + i);
+      if (!Files.exists(p)) {
+        if (i > 0) {
+          return lines;
+        }
+        continue;
+      }
+      try (java.io.InputStream in = new java.io.BufferedInputStream(Files.newInputStream(p), 1 << 16)) {
+        int b;
+        while ((b = in.read()) >= 0) {
+          if (b == '\n') {
+            lines++;
+          }
         }
       }
     }
@@ -166,7 +242,7 @@ public final class NnCompareClient {
 
     /**
      * CPU milliseconds in the last window: {all, JIT compiler threads, GC threads, nnaudit writer, the
-     * operation's path}. The path is the threads an RPC and its audit record pass through: the IPC server's
+     * operation's path, the Kafka shipper's thread and its producer's I/O thread}. The path is the threads an RPC and its audit record pass through: the IPC server's
      * listener, readers, handlers and responder, the edit log's thread, GC and nnaudit's writer. It leaves out
      * the JIT and the NameNode's periodic monitors, whose bursts land in some windows and not others and are
      * no cost of auditing.
@@ -179,7 +255,7 @@ public final class NnCompareClient {
       if (start == null || end == null) {
         throw new IllegalStateException("the benchmark's timed window was not seen");
       }
-      double[] ms = new double[5];
+      double[] ms = new double[6];
       for (Map.Entry<String, Double> e : deltaMillis()) {
         String comm = e.getKey();
         double d = e.getValue();
@@ -197,6 +273,9 @@ public final class NnCompareClient {
         }
         if (onPath(comm)) {
           ms[4] += d;
+        }
+        if (comm.startsWith("nnaudit-kafka") || comm.startsWith("kafka-producer")) {
+          ms[5] += d;
         }
       }
       return ms;

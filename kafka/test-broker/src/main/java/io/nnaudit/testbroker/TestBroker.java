@@ -11,11 +11,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -23,12 +34,15 @@ import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * A single-node Kafka (KRaft, one combined broker and controller) for the tests of nnaudit-kafka, run as a
- * child process: {@code java -cp $(cat target/broker.classpath) io.nnaudit.testbroker.TestBroker PORT DATA_DIR}.
+ * child process: {@code java -cp $(cat target/broker.classpath) io.nnaudit.testbroker.TestBroker PORT DATA_DIR
+ * [acl] [--topic NAME]...}.
  *
- * <p>The broker listens with PLAINTEXT on 127.0.0.1:PORT and keeps its logs in DATA_DIR/kafka. It prints
- * {@code READY 127.0.0.1:PORT} on stdout once it takes connections, and shuts down cleanly (exit code 0) when
- * its stdin reaches end of file, which also happens when the test JVM that started it dies: no broker outlives
- * its test. Its own log goes to stderr.
+ * <p>The broker listens with PLAINTEXT on 127.0.0.1:PORT and keeps its logs in DATA_DIR/kafka. Each topic named
+ * with {@code --topic} is created (one partition) if it does not exist yet, for callers without a Kafka admin
+ * client of their own (the benchmark harnesses). It prints {@code READY 127.0.0.1:PORT} on stdout once it takes
+ * connections and the topics named have leaders, and shuts down cleanly (exit code 0) when its stdin reaches end
+ * of file, which also happens when the test JVM that started it dies: no broker outlives its test. Its own log
+ * goes to stderr.
  *
  * <p>Design note. This runs the server's own entry class, {@link KafkaRaftServer}, from a generated
  * server.properties (written to DATA_DIR/server.properties for reading), after formatting the storage with the
@@ -57,11 +71,22 @@ public final class TestBroker {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
     System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
-    if (args.length < 2 || args.length > 3 || (args.length == 3 && !args[2].equals("acl"))) {
-      System.err.println("usage: TestBroker PORT DATA_DIR [acl]");
+    boolean acl = false;
+    List<String> topics = new ArrayList<>();
+    boolean usage = args.length < 2;
+    for (int i = 2; i < args.length && !usage; i++) {
+      if (args[i].equals("acl")) {
+        acl = true;
+      } else if (args[i].equals("--topic") && i + 1 < args.length) {
+        topics.add(args[++i]);
+      } else {
+        usage = true;
+      }
+    }
+    if (usage) {
+      System.err.println("usage: TestBroker PORT DATA_DIR [acl] [--topic NAME]...");
       System.exit(2);
     }
-    boolean acl = args.length == 3;
     int port = Integer.parseInt(args[0]);
     Path dataDir = Paths.get(args[1]).toAbsolutePath();
     Path logDir = dataDir.resolve("kafka");
@@ -95,6 +120,7 @@ public final class TestBroker {
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "test-broker-shutdown-hook"));
     server.startup();
     awaitListening(port);
+    createTopics(port, topics);
     System.out.println("READY " + HOST + ":" + port);
     System.out.flush();
 
@@ -155,6 +181,36 @@ public final class TestBroker {
         .setControllerListenerName("CONTROLLER")
         .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
         .run();
+  }
+
+  /** Creates the topics not there yet (one partition each) and waits until each has a leader. */
+  private static void createTopics(int port, List<String> topics) throws Exception {
+    if (topics.isEmpty()) {
+      return;
+    }
+    Properties p = new Properties();
+    p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, HOST + ":" + port);
+    try (Admin admin = Admin.create(p)) {
+      Set<String> missing = new HashSet<>(topics);
+      missing.removeAll(admin.listTopics().names().get());
+      admin.createTopics(missing.stream().map(t -> new NewTopic(t, 1, (short) 1)).collect(Collectors.toList()))
+          .all().get();
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (true) {
+        try {
+          Map<String, TopicDescription> d = admin.describeTopics(topics).allTopicNames().get();
+          if (d.values().stream().allMatch(t -> t.partitions().stream().allMatch(x -> x.leader() != null))) {
+            return;
+          }
+        } catch (ExecutionException e) {
+          // Unknown topic until the metadata has reached the broker: look again.
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the topics " + topics + " have no leaders after 60 s");
+        }
+        Thread.sleep(50);
+      }
+    }
   }
 
   private static int freePort() throws IOException {

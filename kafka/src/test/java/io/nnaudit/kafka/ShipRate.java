@@ -1,0 +1,392 @@
+package io.nnaudit.kafka;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipStats;
+import io.nnaudit.ship.ShipperContext;
+import io.nnaudit.ship.SpoolGuard;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * How fast the Kafka shipper can ship on this machine, against what a producer alone gets from the same broker.
+ * Run by {@code benchmarks/ship_rate.py}, which builds the classpath; it starts one test broker
+ * ({@link KafkaTestBroker}) and, for each repeat, measures side by side:
+ * <ul>
+ *   <li>{@code producer}: the limit. One producer with the shipper's own settings (idempotent, {@code acks=all},
+ *       linger 20 ms, batch 256 KiB; {@link ShipperSettings} with nothing set but the servers and the topic)
+ *       sends N stock audit lines in a loop, with the shipper's key and headers, as fast as {@code send} takes
+ *       them; records/s from the first send until every record is acknowledged.</li>
+ *   <li>{@code catch-up}: a spool of the same N lines written beforehand, as rotation leaves it
+ *       ({@code audit.log.K} ... {@code audit.log.1}, {@code audit.log}, {@code --file-mb} each), and a
+ *       {@link KafkaShipper} with its defaults started on it; records/s from {@code start()} until its
+ *       ShipLagRecords is 0, the shipper's count of the backlog at its start included.</li>
+ *   <li>{@code steady}: a writer thread appends the same lines at a fixed rate (every 2 ms the lines due by then,
+ *       rotating as nnaudit's file sink does) while the shipper runs; after a warm-up, ShipLagRecords and
+ *       ShipLagMillis are sampled every 100 ms; median and p99 of each, and the rates written and shipped.</li>
+ * </ul>
+ * A shorter producer run before the first repeat, not kept, warms the JIT. Everything runs on one machine, unpinned: the broker, the producer or shipper, and the writer share its
+ * cores, which a broker on a machine of its own would not take from a NameNode. Each measurement has a topic of
+ * its own (one partition), deleted after it.
+ *
+ * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
+ *          [--warmup-seconds 5] [--file-mb 64]</pre>
+ * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
+ */
+public final class ShipRate {
+  private static final String HEADER = "repeat,measure,target_rate,records,seconds,records_per_sec,value_bytes,"
+      + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors";
+
+  private final Path dir;
+  private final KafkaTestBroker broker;
+  private final long fileBytes;
+
+  private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes) {
+    this.dir = dir;
+    this.broker = broker;
+    this.fileBytes = fileBytes;
+  }
+
+  public static void main(String[] args) throws Exception {
+    String out = null;
+    Path dir = Paths.get("target/ship-rate");
+    int repeats = 3;
+    int records = 2_000_000;
+    List<Integer> rates = new ArrayList<>(List.of(10_000, 50_000));
+    int steadySeconds = 30;
+    int warmupSeconds = 5;
+    long fileMb = 64;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      String v = args[i + 1];
+      switch (args[i]) {
+        case "--out": out = v; break;
+        case "--dir": dir = Paths.get(v); break;
+        case "--repeats": repeats = Integer.parseInt(v); break;
+        case "--records": records = Integer.parseInt(v); break;
+        case "--rates":
+          rates.clear();
+          for (String r : v.split(",")) {
+            rates.add(Integer.parseInt(r.trim()));
+          }
+          break;
+        case "--steady-seconds": steadySeconds = Integer.parseInt(v); break;
+        case "--warmup-seconds": warmupSeconds = Integer.parseInt(v); break;
+        case "--file-mb": fileMb = Long.parseLong(v); break;
+        default: throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    if (out == null || args.length % 2 != 0) {
+      throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
+          + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB]");
+    }
+    deleteRecursively(dir);
+    Files.createDirectories(dir);
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start();
+         PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8))) {
+      csv.println(HEADER);
+      ShipRate bench = new ShipRate(dir, broker, fileMb << 20);
+      System.out.printf(Locale.ROOT, "broker %s (started in %d ms); %d records of %.0f bytes on average%n",
+          broker.bootstrapServers(), broker.lastStartTime().toMillis(), records, meanValueBytes());
+      bench.producer(0, Math.max(10_000, records / 10)); // warms the JIT for the first repeat's producer; not kept
+      for (int r = 1; r <= repeats; r++) {
+        emit(csv, r, bench.producer(r, records));
+        emit(csv, r, bench.catchUp(r, records));
+        for (int rate : rates) {
+          emit(csv, r, bench.steady(r, rate, warmupSeconds, steadySeconds));
+        }
+      }
+    }
+  }
+
+  private static void emit(PrintWriter csv, int repeat, String[] row) {
+    String line = repeat + "," + String.join(",", row);
+    csv.println(line);
+    csv.flush();
+    System.out.println(line);
+  }
+
+  // ---------------------------------------------------------------- (a) the producer alone
+
+  private String[] producer(int repeat, int n) throws Exception {
+    String topic = "producer-r" + repeat;
+    broker.createTopic(topic, 1);
+    ShipperSettings settings = ShipperSettings.fromConf(conf(topic), dir.resolve("unused.log").toFile());
+    byte[] key = ShipHeaders.bytes(settings.source);
+    long epoch = System.currentTimeMillis();
+    AtomicLong acked = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    long seconds;
+    try (KafkaProducer<byte[], byte[]> p =
+             new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer())) {
+      p.partitionsFor(topic); // metadata before the clock starts
+      long offset = 0;
+      long t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        byte[] value = line(i);
+        ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, null, null, key, value,
+            ShipHeaders.of(ShipHeaders.RECORD, settings.source, epoch, i, 0, offset, "hdfs"));
+        offset += value.length + 1;
+        p.send(rec, (md, e) -> {
+          if (e == null) {
+            acked.incrementAndGet();
+          } else {
+            errors.incrementAndGet();
+          }
+        });
+      }
+      p.flush();
+      seconds = System.nanoTime() - t0;
+    }
+    deleteTopic(topic);
+    if (acked.get() != n) {
+      throw new IllegalStateException("producer: " + acked.get() + " of " + n + " acknowledged, " + errors + " errors");
+    }
+    return row("producer", 0, n, seconds, null, null, errors.get());
+  }
+
+  // ---------------------------------------------------------------- (b) the shipper catching up
+
+  private String[] catchUp(int repeat, int n) throws Exception {
+    String topic = "catch-up-r" + repeat;
+    broker.createTopic(topic, 1);
+    Path spool = dir.resolve("catch-up-r" + repeat);
+    File live = spool.resolve("audit.log").toFile();
+    Files.createDirectories(spool);
+    try (Writer w = new Writer(live, fileBytes)) {
+      for (int i = 0; i < n; i++) {
+        w.append(line(i));
+      }
+      w.flush();
+    }
+    KafkaShipper shipper = new KafkaShipper(context(topic, live, () -> 0L));
+    long t0 = System.nanoTime();
+    shipper.start();
+    ShipStats s;
+    while ((s = shipper.stats()).lagRecords != 0) { // -1 until the shipper's thread has counted the backlog
+      Thread.sleep(5); // the poll interval of this wait: 5 ms in a catch-up of seconds
+    }
+    long seconds = System.nanoTime() - t0;
+    shipper.stop(30_000);
+    if (s.shippedRecords != n) {
+      throw new IllegalStateException("catch-up: " + s.shippedRecords + " of " + n + " shipped");
+    }
+    deleteTopic(topic);
+    deleteRecursively(spool);
+    return row("catch-up", 0, n, seconds, null, null, s.sendErrors);
+  }
+
+  // ---------------------------------------------------------------- (c) steady state at a fixed rate
+
+  private String[] steady(int repeat, int rate, int warmupSeconds, int steadySeconds) throws Exception {
+    String topic = "steady-" + rate + "-r" + repeat;
+    broker.createTopic(topic, 1);
+    Path spool = dir.resolve(topic);
+    Files.createDirectories(spool);
+    File live = spool.resolve("audit.log").toFile();
+    AtomicLong written = new AtomicLong();
+    Writer w = new Writer(live, fileBytes);
+    KafkaShipper shipper = new KafkaShipper(context(topic, live, written::get));
+    shipper.start();
+    stopWriter = false;
+    Thread writer = new Thread(() -> writeAtRate(w, rate, written), "ship-rate-writer");
+    writer.start();
+    List<Long> lagRecords = new ArrayList<>();
+    List<Long> lagMillis = new ArrayList<>();
+    Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
+    long shipped0 = shipper.stats().shippedRecords;
+    long t0 = System.nanoTime();
+    long next = t0;
+    long end = t0 + TimeUnit.SECONDS.toNanos(steadySeconds);
+    while (System.nanoTime() < end) {
+      ShipStats s = shipper.stats();
+      if (s.lagRecords >= 0) { // -1: not known yet
+        lagRecords.add(s.lagRecords);
+        lagMillis.add(s.lagMillis);
+      }
+      next += 100_000_000L;
+      TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime())); // the sampling interval
+    }
+    long seconds = System.nanoTime() - t0;
+    long shipped = shipper.stats().shippedRecords - shipped0;
+    stopWriter = true;
+    writer.join();
+    w.close();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (shipper.stats().lagRecords != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20); // the poll interval of this bounded wait for the shipper to finish
+    }
+    ShipStats s = shipper.stats();
+    shipper.stop(30_000);
+    if (s.lagRecords != 0 || s.shippedRecords != written.get()) {
+      throw new IllegalStateException("steady " + rate + "/s: " + s.shippedRecords + " of " + written.get()
+          + " shipped 120 s after the writer stopped");
+    }
+    deleteTopic(topic);
+    deleteRecursively(spool);
+    System.out.printf(Locale.ROOT, "steady %d/s: shipped %.0f records/s in the window%n", rate,
+        shipped * 1e9 / seconds);
+    return row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors);
+  }
+
+  private volatile boolean stopWriter;
+
+  /** Every 2 ms, the lines due by then at {@code rate} per second; {@code written} counts them once written. */
+  private void writeAtRate(Writer w, int rate, AtomicLong written) {
+    long t0 = System.nanoTime();
+    long n = 0;
+    try {
+      while (!stopWriter) {
+        long due = (System.nanoTime() - t0) * rate / 1_000_000_000L;
+        long from = n;
+        for (; n < due; n++) {
+          w.append(line((int) (n % Integer.MAX_VALUE)));
+        }
+        if (n > from) {
+          w.flush();
+          written.set(n);
+        }
+        TimeUnit.MILLISECONDS.sleep(2); // the writer's tick: a batch of lines every 2 ms, as a group commit does
+      }
+    } catch (IOException | InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private Configuration conf(String topic) {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, broker.bootstrapServers());
+    c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
+    c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "bench");
+    c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+    return c;
+  }
+
+  private ShipperContext context(String topic, File live, java.util.function.LongSupplier written) {
+    return new ShipperContext(conf(topic), live, 10_000, "hdfs", new SpoolGuard(10_000), written);
+  }
+
+  private void deleteTopic(String topic) throws Exception {
+    Properties p = new Properties();
+    p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      admin.deleteTopics(Collections.singleton(topic)).all().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String[] row(String measure, int rate, long n, long nanos, List<Long> lagRecords,
+      List<Long> lagMillis, long errors) {
+    double s = nanos / 1e9;
+    return new String[] {measure, String.valueOf(rate), String.valueOf(n), String.format(Locale.ROOT, "%.3f", s),
+        String.format(Locale.ROOT, "%.0f", n / s), String.format(Locale.ROOT, "%.1f", meanValueBytes()),
+        pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors)};
+  }
+
+  private static String pct(List<Long> samples, int p) {
+    if (samples == null || samples.isEmpty()) {
+      return "";
+    }
+    List<Long> sorted = new ArrayList<>(samples);
+    Collections.sort(sorted);
+    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return String.valueOf(sorted.get(Math.max(0, Math.min(sorted.size() - 1, i))));
+  }
+
+  private static final String[] CMDS = {"getfileinfo", "create", "open", "listStatus", "mkdirs", "rename"};
+
+  /**
+   * The i-th line: a stock audit line (Hadoop's layout and fields), about 180 bytes, no line end. The path and
+   * the command vary with i; the timestamp is fixed (the shipper does not read it).
+   */
+  static byte[] line(int i) {
+    String cmd = CMDS[i % CMDS.length];
+    return ("2026-11-23 17:06:12,345 INFO FSNamesystem.audit: allowed=true\tugi=etl (auth:SIMPLE)\tip=/10.1.2.3\tcmd="
+        + cmd + "\tsrc=/data/events/d" + (i % 1000) + "/part-" + i + "\tdst=null\tperm=null\tproto=rpc")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static double meanValueBytes() {
+    long sum = 0;
+    for (int i = 0; i < 6000; i++) {
+      sum += line(1_000_000 + i).length;
+    }
+    return sum / 6000.0;
+  }
+
+  /** Appends lines to an audit file, rotating as nnaudit's file sink does (file.1 is the newest backup). */
+  private static final class Writer implements AutoCloseable {
+    private final File live;
+    private final long maxBytes;
+    private OutputStream out;
+    private long size;
+    private int backups;
+
+    Writer(File live, long maxBytes) throws IOException {
+      this.live = live;
+      this.maxBytes = maxBytes;
+      this.out = new java.io.BufferedOutputStream(new FileOutputStream(live, true), 1 << 16);
+    }
+
+    void append(byte[] line) throws IOException {
+      if (size + line.length + 1 > maxBytes && size > 0) {
+        rotate();
+      }
+      out.write(line);
+      out.write('\n');
+      size += line.length + 1;
+    }
+
+    void flush() throws IOException {
+      out.flush();
+    }
+
+    private void rotate() throws IOException {
+      out.close();
+      for (int i = backups; i >= 1; i--) {
+        Path from = Paths.get(live.getPath() + "." + i);
+        Files.move(from, Paths.get(live.getPath() + "." + (i + 1)), StandardCopyOption.ATOMIC_MOVE);
+      }
+      Files.move(live.toPath(), Paths.get(live.getPath() + ".1"), StandardCopyOption.ATOMIC_MOVE);
+      backups++;
+      out = new java.io.BufferedOutputStream(new FileOutputStream(live, true), 1 << 16);
+      size = 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+
+  private static void deleteRecursively(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(p)) {
+      walk.sorted(Collections.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+}
