@@ -180,7 +180,7 @@ public final class ShipRate {
       }
       w.flush();
     }
-    KafkaShipper shipper = new KafkaShipper(context(topic, live, () -> 0L));
+    KafkaShipper shipper = new KafkaShipper(context(topic, live));
     long t0 = System.nanoTime();
     shipper.start();
     ShipStats s;
@@ -207,7 +207,7 @@ public final class ShipRate {
     File live = spool.resolve("audit.log").toFile();
     AtomicLong written = new AtomicLong();
     Writer w = new Writer(live, fileBytes);
-    KafkaShipper shipper = new KafkaShipper(context(topic, live, written::get));
+    KafkaShipper shipper = new KafkaShipper(context(topic, live));
     shipper.start();
     stopWriter = false;
     Thread writer = new Thread(() -> writeAtRate(w, rate, written), "ship-rate-writer");
@@ -285,8 +285,8 @@ public final class ShipRate {
     return c;
   }
 
-  private ShipperContext context(String topic, File live, java.util.function.LongSupplier written) {
-    return new ShipperContext(conf(topic), live, 10_000, "hdfs", new SpoolGuard(10_000), written);
+  private ShipperContext context(String topic, File live) {
+    return new ShipperContext(conf(topic), live, 10_000, "hdfs", new SpoolGuard(10_000));
   }
 
   private void deleteTopic(String topic) throws Exception {
