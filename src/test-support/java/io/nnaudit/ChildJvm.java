@@ -11,7 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** A test main class run in its own JVM, with its output read line by line. */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
   final Process process;
   private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final StringBuffer all = new StringBuffer();
@@ -28,7 +28,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** A child running {@code mainClass} with the given JVM options and classpath. */
-  ChildJvm(List<String> jvmOptions, String classPath, String mainClass, String... args) throws Exception {
+  public ChildJvm(List<String> jvmOptions, String classPath, String mainClass, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
     cmd.addAll(jvmOptions);
@@ -54,7 +54,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** The test classpath (as surefire gives it to the test JVM), keeping only the entries {@code keep} accepts. */
-  static String testClassPath(java.util.function.Predicate<String> keep) {
+  public static String testClassPath(java.util.function.Predicate<String> keep) {
     String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     StringBuilder kept = new StringBuilder();
     for (String entry : full.split(File.pathSeparator)) {
@@ -66,12 +66,12 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Everything the child printed so far (stdout and stderr). */
-  String output() {
+  public String output() {
     return all.toString();
   }
 
   /** Waits for a line starting with {@code prefix} and returns it. */
-  String awaitLine(String prefix, long timeoutMs) throws InterruptedException {
+  public String awaitLine(String prefix, long timeoutMs) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (System.currentTimeMillis() < deadline) {
       String l = lines.poll(100, TimeUnit.MILLISECONDS);
@@ -85,6 +85,16 @@ final class ChildJvm implements AutoCloseable {
     throw new AssertionError("no '" + prefix + "' line from the child; its output:\n" + all);
   }
 
+  /** Forgets the lines printed so far: the next {@link #awaitLine} sees only later ones. */
+  public void skipPrinted() {
+    lines.clear();
+  }
+
+  /** Whether the child still runs. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   /** Waits for the child to exit and returns all it printed. */
   String awaitExit(long timeoutMs) throws InterruptedException {
     if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
@@ -95,7 +105,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** SIGKILL, as kill -9. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(60, TimeUnit.SECONDS);
   }

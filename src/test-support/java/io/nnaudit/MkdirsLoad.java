@@ -18,7 +18,7 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
  * returned true: the operations the NameNode acknowledged. A thread ends at {@link #stop} or at its first
  * exception (the NameNode went away); the clients fail fast, so none hangs once it is gone.
  */
-final class MkdirsLoad implements AutoCloseable {
+public final class MkdirsLoad implements AutoCloseable {
   private static final long JOIN_TIMEOUT_MS = 60_000;
 
   private final URI uri;
@@ -30,7 +30,7 @@ final class MkdirsLoad implements AutoCloseable {
   private volatile boolean stopping;
 
   /** {@code clients} threads against the NameNode at {@code uri}, with {@link #failFastClientConf()}. */
-  MkdirsLoad(URI uri, int clients, String root) {
+  public MkdirsLoad(URI uri, int clients, String root) {
     this.uri = uri;
     this.conf = failFastClientConf();
     this.root = root;
@@ -44,7 +44,7 @@ final class MkdirsLoad implements AutoCloseable {
    * A client that gives up at once when the NameNode is gone: no connection retries, no retry policy, and an
    * RPC timeout so that no call waits forever for a NameNode that stopped answering.
    */
-  static Configuration failFastClientConf() {
+  public static Configuration failFastClientConf() {
     Configuration c = new HdfsConfiguration();
     c.setInt("ipc.client.connect.max.retries", 0);
     c.setInt("ipc.client.connect.max.retries.on.timeouts", 0);
@@ -53,7 +53,7 @@ final class MkdirsLoad implements AutoCloseable {
     return c;
   }
 
-  MkdirsLoad start() {
+  public MkdirsLoad start() {
     for (Thread t : threads) {
       t.start();
     }
@@ -61,7 +61,7 @@ final class MkdirsLoad implements AutoCloseable {
   }
 
   /** Waits until {@code n} operations are acknowledged; false on timeout or when every client has ended. */
-  boolean awaitAcked(int n, long timeoutMs) throws InterruptedException {
+  public boolean awaitAcked(int n, long timeoutMs) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (acked.size() < n) {
       if (System.currentTimeMillis() > deadline || threads.stream().noneMatch(Thread::isAlive)) {
@@ -72,24 +72,24 @@ final class MkdirsLoad implements AutoCloseable {
     return true;
   }
 
-  int ackedCount() {
+  public int ackedCount() {
     return acked.size();
   }
 
   /** The acknowledged paths; final once {@link #stop} has returned. */
-  Set<String> acked() {
+  public Set<String> acked() {
     return acked;
   }
 
   /** How each client thread that did not end by {@link #stop} ended: the exception's class and message. */
-  List<String> endings() {
+  public List<String> endings() {
     synchronized (endings) {
       return new ArrayList<>(endings);
     }
   }
 
   /** Tells the clients to stop after their current call and waits for them (each call is bounded). */
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     stopping = true;
     long deadline = System.currentTimeMillis() + JOIN_TIMEOUT_MS;
     for (Thread t : threads) {

@@ -113,6 +113,8 @@ public final class KafkaShipper implements Shipper {
   private final java.util.Set<String> finishedKeys = new java.util.HashSet<>();
   /** Gap records to send, oldest first; each is kept until Kafka has acknowledged it. */
   private final ArrayDeque<Gap> pendingGaps = new ArrayDeque<>();
+  /** How many gap records wait to be acknowledged (the shipper's thread writes it, the metrics read it). */
+  private volatile int gapsWaiting;
   /** The seq the first pending gap was sent with, or -1 while it is not in flight. */
   private long gapInFlightSeq = -1;
   private boolean lastSendRefused;
@@ -272,21 +274,22 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * The records not yet acknowledged: those handed to the producer, counted exactly, and those not yet read,
-   * estimated from their bytes at the average record size shipped so far (200 bytes before the first). 0
-   * exactly when nothing waits; -1 before the first look at the files.
+   * The records not yet acknowledged: those handed to the producer, counted exactly, those not yet read,
+   * estimated from their bytes at the average record size shipped so far (200 bytes before the first), and gap
+   * records waiting. 0 exactly when nothing waits; -1 before the first look at the files. As fresh as the
+   * shipper's last look at the files (a send can hold its thread for max.block.ms).
    */
   private long lagRecords() {
     long bytes = lagBytes;
     if (bytes <= 0) {
-      return bytes;
+      return bytes < 0 ? bytes : gapsWaiting;
     }
     long shipped = shippedRecords.get();
     long shippedB = shippedBytes.get();
     long inFlight = Math.max(0, sentRecords.get() - shipped);
     long unread = Math.max(0, bytes - Math.max(0, sentBytes.get() - shippedB));
     double average = shipped > 0 ? (double) shippedB / shipped : 200;
-    return inFlight + (long) Math.ceil(unread / average);
+    return inFlight + (long) Math.ceil(unread / average) + gapsWaiting;
   }
 
   // ---------------------------------------------------------------- the shipper's thread
@@ -716,6 +719,7 @@ public final class KafkaShipper implements Shipper {
   private void settleGap() {
     if (gapInFlightSeq >= 0 && gapAckedSeq >= gapInFlightSeq) {
       pendingGaps.pollFirst();
+      gapsWaiting = pendingGaps.size();
       gapInFlightSeq = -1;
     }
   }
@@ -724,6 +728,7 @@ public final class KafkaShipper implements Shipper {
   private void noteGap(String what, ShipPosition at) {
     LOG.warn("nnaudit: shipping {}: {}", context.file(), what);
     pendingGaps.addLast(new Gap(what, at));
+    gapsWaiting = pendingGaps.size();
   }
 
   /** One gap record to send. Immutable. */

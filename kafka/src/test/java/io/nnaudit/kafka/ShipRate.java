@@ -184,7 +184,7 @@ public final class ShipRate {
     long t0 = System.nanoTime();
     shipper.start();
     ShipStats s;
-    while ((s = shipper.stats()).lagRecords != 0) { // -1 until the shipper's thread has counted the backlog
+    while ((s = shipper.stats()).lagRecords != 0) { // -1 until the shipper has first looked at the files
       Thread.sleep(5); // the poll interval of this wait: 5 ms in a catch-up of seconds
     }
     long seconds = System.nanoTime() - t0;

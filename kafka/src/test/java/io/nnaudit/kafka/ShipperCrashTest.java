@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import io.nnaudit.MkdirsLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,9 +64,9 @@ class ShipperCrashTest {
 
       String statsAtKill;
       try (ShippingNameNodeProcess nn = start(broker, audits, true)) {
-        MkdirsClients load = MkdirsClients.start(nn.uri(), CLIENTS, "/first");
+        MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/first").start();
         try {
-          assertTrue(load.awaitAcked(BEFORE_KILL, LOAD_TIMEOUT_MS), "the first load ran: " + load.acked()
+          assertTrue(load.awaitAcked(BEFORE_KILL, LOAD_TIMEOUT_MS), "the first load ran: " + load.ackedCount()
               + " acknowledged, clients ended with " + load.endings());
           statsAtKill = nn.awaitStats(s -> s.get("shipped") >= SHIPPED_BEFORE_KILL && s.get("lagBytes") > 0,
               SHIPPED_TIMEOUT_MS);
@@ -82,14 +83,14 @@ class ShipperCrashTest {
       List<ShippedRecord> shipped;
       int secondAcked;
       try (ShippingNameNodeProcess nn = start(broker, audits, false)) {
-        MkdirsClients load = MkdirsClients.start(nn.uri(), CLIENTS, "/second");
+        MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/second").start();
         try {
-          assertTrue(load.awaitAcked(AFTER_RESTART, LOAD_TIMEOUT_MS), "the second load ran: " + load.acked()
+          assertTrue(load.awaitAcked(AFTER_RESTART, LOAD_TIMEOUT_MS), "the second load ran: " + load.ackedCount()
               + " acknowledged, clients ended with " + load.endings());
         } finally {
           load.stop();
         }
-        secondAcked = load.acked();
+        secondAcked = load.ackedCount();
         nn.awaitStats(s -> s.get("lagBytes") == 0 && s.get("filesWaiting") == 0, SHIPPED_TIMEOUT_MS);
         shipped = awaitEveryLocalLine(broker, live);
         trail = TrailCheck.of(shipped, ShippingNameNodeMain.SOURCE);

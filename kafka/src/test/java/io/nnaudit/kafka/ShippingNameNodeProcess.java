@@ -1,48 +1,28 @@
 package io.nnaudit.kafka;
 
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import io.nnaudit.ChildJvm;
+
 /**
- * A {@link ShippingNameNodeMain} in a JVM of its own, on the test classpath, with its output read line by line:
- * started, watched through its STATS reports, and killed with SIGKILL. Not thread-safe: one test thread drives it.
+ * A NameNode that ships its audit file, in a child JVM ({@link ShippingNameNodeMain}), which a test can kill
+ * with SIGKILL. It prints {@code READY port=N} once it serves RPC, then a {@code STATS} line of the shipper's
+ * figures every 100 ms.
  */
 final class ShippingNameNodeProcess implements AutoCloseable {
-  private static final long KILL_TIMEOUT_MS = 60_000;
-
-  private final Process process;
-  private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-  private final StringBuffer all = new StringBuffer();
+  private final ChildJvm child;
   private final URI uri;
 
-  private ShippingNameNodeProcess(List<String> cmd, long startTimeoutMs) throws Exception {
-    process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        String l;
-        while ((l = r.readLine()) != null) {
-          all.append(l).append('\n');
-          lines.add(l);
-        }
-      } catch (Exception ignored) {
-        // the child died; its output so far is kept
-      }
-    }, "namenode-output");
-    reader.setDaemon(true);
-    reader.start();
-    String ready = awaitLine("READY port=", startTimeoutMs);
+  private ShippingNameNodeProcess(ChildJvm child, long startTimeoutMs) throws Exception {
+    this.child = child;
+    String ready = child.awaitLine("READY port=", startTimeoutMs);
     uri = URI.create("hdfs://127.0.0.1:" + ready.substring("READY port=".length()).trim());
   }
 
@@ -53,23 +33,22 @@ final class ShippingNameNodeProcess implements AutoCloseable {
    */
   static ShippingNameNodeProcess start(File baseDir, File auditDir, String bootstrapServers, String topic,
       boolean format, long startTimeoutMs) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
-    cmd.add("-Xmx1g");
+    List<String> options = new ArrayList<>();
+    options.add("-Xmx1g");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-opens=") || arg.startsWith("--add-exports=")) {
-        cmd.add(arg); // as the test JVM runs MiniDFSCluster
+        options.add(arg); // as the test JVM runs MiniDFSCluster
       }
     }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    cmd.add(ShippingNameNodeMain.class.getName());
-    cmd.add(baseDir.getPath());
-    cmd.add(auditDir.getPath());
-    cmd.add(bootstrapServers);
-    cmd.add(topic);
-    cmd.add(String.valueOf(format));
-    return new ShippingNameNodeProcess(cmd, startTimeoutMs);
+    ChildJvm child = new ChildJvm(options, ChildJvm.testClassPath(entry -> true),
+        ShippingNameNodeMain.class.getName(), baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
+        String.valueOf(format));
+    try {
+      return new ShippingNameNodeProcess(child, startTimeoutMs);
+    } catch (Throwable t) {
+      child.close();
+      throw t;
+    }
   }
 
   /** hdfs://127.0.0.1:PORT of its RPC server. */
@@ -82,19 +61,14 @@ final class ShippingNameNodeProcess implements AutoCloseable {
    * reported after this call began, and returns its line.
    */
   String awaitStats(Predicate<Map<String, Long>> wanted, long timeoutMs) throws InterruptedException {
-    lines.clear(); // reports made before this call are not what the caller waits for
+    child.skipPrinted(); // reports made before this call are not what the caller waits for
     long deadline = System.currentTimeMillis() + timeoutMs;
     String last = null;
     while (System.currentTimeMillis() < deadline) {
-      String l = lines.poll(100, TimeUnit.MILLISECONDS);
-      if (l != null && l.startsWith("STATS ")) {
-        last = l;
-        if (wanted.test(stats(l))) {
-          return l;
-        }
-      }
-      if (l == null && !process.isAlive()) {
-        throw new AssertionError("the NameNode exited with " + process.exitValue() + "; its output:\n" + all);
+      String l = child.awaitLine("STATS ", Math.max(1, deadline - System.currentTimeMillis()));
+      last = l;
+      if (wanted.test(stats(l))) {
+        return l;
       }
     }
     throw new AssertionError("no STATS report as wanted within " + timeoutMs + " ms; the last: " + last);
@@ -111,38 +85,19 @@ final class ShippingNameNodeProcess implements AutoCloseable {
 
   /** Everything it printed so far (stdout and stderr). */
   String output() {
-    return all.toString();
+    return child.output();
   }
 
   /** SIGKILL, as {@code kill -9}: no shutdown hook runs. Returns once the JVM is gone. */
   void kill() throws InterruptedException {
-    process.destroyForcibly();
-    if (!process.waitFor(KILL_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
-      throw new AssertionError("the NameNode JVM " + process.pid() + " outlived SIGKILL by " + KILL_TIMEOUT_MS
-          + " ms");
+    child.kill();
+    if (child.isAlive()) {
+      throw new AssertionError("the NameNode JVM outlived SIGKILL");
     }
   }
 
   @Override
   public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      kill();
-    }
-  }
-
-  private String awaitLine(String prefix, long timeoutMs) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
-    while (System.currentTimeMillis() < deadline) {
-      String l = lines.poll(100, TimeUnit.MILLISECONDS);
-      if (l != null && l.startsWith(prefix)) {
-        return l;
-      }
-      if (l == null && !process.isAlive()) {
-        break;
-      }
-    }
-    process.destroyForcibly();
-    throw new AssertionError("no '" + prefix + "' line from the NameNode within " + timeoutMs + " ms; its output:\n"
-        + all);
+    child.close();
   }
 }
