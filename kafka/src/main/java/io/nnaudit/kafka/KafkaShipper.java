@@ -111,6 +111,11 @@ public final class KafkaShipper implements Shipper {
   private final Map<String, ShipPosition> renumbered = new java.util.HashMap<>();
   /** Files read to their end since the last checkpoint: their deletion by rotation is no loss. */
   private final java.util.Set<String> finishedKeys = new java.util.HashSet<>();
+  /**
+   * Keys of files rotation deleted unshipped: a new file may get the same inode, and must not be read as the
+   * deleted one. A key leaves the set when a new file with it is given a number.
+   */
+  private final java.util.Set<String> deadKeys = new java.util.HashSet<>();
   /** Gap records to send, oldest first; each is kept until Kafka has acknowledged it. */
   private final ArrayDeque<Gap> pendingGaps = new ArrayDeque<>();
   /** How many gap records wait to be acknowledged (the shipper's thread writes it, the metrics read it). */
@@ -118,7 +123,8 @@ public final class KafkaShipper implements Shipper {
   /** The seq the first pending gap was sent with, or -1 while it is not in flight. */
   private long gapInFlightSeq = -1;
   private boolean lastSendRefused;
-  private long lastObserveMillis;
+  /** Written by the shipper's thread; read by the metrics (a lower bound of the lag's age while it is blocked). */
+  private volatile long lastObserveMillis;
   private long lastCheckpointMillis;
   /** The position of the last checkpoint written (the start position at first): the guard holds from here. */
   private ShipPosition saved;
@@ -132,6 +138,8 @@ public final class KafkaShipper implements Shipper {
   private long refusedAt = -1;
   private int refusedTimes;
   private final LagClock lagClock = new LagClock();
+  /** The lag in bytes at the thread's last look: whether a stop is caught up when no file is open. */
+  private long lastLagBytes = -1;
   private Exception syncRefusal;
 
   // Shared, as the design note says.
@@ -145,9 +153,8 @@ public final class KafkaShipper implements Shipper {
   private final AtomicLong sendErrors = new AtomicLong();
   private final AtomicLong lostElsewhere = new AtomicLong();
   private volatile long lastAckMillis;
-  /** -1 until the first look at the files, like {@link #filesWaiting}. */
-  private volatile long lagBytes = -1;
-  private volatile long filesWaiting = -1;
+  /** Set once the shipper's thread knows where it starts: the lag can be computed from then on. */
+  private volatile boolean begun;
   /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
   private volatile long oldestUnackedSince;
   private volatile long retries;
@@ -189,6 +196,7 @@ public final class KafkaShipper implements Shipper {
     this.saved = cp == null ? read : cp.position;
     this.savedMaxFileSeq = cp == null ? -1 : cp.maxFileSeq;
     checkpoint(read, System.currentTimeMillis(), false); // records a renumbering at start-up; sets the hold
+    begun = true;
     LOG.info("nnaudit: shipping {} to Kafka topic {} at {} as {} (epoch {}), from {}", context.file(),
         settings.topic, settings.bootstrapServers, settings.source, epoch, read);
   }
@@ -263,14 +271,46 @@ public final class KafkaShipper implements Shipper {
     }
   }
 
+  /**
+   * The figures now, from any thread. The lag in bytes and files is computed from a look at the files made by
+   * this call (a few lstat calls), so that it is current even while the shipper's thread is held in a send.
+   */
   @Override
   public ShipStats stats() {
     long last = lastAckMillis;
-    long since = oldestUnackedSince;
     long now = System.currentTimeMillis();
-    return new ShipStats(shippedRecords.get(), shippedBytes.get(), lagRecords(), lagBytes,
-        since == 0 ? 0 : Math.max(0, now - since), sendErrors.get(), retries, last == 0 ? -1 : now - last,
-        filesWaiting, guard.lostFiles() + lostElsewhere.get(), guard.lostBytes());
+    long[] lag = {-1, -1};
+    if (begun) {
+      try {
+        lag = lagOf(dir.list(), acknowledged);
+      } catch (IOException e) {
+        LOG.debug("nnaudit: looking at the spool for the metrics failed", e);
+      }
+    }
+    long since = oldestUnackedSince;
+    long age = lag[0] <= 0 ? 0 : since != 0 ? now - since : now - lastObserveMillis;
+    return new ShipStats(shippedRecords.get(), shippedBytes.get(), lagRecords(lag[0]), lag[0], Math.max(0, age),
+        sendErrors.get(), retries, last == 0 ? -1 : now - last, lag[1], guard.lostFiles() + lostElsewhere.get(),
+        guard.lostBytes());
+  }
+
+  /** Bytes not yet acknowledged and the files holding them, from {@code a} on, in {@code files}. */
+  private static long[] lagOf(List<SpoolFile> files, ShipPosition a) {
+    int i = a.fileKey == null ? -1 : SpoolDirectory.indexOf(files, a.fileKey);
+    long bytes = 0;
+    long waiting = 0;
+    for (int j = 0; j < files.size(); j++) {
+      SpoolFile f = files.get(j);
+      if (i >= 0 ? j < i : f.modifiedNanos <= a.modifiedNanos) {
+        continue;
+      }
+      long unacked = f.key.equals(a.fileKey) ? f.size - a.offset : f.size;
+      if (unacked > 0) {
+        bytes += unacked;
+        waiting++;
+      }
+    }
+    return new long[] {bytes, waiting};
   }
 
   /**
@@ -279,8 +319,7 @@ public final class KafkaShipper implements Shipper {
    * records waiting. 0 exactly when nothing waits; -1 before the first look at the files. As fresh as the
    * shipper's last look at the files (a send can hold its thread for max.block.ms).
    */
-  private long lagRecords() {
-    long bytes = lagBytes;
+  private long lagRecords(long bytes) {
     if (bytes <= 0) {
       return bytes < 0 ? bytes : gapsWaiting;
     }
@@ -396,7 +435,7 @@ public final class KafkaShipper implements Shipper {
 
   private boolean caughtUp() {
     return broken == null && pendingGaps.isEmpty() && acknowledged.global() == read.global()
-        && (channel != null ? readableBytes() == 0 : lagBytes == 0);
+        && (channel != null ? readableBytes() == 0 : lastLagBytes == 0);
   }
 
   private long readableBytes() {
@@ -523,6 +562,7 @@ public final class KafkaShipper implements Shipper {
 
   /** The position at the start of {@code f}, numbered {@code seq}; a number higher than any before is recorded. */
   private ShipPosition newFile(long seq, SpoolFile f) {
+    deadKeys.remove(f.key); // from now on the key names this file
     maxFileSeq = Math.max(maxFileSeq, seq);
     if (maxFileSeq > savedMaxFileSeq) {
       checkpoint(acknowledged, System.currentTimeMillis(), true); // before any record carries the number
@@ -564,7 +604,11 @@ public final class KafkaShipper implements Shipper {
    * than what was shipped of it, announces the gap and moves on.
    */
   private boolean openRead() throws IOException {
-    for (int attempt = 0; attempt < 5; attempt++) {
+    announceLosses(); // a deleted file's inode, given to a new file since, is not opened as it
+    if (read.fileKey == null) {
+      return false;
+    }
+    for (int attempt = 0; attempt < 5 && !deadKeys.contains(read.fileKey); attempt++) {
       List<SpoolFile> files = dir.list();
       int i = SpoolDirectory.indexOf(files, read.fileKey);
       if (i < 0) {
@@ -754,13 +798,15 @@ public final class KafkaShipper implements Shipper {
         continue;
       }
       if (loss.fileKey.equals(read.fileKey)) {
-        if (channel != null) { // open: read to its end all the same
+        if (channel != null) { // opened before it was deleted (losses are looked at before opening): read whole
           guard.forgive(loss);
           continue;
         }
+        deadKeys.add(loss.fileKey);
         // Not open: its inode may be given to a new file, which must not be read as this one.
         read = remember(read, new ShipPosition(++maxFileSeq, null, 0, read.modifiedNanos));
       }
+      deadKeys.add(loss.fileKey);
       noteGap("an audit file (" + loss.fileKey + ") was deleted by rotation before it was shipped: " + loss.records
           + " records, " + loss.bytes + " bytes lost (nnaudit.kafka.spool.max.backups=" + guard.maxHeldBackups()
           + ")", read);
@@ -773,28 +819,13 @@ public final class KafkaShipper implements Shipper {
     ShipPosition a = acknowledged;
     List<SpoolFile> files = dir.list();
     int i = a.fileKey == null ? -1 : SpoolDirectory.indexOf(files, a.fileKey);
-    long bytes = 0;
-    long waiting = 0;
     long liveSeq = a.fileSeq;
     long liveSize = 0;
-    for (int j = 0; j < files.size(); j++) {
-      SpoolFile f = files.get(j);
-      boolean after = i >= 0 ? j >= i : f.modifiedNanos > a.modifiedNanos;
-      if (!after) {
-        continue;
-      }
-      long unacked = f.key.equals(a.fileKey) ? f.size - a.offset : f.size;
-      if (unacked > 0) {
-        bytes += unacked;
-        waiting++;
-      }
-      if (f.live) {
-        liveSeq = a.fileSeq + (i >= 0 ? j - i : 0);
-        liveSize = f.size;
-      }
+    if (!files.isEmpty() && files.get(files.size() - 1).live) {
+      liveSeq = a.fileSeq + (i >= 0 ? files.size() - 1 - i : 0);
+      liveSize = files.get(files.size() - 1).size;
     }
-    lagBytes = bytes;
-    filesWaiting = waiting;
+    lastLagBytes = lagOf(files, a)[0];
     lagClock.note(ShipPosition.global(liveSeq, liveSize), now);
     oldestUnackedSince = lagClock.oldestSince(a.global(), now);
     KafkaProducer<byte[], byte[]> p = producer;
