@@ -120,6 +120,8 @@ public final class KafkaShipper implements Shipper {
   private final ArrayDeque<Gap> pendingGaps = new ArrayDeque<>();
   /** How many gap records wait to be acknowledged (the shipper's thread writes it, the metrics read it). */
   private volatile int gapsWaiting;
+  /** The pending gaps changed since the last checkpoint was written. */
+  private boolean gapsChanged;
   /** The seq the first pending gap was sent with, or -1 while it is not in flight. */
   private long gapInFlightSeq = -1;
   private boolean lastSendRefused;
@@ -195,6 +197,13 @@ public final class KafkaShipper implements Shipper {
     this.acknowledged = read;
     this.saved = cp == null ? read : cp.position;
     this.savedMaxFileSeq = cp == null ? -1 : cp.maxFileSeq;
+    if (cp != null) { // the gaps the last run had not got acknowledged go first, as they were
+      for (int i = cp.gaps.size() - 1; i >= 0; i--) {
+        ShipCheckpoint.PendingGap g = cp.gaps.get(i);
+        pendingGaps.addFirst(new Gap(g.text, new ShipPosition(g.fileSeq, null, g.offset, 0)));
+      }
+      gapsWaiting = pendingGaps.size();
+    }
     checkpoint(read, System.currentTimeMillis(), false); // records a renumbering at start-up; sets the hold
     begun = true;
     LOG.info("nnaudit: shipping {} to Kafka topic {} at {} as {} (epoch {}), from {}", context.file(),
@@ -525,7 +534,7 @@ public final class KafkaShipper implements Shipper {
         return false; // waits for its acknowledgement
       }
       long seq = nextSeq;
-      if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes("nnaudit: " + gap.what), gap.at, read, true)) {
+      if (!sendControl(ShipHeaders.GAP, ShipHeaders.bytes(gap.what), gap.at, read, true)) {
         return false;
       }
       gapInFlightSeq = seq;
@@ -765,14 +774,22 @@ public final class KafkaShipper implements Shipper {
       pendingGaps.pollFirst();
       gapsWaiting = pendingGaps.size();
       gapInFlightSeq = -1;
+      gapsChanged = true; // the next checkpoint leaves it out
     }
   }
 
-  /** A gap record to send, at {@code at} (its identity); sent before the next record, kept until acknowledged. */
+  /**
+   * A gap record to send, at {@code at} (its identity); sent before the next record, kept (in the checkpoint too,
+   * written at once) until acknowledged.
+   */
   private void noteGap(String what, ShipPosition at) {
     LOG.warn("nnaudit: shipping {}: {}", context.file(), what);
-    pendingGaps.addLast(new Gap(what, at));
+    pendingGaps.addLast(new Gap("nnaudit: " + what, at));
     gapsWaiting = pendingGaps.size();
+    gapsChanged = true;
+    if (saved != null) {
+      checkpoint(acknowledged != null ? acknowledged : saved, System.currentTimeMillis(), true);
+    }
   }
 
   /** One gap record to send. Immutable. */
@@ -858,10 +875,17 @@ public final class KafkaShipper implements Shipper {
   private void checkpoint(ShipPosition a, long now, boolean force) {
     lastCheckpointMillis = now;
     ShipPosition p = a.fileKey != null ? a : saved;
-    if (p.fileKey != null && (force || p.global() != saved.global() || maxFileSeq != savedMaxFileSeq)) {
+    if (p.fileKey != null && (force || gapsChanged || p.global() != saved.global()
+        || maxFileSeq != savedMaxFileSeq)) {
       try {
         if (refreshHead(p)) {
-          new ShipCheckpoint(p, maxFileSeq, headLength, headHash, now).save(settings.checkpoint, settings.source);
+          List<ShipCheckpoint.PendingGap> gaps = new ArrayList<>();
+          for (Gap g : pendingGaps) {
+            gaps.add(new ShipCheckpoint.PendingGap(g.at.fileSeq, g.at.offset, g.what));
+          }
+          new ShipCheckpoint(p, maxFileSeq, headLength, headHash, now, gaps).save(settings.checkpoint,
+              settings.source);
+          gapsChanged = false;
           if (!p.fileKey.equals(saved.fileKey)) {
             finishedKeys.clear(); // files before the new one go by normal retention now
           }

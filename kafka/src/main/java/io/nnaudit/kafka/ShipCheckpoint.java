@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -38,8 +42,28 @@ final class ShipCheckpoint {
   final String headHash;
   /** When it was written, ms since the epoch. */
   final long savedMillis;
+  /**
+   * Gap records not yet acknowledged when it was written, oldest first: the next start sends them again, with
+   * the same identity (file number, offset and text), so that no loss goes unannounced through a restart.
+   */
+  final List<PendingGap> gaps;
 
-  ShipCheckpoint(ShipPosition position, long maxFileSeq, int headLength, String headHash, long savedMillis) {
+  /** A gap record to send: where it is announced and what it says. Immutable. */
+  static final class PendingGap {
+    final long fileSeq;
+    final long offset;
+    final String text;
+
+    PendingGap(long fileSeq, long offset, String text) {
+      this.fileSeq = fileSeq;
+      this.offset = offset;
+      this.text = text;
+    }
+  }
+
+  ShipCheckpoint(ShipPosition position, long maxFileSeq, int headLength, String headHash, long savedMillis,
+      List<PendingGap> gaps) {
+    this.gaps = Collections.unmodifiableList(new ArrayList<>(gaps));
     this.position = position;
     this.maxFileSeq = Math.max(maxFileSeq, position.fileSeq);
     this.headLength = headLength;
@@ -59,10 +83,16 @@ final class ShipCheckpoint {
     p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
     try {
       long seq = Long.parseLong(p.getProperty("file.seq"));
+      List<PendingGap> gaps = new ArrayList<>();
+      int n = Integer.parseInt(p.getProperty("gap.count", "0"));
+      for (int i = 0; i < n; i++) {
+        gaps.add(new PendingGap(Long.parseLong(p.getProperty("gap." + i + ".file")),
+            Long.parseLong(p.getProperty("gap." + i + ".offset")), p.getProperty("gap." + i + ".text")));
+      }
       return new ShipCheckpoint(new ShipPosition(seq, p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
           Long.parseLong(p.getProperty("file.modified.nanos"))), Long.parseLong(p.getProperty("file.seq.max", "" + seq)),
           Integer.parseInt(p.getProperty("file.head.length")), p.getProperty("file.head.sha256"),
-          Long.parseLong(p.getProperty("saved.at.ms")));
+          Long.parseLong(p.getProperty("saved.at.ms")), gaps);
     } catch (RuntimeException e) {
       throw new IOException("nnaudit: the Kafka checkpoint " + file + " is damaged (" + e + "); move it away to "
           + "ship the spool from its oldest file again", e);
@@ -71,16 +101,24 @@ final class ShipCheckpoint {
 
   /** Writes it to {@code file}, whole (see the class note). */
   void save(File file, String source) throws IOException {
-    String text = "# nnaudit Kafka shipper: Kafka has acknowledged every record of " + source + " before this "
-        + "position.\n"
-        + "file.seq=" + position.fileSeq + "\n"
-        + "file.seq.max=" + maxFileSeq + "\n"
-        + "file.key=" + position.fileKey + "\n"
-        + "file.modified.nanos=" + position.modifiedNanos + "\n"
-        + "file.head.length=" + headLength + "\n"
-        + "file.head.sha256=" + headHash + "\n"
-        + "offset=" + position.offset + "\n"
-        + "saved.at.ms=" + savedMillis + "\n";
+    Properties p = new Properties();
+    p.setProperty("file.seq", Long.toString(position.fileSeq));
+    p.setProperty("file.seq.max", Long.toString(maxFileSeq));
+    p.setProperty("file.key", position.fileKey);
+    p.setProperty("file.modified.nanos", Long.toString(position.modifiedNanos));
+    p.setProperty("file.head.length", Integer.toString(headLength));
+    p.setProperty("file.head.sha256", headHash);
+    p.setProperty("offset", Long.toString(position.offset));
+    p.setProperty("saved.at.ms", Long.toString(savedMillis));
+    p.setProperty("gap.count", Integer.toString(gaps.size()));
+    for (int i = 0; i < gaps.size(); i++) {
+      p.setProperty("gap." + i + ".file", Long.toString(gaps.get(i).fileSeq));
+      p.setProperty("gap." + i + ".offset", Long.toString(gaps.get(i).offset));
+      p.setProperty("gap." + i + ".text", gaps.get(i).text);
+    }
+    StringWriter w = new StringWriter();
+    p.store(w, "nnaudit Kafka shipper: Kafka has acknowledged every record of " + source + " before this position");
+    String text = w.toString();
     Path target = file.toPath();
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp-" + Thread.currentThread().getId());
     try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,

@@ -129,4 +129,42 @@ class ShipperFaultsTest {
       assertFalse(alive, "the shipper's thread ended within stop()");
     }
   }
+
+  /**
+   * A loss announced while the topic cannot take it, and a stop before it could: the gap record is kept in the
+   * checkpoint, and the next start sends it, with the same identity.
+   */
+  @Test
+  void aGapNotYetAcknowledgedSurvivesARestart() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      File f = auditFile(4);
+      File checkpoint = new File(f.getPath() + ".kafka-checkpoint");
+      SpoolGuard guard = new SpoolGuard(100);
+      KafkaShipper first = shipper(conf(broker, "later"), f, guard);
+      guard.countLoss("(dev=0,ino=0)", 1234, 7);
+      first.start();
+      ShippingCluster.await("the gap kept in the checkpoint", 30_000, () -> checkpoint.exists()
+          && new String(readQuietly(checkpoint), StandardCharsets.UTF_8).contains("gap.count=1"));
+      first.stop(1000);
+      broker.createTopic("later", 1);
+      KafkaShipper second = shipper(conf(broker, "later"), f, new SpoolGuard(100));
+      second.start();
+      ShippingCluster.await("caught up", 60_000, () -> second.stats().lagRecords == 0);
+      second.stop(5000);
+      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("later", 5, Duration.ofSeconds(30)));
+      List<ShippedRecord> gaps = new ArrayList<>();
+      shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).forEach(gaps::add);
+      assertEquals(1, gaps.size(), "the loss is announced once, by the next start: " + shipped);
+      assertTrue(gaps.get(0).text().contains("1234 bytes lost"), gaps.get(0).text());
+      TrailCheck.of(shipped, "ns1/nn1").assertLines(TrailCheck.localLines(f), "the lines after it");
+    }
+  }
+
+  private static byte[] readQuietly(File f) {
+    try {
+      return Files.readAllBytes(f.toPath());
+    } catch (java.io.IOException e) {
+      return new byte[0];
+    }
+  }
 }
