@@ -105,15 +105,7 @@ class ShippingBadInputTest {
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
     try {
       cluster.waitActive();
-      QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-      long worst = timedMkdirs(cluster.getFileSystem(), 300);
-      ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
-      ShippingCluster.await("the lag to show the 300 records waiting (as of the shipper's last look)", 30_000,
-          () -> logger.pipeline().shipStats().lagBytes >= 300 * 100);
-      ShipStats s = logger.pipeline().shipStats();
-      assertEquals(0, s.shippedRecords, s.toString());
-      assertTrue(s.lagRecords >= 200, "an estimate from the bytes: " + s);
-      assertTrue(worst < 1500, "an operation took " + worst + " ms");
+      loadWaitsInTheFile(cluster, null, null);
     } finally {
       long t0 = System.nanoTime();
       cluster.shutdown();
@@ -134,13 +126,7 @@ class ShippingBadInputTest {
       MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
       try {
         cluster.waitActive();
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        long worst = timedMkdirs(cluster.getFileSystem(), 300);
-        ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
-        assertEquals(0, logger.pipeline().shipStats().shippedRecords);
-        assertTrue(worst < 1500, "an operation took " + worst + " ms");
-        ShippingCluster.await("a WARN naming the topic", 30_000,
-            () -> warnings.getOutput().contains("Topic not-yet not present in metadata"));
+        QueuedAuditLogger logger = loadWaitsInTheFile(cluster, warnings, "Topic not-yet not present in metadata");
         broker.createTopic("not-yet", 1);
         ShippingCluster.awaitShipped(logger, 60_000);
       } finally {
@@ -163,22 +149,33 @@ class ShippingBadInputTest {
       MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
       try {
         cluster.waitActive();
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        long worst = timedMkdirs(cluster.getFileSystem(), 300);
-        ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
-        ShippingCluster.await("a WARN saying why", 30_000,
-            () -> warnings.getOutput().contains("TopicAuthorizationException"));
-        ShippingCluster.await("the lag to show the 300 records waiting (as of the shipper's last look)", 30_000,
-            () -> logger.pipeline().shipStats().lagBytes >= 300 * 100);
-        ShipStats s = logger.pipeline().shipStats();
-        assertEquals(0, s.shippedRecords, s.toString());
-        assertTrue(s.lagRecords >= 200, "an estimate from the bytes: " + s);
-        assertTrue(worst < 1500, "an operation took " + worst + " ms");
+        loadWaitsInTheFile(cluster, warnings, "TopicAuthorizationException");
       } finally {
         cluster.shutdown();
         QueuedAuditLogger.closeAll(10_000);
       }
     }
+  }
+
+  /**
+   * 300 mkdirs, none slowed by Kafka, whose records wait in the file: send errors counted, nothing shipped, the
+   * lag showing them, and (when {@code warnings} is given) a WARN containing {@code why}.
+   */
+  private static QueuedAuditLogger loadWaitsInTheFile(MiniDFSCluster cluster, LogCapturer warnings, String why)
+      throws Exception {
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    long worst = timedMkdirs(cluster.getFileSystem(), 300);
+    ShippingCluster.await("send errors", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+    if (warnings != null) {
+      ShippingCluster.await("a WARN saying " + why, 30_000, () -> warnings.getOutput().contains(why));
+    }
+    ShippingCluster.await("the lag to show the 300 records waiting", 30_000,
+        () -> logger.pipeline().shipStats().lagBytes >= 300 * 100);
+    ShipStats s = logger.pipeline().shipStats();
+    assertEquals(0, s.shippedRecords, s.toString());
+    assertTrue(s.lagRecords >= 200, "an estimate from the bytes: " + s);
+    assertTrue(worst < 1500, "an operation took " + worst + " ms");
+    return logger;
   }
 
   /** Runs {@code n} mkdirs and returns the slowest, in ms. */
