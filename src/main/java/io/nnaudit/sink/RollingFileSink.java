@@ -424,7 +424,7 @@ public class RollingFileSink implements AuditSink {
   private static final class Retention {
     /** Backups now at an index of keep or above expire. */
     final int keep;
-    /** The highest index that holds a backup (or a little past it: see {@link #lastBackup}). */
+    /** The highest index that holds a backup ({@link RotatedFiles#list}). */
     final int highest;
     /** Backups at an index up to this one are not yet shipped (-1: none; 0 is the live file). */
     final int held;
@@ -445,49 +445,33 @@ public class RollingFileSink implements AuditSink {
    */
   private Retention backupsToKeep() throws IOException {
     if (spool == null) {
-      return new Retention(maxBackups, lastBackup(maxBackups), -1);
+      return new Retention(maxBackups, lastIndex(RotatedFiles.list(path, maxBackups)), -1);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, bound);
     int held = -1;
+    String key = spool.heldFileKey();
     if (spool.holdsEveryFile()) {
       held = bound;
-    } else {
-      String key = spool.heldFileKey();
-      if (key != null && key.equals(String.valueOf(fileKey))) {
+    } else if (key != null) {
+      if (key.equals(String.valueOf(fileKey))) {
         held = 0;
       }
-      for (int i = 1, last = 0; held < 0 && key != null && i <= bound && i - last <= GAP_TOLERANCE; i++) {
-        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
-        if (a != null) {
-          last = i;
-          if (key.equals(String.valueOf(a.fileKey()))) {
-            held = i;
-          }
+      for (int i = 0; held < 0 && i < backups.size(); i++) {
+        if (key.equals(String.valueOf(backups.get(i).attributes.fileKey()))) {
+          held = backups.get(i).index;
         }
       }
-    }
-    if (held < 0 && spool.heldFileKey() != null) {
-      held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
-    }
-    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), lastBackup(bound), Math.min(held, bound));
-  }
-
-  /** Missing indices in a row after which no backup is looked for (backups are numbered without gaps). */
-  private static final int GAP_TOLERANCE = 8;
-
-  /**
-   * The highest index up to {@code bound} that holds a backup, looking upwards from 1 and stopping after
-   * {@link #GAP_TOLERANCE} missing ones in a row (a backup deleted by hand): a rotation looks at the backups
-   * there are, not at every index a large {@code nnaudit.file.max.backups} allows.
-   */
-  private int lastBackup(int bound) {
-    int last = 0;
-    for (int i = 1; i <= bound && i - last <= GAP_TOLERANCE; i++) {
-      if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
-        last = i;
+      if (held < 0) {
+        held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
       }
     }
-    return last;
+    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), lastIndex(backups), Math.min(held, bound));
+  }
+
+  /** The highest index of {@code backups} (newest first), 0 for none. */
+  private static int lastIndex(List<RotatedFiles.Backup> backups) {
+    return backups.isEmpty() ? 0 : backups.get(backups.size() - 1).index;
   }
 
   /** The renames of one rotation, so that they can be undone in reverse when a later step fails. */
@@ -519,7 +503,7 @@ public class RollingFileSink implements AuditSink {
   }
 
   private Path backup(int i) {
-    return sibling("." + i);
+    return RotatedFiles.backup(path, i);
   }
 
   private void closeQuietly(FileChannel ch) {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.sink.RotatedFiles;
 
 /**
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}
@@ -27,8 +28,6 @@ import io.nnaudit.ship.SpoolGuard;
  * thread only.
  */
 final class SpoolDirectory {
-  /** Missing indices in a row after which no backup is looked for (rotation numbers them without gaps). */
-  private static final int GAP_TOLERANCE = 8;
   private final Path live;
   private final int maxBackups;
   private final SpoolGuard guard;
@@ -44,10 +43,8 @@ final class SpoolDirectory {
   }
 
   /**
-   * The files there now, oldest first; the live file last, if it exists. Backups are looked for upwards from
-   * {@code file.1}, up to {@link #GAP_TOLERANCE} missing indices in a row (one deleted by hand), so a look costs
-   * the files there are, not every index a large {@code nnaudit.file.max.backups} allows. Retried while a
-   * rotation renames files.
+   * The files there now, oldest first; the live file last, if it exists. The backups are those rotation's own
+   * {@link RotatedFiles#list} finds. Retried while a rotation renames files.
    */
   List<SpoolFile> list() throws IOException {
     List<SpoolFile> files = null;
@@ -84,14 +81,12 @@ final class SpoolDirectory {
   }
 
   private List<SpoolFile> scan() throws IOException {
-    SpoolFile l = look(live, true, null);
+    SpoolFile l = look(live);
     UserPrincipal owner = l == null ? null : l.owner;
     List<SpoolFile> out = new ArrayList<>();
-    for (int i = 1, last = 0; i <= maxBackups && i - last <= GAP_TOLERANCE; i++) {
-      SpoolFile f = look(live.resolveSibling(live.getFileName() + "." + i), false, owner);
-      if (f != null) {
-        out.add(0, f);
-        last = i;
+    for (RotatedFiles.Backup b : RotatedFiles.list(live, maxBackups)) {
+      if (b.attributes.isRegularFile() && (owner == null || owner.equals(b.attributes.owner()))) {
+        out.add(0, spoolFile(b.path, b.attributes, false));
       }
     }
     if (l != null) {
@@ -112,7 +107,7 @@ final class SpoolDirectory {
 
   /** The live file now, or null if there is none. */
   SpoolFile liveFile() throws IOException {
-    return look(live, true, null);
+    return look(live);
   }
 
   /** The key of what is at {@code p} now, or null if nothing is. */
@@ -124,17 +119,18 @@ final class SpoolDirectory {
     }
   }
 
-  /** A regular file at {@code p} (owned by {@code owner}, when given), or null. */
-  private static SpoolFile look(Path p, boolean isLive, UserPrincipal owner) throws IOException {
+  /** The live file: a regular file at {@code p}, or null. */
+  private static SpoolFile look(Path p) throws IOException {
     PosixFileAttributes a;
     try {
       a = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     } catch (NoSuchFileException e) {
       return null;
     }
-    if (!a.isRegularFile() || (owner != null && !owner.equals(a.owner()))) {
-      return null;
-    }
+    return a.isRegularFile() ? spoolFile(p, a, true) : null;
+  }
+
+  private static SpoolFile spoolFile(Path p, PosixFileAttributes a, boolean isLive) {
     return new SpoolFile(p, String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS),
         isLive, a.owner());
   }
