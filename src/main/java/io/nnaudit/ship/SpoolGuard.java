@@ -34,7 +34,6 @@ public final class SpoolGuard {
   /** Written by the sink's writing thread (and by the shipper when it forgives); read by anyone. */
   private final AtomicLong lostFiles = new AtomicLong();
   private final AtomicLong lostBytes = new AtomicLong();
-  private final AtomicLong lostRecords = new AtomicLong();
   /** Losses the shipper has not yet looked at: the sink adds, the shipper takes. */
   private final ConcurrentLinkedQueue<Loss> unseenLosses = new ConcurrentLinkedQueue<>();
   /** Odd while a rotation renames files; the sink's writing thread increments it. */
@@ -104,7 +103,6 @@ public final class SpoolGuard {
   public void countLoss(Object fileKey, long bytes, long records) {
     lostFiles.incrementAndGet();
     lostBytes.addAndGet(Math.max(0, bytes));
-    lostRecords.addAndGet(Math.max(0, records));
     unseenLosses.add(new Loss(String.valueOf(fileKey), Math.max(0, bytes), Math.max(0, records)));
   }
 
@@ -120,7 +118,6 @@ public final class SpoolGuard {
   public void forgive(Loss loss) {
     lostFiles.decrementAndGet();
     lostBytes.addAndGet(-loss.bytes);
-    lostRecords.addAndGet(-loss.records);
   }
 
   /** Unshipped files deleted by retention since start-up. */
@@ -131,11 +128,6 @@ public final class SpoolGuard {
   /** Unshipped bytes deleted by retention since start-up. */
   public long lostBytes() {
     return lostBytes.get();
-  }
-
-  /** Unshipped records deleted by retention since start-up. */
-  public long lostRecords() {
-    return lostRecords.get();
   }
 
   /** The sink is about to rename files. */
