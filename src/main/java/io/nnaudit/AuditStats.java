@@ -51,6 +51,14 @@ public final class AuditStats {
   public final long rotationFailures;
   /** Replaced audit files not followed (a link, a FIFO, another user's file), or -1 as for rotationFailures. */
   public final long refusedReopens;
+  /** Seals written since start-up, or -1 when the file is not sealed (or the sink is not the file). */
+  public final long sealsWritten;
+  /** Seals that could not be written (signing or the digest failed), or -1 as for sealsWritten. */
+  public final long sealFailures;
+  /** When the latest seal was written (ms since the epoch, 0 before the first), or -1 as for sealsWritten. */
+  public final long lastSealMillis;
+  /** The SHA-256 of the latest seal (hex, empty before the first), or null when the file is not sealed. */
+  public final String latestSealHash;
 
   private AuditStats(Builder b) {
     this.accepted = b.accepted;
@@ -74,6 +82,10 @@ public final class AuditStats {
     this.lastWriteMillis = b.lastWriteMillis;
     this.rotationFailures = b.rotationFailures;
     this.refusedReopens = b.refusedReopens;
+    this.sealsWritten = b.sealsWritten;
+    this.sealFailures = b.sealFailures;
+    this.lastSealMillis = b.lastSealMillis;
+    this.latestSealHash = b.latestSealHash;
   }
 
   @Override
@@ -85,7 +97,8 @@ public final class AuditStats {
         + notDurable + " writtenDirect=" + writtenDirect + " blockedWaitMillis=" + blockedWaitMillis
         + " queueDepthBytes=" + queueDepthBytes + "/" + queueCapacityBytes + " peakBatchSize=" + peakBatchSize
         + (rotationFailures < 0 ? "" : " rotationFailures=" + rotationFailures + " refusedReopens="
-        + refusedReopens);
+        + refusedReopens) + (sealsWritten < 0 ? "" : " sealsWritten=" + sealsWritten + " sealFailures="
+        + sealFailures + " latestSealHash=" + latestSealHash);
   }
 
   /**
@@ -114,6 +127,10 @@ public final class AuditStats {
     long lastWriteMillis;
     long rotationFailures = -1;
     long refusedReopens = -1;
+    long sealsWritten = -1;
+    long sealFailures = -1;
+    long lastSealMillis = -1;
+    String latestSealHash;
 
     /** The counts of the file sink; other sinks (or none yet) leave them at -1. */
     Builder sinkCounts(AuditSink sink) {
@@ -121,6 +138,10 @@ public final class AuditStats {
         RollingFileSink file = (RollingFileSink) sink;
         rotationFailures = file.rotationFailures();
         refusedReopens = file.refusedReopens();
+        sealsWritten = file.sealsWritten();
+        sealFailures = file.sealFailures();
+        lastSealMillis = file.lastSealMillis();
+        latestSealHash = file.latestSealHash();
       }
       return this;
     }

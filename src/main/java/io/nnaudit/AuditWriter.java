@@ -361,6 +361,7 @@ final class AuditWriter implements Runnable {
     committer.retryUntil(deadlineNanos);
     try {
       writeBatch(Collections.singletonList(e), drops.unreported());
+      committer.seal(); // the JVM may exit right after this record: leave no unsealed tail
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
       failures.error("could not write an audit record on the handler thread", t);
@@ -378,9 +379,10 @@ final class AuditWriter implements Runnable {
     return metrics.written() > writtenBefore;
   }
 
-  /** The shutdown hook, after this thread has ended: fsync what is written before handlers take over. */
+  /** The shutdown hook, after this thread has ended: fsync and seal what is written before handlers take over. */
   void forceBeforeHandOver() {
     committer.forceIfPending();
+    committer.seal();
   }
 
   private void writeBatch(List<AuditEvent> events, DropReport report) {

@@ -177,11 +177,30 @@ final class BatchCommitter {
     return hasDeadline && System.nanoTime() - deadlineNanos >= 0;
   }
 
-  /** From the idle loop: honours the interval mode's time bound when no new records arrive. */
+  /**
+   * From the idle loop: honours the interval mode's time bound when no new records arrive, and lets the sink do
+   * its timed work (sealing).
+   */
   void idle() {
     if (settings.durability() == Durability.INTERVAL && recordsSinceForce > 0
         && System.currentTimeMillis() - lastForceMillis >= settings.durabilityIntervalMs()) {
       forceWithRetry();
+    }
+    try {
+      sink.idle();
+    } catch (Throwable t) {
+      metrics.countSinkError();
+      logFailure("the audit sink's idle work failed (a seal?)", t);
+    }
+  }
+
+  /** Has the sink make what is written complete ({@link io.nnaudit.sink.AuditSink#seal}): the process may end. */
+  void seal() {
+    try {
+      sink.seal();
+    } catch (Throwable t) {
+      metrics.countSinkError();
+      logFailure("could not seal the audit file before the NameNode stopped", t);
     }
   }
 

@@ -55,6 +55,14 @@ final class NnauditMetricsSource implements MetricsSource {
   private static final MetricsInfo REFUSED_REOPENS = Interns.info("RefusedReopens",
       "Times a replaced audit file was not followed because the path held a link, a non-regular file or "
       + "another user's file");
+  private static final MetricsInfo SEALS = Interns.info("SealsWritten",
+      "Seals written to the digest files since start-up (nnaudit.seal.enabled)");
+  private static final MetricsInfo SEAL_FAILURES = Interns.info("SealFailures",
+      "Seals that could not be signed or written; under fail-open their records stay unsealed until a seal works");
+  private static final MetricsInfo SINCE_SEAL = Interns.info("MillisSinceLastSeal",
+      "Milliseconds since the latest seal of the chain was written; -1 before the first");
+  private static final MetricsInfo LATEST_SEAL = Interns.info("LatestSealHash",
+      "SHA-256 of the latest seal: record it off the host to anchor the chain (nnaudit verify --anchor)");
   private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
   private static final MetricsInfo SHIPPED = Interns.info("ShippedRecords",
       "Records Kafka acknowledged since start-up");
@@ -147,6 +155,12 @@ final class NnauditMetricsSource implements MetricsSource {
         .addGauge(SINCE_WRITE, s.lastWriteMillis == 0 ? -1 : System.currentTimeMillis() - s.lastWriteMillis);
     if (s.rotationFailures >= 0) { // the file sink's own counts
       rb.addCounter(ROTATION_FAILURES, s.rotationFailures).addCounter(REFUSED_REOPENS, s.refusedReopens);
+    }
+    if (s.sealsWritten >= 0) { // a sealed file
+      rb.tag(LATEST_SEAL, s.latestSealHash)
+          .addCounter(SEALS, s.sealsWritten)
+          .addCounter(SEAL_FAILURES, s.sealFailures)
+          .addGauge(SINCE_SEAL, s.lastSealMillis <= 0 ? -1 : System.currentTimeMillis() - s.lastSealMillis);
     }
     ShipStats ship = pipeline.shipStats();
     if (ship != null) {

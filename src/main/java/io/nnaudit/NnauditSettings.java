@@ -12,6 +12,7 @@ import java.util.Set;
 
 import io.nnaudit.config.ConfigError;
 import io.nnaudit.format.FormatOptions;
+import io.nnaudit.seal.SealSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.ship.ShipperFactory;
 import io.nnaudit.sink.SinkFactory;
@@ -145,7 +146,8 @@ public final class NnauditSettings {
         .trackingId(trackingIdEnabled).build();
     this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
         .filePermissions(filePermissions).durability(ConfigSpelling.of(durability))
-        .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT)).build();
+        .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT))
+        .sealing(SealSettings.fromConf(conf.copy())).failClosed(failurePolicy == FailurePolicy.FAIL_CLOSED).build();
     this.sinkFactory = givenSinks != null ? givenSinks
         : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
     this.shipperFactory = ShipperFactory.fromConf(conf.copy()); // checks the shipper's keys
@@ -153,6 +155,11 @@ public final class NnauditSettings {
         KAFKA_SPOOL_MAX_BACKUPS_DEFAULT, 1, 100_000, "rotated files kept while not yet shipped");
     this.shipStopTimeoutMs = ConfigCheck.longInRange(conf, KAFKA_STOP_TIMEOUT_MS_KEY, KAFKA_STOP_TIMEOUT_MS_DEFAULT,
         0, 600_000L, "milliseconds");
+    if (sinkContext.sealing() != null && givenSinks == null
+        && !sinkFactory.equals(SinkFactory.forSetting(SinkFactory.FILE))) {
+      throw ConfigError.invalid(SEAL_ENABLED_KEY, "true", "false while " + SINK_KEY + " is not file: seals are "
+          + "written beside the audit file");
+    }
     if (shipperFactory != null && givenSinks == null && !sinkFactory.equals(SinkFactory.forSetting(SinkFactory.FILE))) {
       throw ConfigError.invalid(KAFKA_BOOTSTRAP_SERVERS_KEY, conf.getTrimmed(KAFKA_BOOTSTRAP_SERVERS_KEY),
           "no shipping while " + SINK_KEY + " is not file: the shipper forwards the local audit file");

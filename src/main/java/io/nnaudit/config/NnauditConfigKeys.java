@@ -170,4 +170,37 @@ public final class NnauditConfigKeys {
   /** At a stop, how long the shipper goes on shipping what the file holds before it stops, in ms. */
   public static final String KAFKA_STOP_TIMEOUT_MS_KEY = PREFIX + "kafka.stop.timeout.ms";
   public static final long KAFKA_STOP_TIMEOUT_MS_DEFAULT = 5000L;
+
+  /**
+   * Seal the audit file: a signed digest file beside each audit file ({@code <file>.seals}) whose seals chain
+   * across rotations and restarts, checked by {@code nnaudit verify}. Needs {@code nnaudit.sink=file}.
+   */
+  public static final String SEAL_ENABLED_KEY = PREFIX + "seal.enabled";
+  public static final boolean SEAL_ENABLED_DEFAULT = false;
+
+  /** The keystore holding the sealing key: a private key (EC or RSA) with its certificate, or a secret key. */
+  public static final String SEAL_KEYSTORE_PATH_KEY = PREFIX + "seal.keystore.path";
+  public static final String SEAL_KEYSTORE_PATH_DEFAULT = "";
+
+  /** The keystore's type, as Java's KeyStore names it: PKCS12, JKS or JCEKS. */
+  public static final String SEAL_KEYSTORE_TYPE_KEY = PREFIX + "seal.keystore.type";
+  public static final String SEAL_KEYSTORE_TYPE_DEFAULT = "PKCS12";
+
+  /** The keystore's password, read through hadoop.security.credential.provider.path. */
+  public static final String SEAL_KEYSTORE_PASSWORD_KEY = PREFIX + "seal.keystore.password";
+
+  /** The alias of the sealing key in the keystore. */
+  public static final String SEAL_KEY_ALIAS_KEY = PREFIX + "seal.key.alias";
+  public static final String SEAL_KEY_ALIAS_DEFAULT = "nnaudit-seal";
+
+  /** The key's own password, read through the CredentialProvider; unset means the keystore's password. */
+  public static final String SEAL_KEY_PASSWORD_KEY = PREFIX + "seal.key.password";
+
+  /** A seal is written once this many records are unsealed (and at every rotation and close). */
+  public static final String SEAL_INTERVAL_RECORDS_KEY = PREFIX + "seal.interval.records";
+  public static final long SEAL_INTERVAL_RECORDS_DEFAULT = 10_000L;
+
+  /** A seal is written once the oldest unsealed record is this many milliseconds old. */
+  public static final String SEAL_INTERVAL_MS_KEY = PREFIX + "seal.interval.ms";
+  public static final long SEAL_INTERVAL_MS_DEFAULT = 10_000L;
 }

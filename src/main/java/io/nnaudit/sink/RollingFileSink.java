@@ -20,6 +20,9 @@ import io.nnaudit.config.ConfigError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.Sealer;
 import io.nnaudit.ship.SpoolGuard;
 
 /**
@@ -51,6 +54,10 @@ import io.nnaudit.ship.SpoolGuard;
  * rotation keeps those beyond {@code nnaudit.file.max.backups}, up to {@code nnaudit.kafka.spool.max.backups}
  * rotated files, and deletes the rest. A file deleted before it was shipped (the spool bound reached) is
  * counted in the guard and logged at WARN.</li>
+ * <li>With {@code nnaudit.seal.enabled}, a {@link Sealer} seals what is written into a digest file beside the
+ * file ({@code file.seals}), opened with the same refusals; rotation seals the file first and renames each
+ * digest with its file, and a file moved away by something else is sealed and its digest renamed to
+ * {@code file.seals.moved-<n>} before a new file is started.</li>
  * </ul>
  * Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its write lock);
  * not thread-safe, except that the counters may be read from any thread.
@@ -70,6 +77,10 @@ public class RollingFileSink implements AuditSink {
   /** Durability is not none: fsync a file before closing it, and the directory after creating one. */
   private final boolean durable;
   private final AuditFileOpener opener;
+  /** Opens the live file's digest, or null when the file is not sealed. */
+  private final AuditFileOpener digestOpener;
+  /** Seals what is written, or null. The writing thread. */
+  private final Sealer sealer;
   /** The shipper's hold on unshipped files, or null when nothing ships from this file. */
   private final SpoolGuard spool;
   /** Milliseconds from a monotonic source, for the intervals between checks. */
@@ -106,17 +117,64 @@ public class RollingFileSink implements AuditSink {
     this.spool = context.spoolGuard();
     this.opener = new AuditFileOpener(path,
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
+    this.sealer = context.sealing() == null ? null
+        : new Sealer(context.sealing(), durable, context.failClosed());
+    this.digestOpener = sealer == null ? null : new AuditFileOpener(DigestFile.of(path),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
       switchTo(opener.open());
+      if (sealer != null) {
+        resumeSealing();
+      }
     } catch (IOException | RuntimeException e) {
       closeQuietly(channel);
+      if (sealer != null) {
+        sealer.closeDigest();
+      }
       throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
           + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
           + AuditFileOpener.describe(e) + ")", e);
+    }
+  }
+
+  /**
+   * Picks up the chain of seals from the live file's digest, or from the newest rotated file's when the live
+   * file has none (see {@link Sealer#resume}).
+   */
+  private void resumeSealing() throws IOException {
+    FileChannel digest = digestOpener.open().channel;
+    Seal newestBackup = null;
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Math.max(maxBackups,
+        spool == null ? 0 : spool.maxHeldBackups()));
+    if (!backups.isEmpty()) {
+      newestBackup = lastSealOf(DigestFile.of(backups.get(0).path));
+    }
+    sealer.resume(path, channel, size, digest, newestBackup);
+  }
+
+  private static Seal lastSealOf(Path digest) {
+    try (FileChannel ch = FileChannel.open(digest, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      return DigestFile.lastCompleteSeal(ch);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return null;
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.warn("nnaudit: could not read the last seal of {} ({}); the live file's seals start a new chain", digest,
+          e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * The sink has switched to a new file at the path: its first seal chains it to the file before.
+   * {@code keptBackups}: when a rotation deleted the oldest files, the rotated files it kept; else 0.
+   */
+  private void startSealing(int keptBackups) throws IOException {
+    if (sealer != null) {
+      sealer.startFile(path, channel, size, () -> digestOpener.open().channel, keptBackups);
     }
   }
 
@@ -180,7 +238,11 @@ public class RollingFileSink implements AuditSink {
         followIfReplaced(now); // replaced within the last second
       }
     }
+    if (sealer != null) {
+      sealer.sealIfDue(); // before the chunk: under fail-closed a seal that cannot be written stops the write
+    }
     long before = size;
+    int start = chunk.position();
     try {
       while (chunk.hasRemaining()) {
         size += channel.write(chunk);
@@ -188,6 +250,27 @@ public class RollingFileSink implements AuditSink {
     } catch (IOException e) {
       undoPartialWrite(before, e);
       throw e;
+    }
+    if (sealer != null) {
+      ByteBuffer written = chunk.duplicate();
+      written.position(start);
+      sealer.written(written);
+    }
+  }
+
+  /** Seals when the interval in time has passed with nothing written since (from the writer's idle loop). */
+  @Override
+  public void idle() throws IOException {
+    if (sealer != null) {
+      sealer.sealIfDue();
+    }
+  }
+
+  /** Seals everything written so far (the shutdown hook's hand-over, each direct write after it). */
+  @Override
+  public void seal() throws IOException {
+    if (sealer != null) {
+      sealer.seal(Seal.Kind.FLUSH);
     }
   }
 
@@ -256,7 +339,31 @@ public class RollingFileSink implements AuditSink {
       return;
     }
     LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
+    if (sealer != null) {
+      sealer.seal(Seal.Kind.MOVED);
+      sealer.closeDigest();
+      moveDigestAside();
+    }
     switchTo(next);
+    startSealing(0);
+  }
+
+  /**
+   * The live file was moved away by something else: its digest, still at the live file's digest name, is
+   * renamed to {@code file.seals.moved-<time>} so that the new file gets a digest of its own.
+   */
+  private void moveDigestAside() {
+    Path digest = DigestFile.of(path);
+    Path aside = digest.resolveSibling(digest.getFileName() + ".moved-" + System.currentTimeMillis());
+    try {
+      if (Files.exists(digest, LinkOption.NOFOLLOW_LINKS)) {
+        Files.move(digest, aside);
+        LOG.warn("nnaudit: the digest of the file that was moved away from {} is now {}", path, aside);
+      }
+    } catch (IOException e) {
+      LOG.error("nnaudit: could not rename {} to {}; the new file's seals will follow the old file's in it", digest,
+          aside, e);
+    }
   }
 
   /**
@@ -336,27 +443,36 @@ public class RollingFileSink implements AuditSink {
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
+    if (sealer != null) {
+      sealer.seal(Seal.Kind.ROTATE); // the file's last seal; under fail-closed a failure stops the rotation here
+    }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again
     }
     AuditFileOpener.OpenFile next;
     try {
       renames.move(path, staged);
+      renames.moveDigest(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        Path aside = sibling("." + i + ".expired-" + stamp);
         if (a != null) {
-          Path aside = sibling("." + i + ".expired-" + stamp);
           renames.move(backup(i), aside);
           expired.add(new Expired(aside, a.fileKey(),
               i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
+        }
+        if (renames.moveDigest(backup(i), aside)) {
+          expired.add(new Expired(DigestFile.of(aside), null, -1));
         }
       }
       for (int i = Math.min(retention.keep - 1, retention.highest); i >= 1; i--) {
         if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
           renames.move(backup(i), backup(i + 1));
         }
+        renames.moveDigest(backup(i), backup(i + 1));
       }
       renames.move(staged, backup(1));
+      renames.moveDigest(staged, backup(1));
       next = opener.open();
     } catch (IOException | RuntimeException e) {
       renames.undo(e);
@@ -367,6 +483,7 @@ public class RollingFileSink implements AuditSink {
       }
     }
     switchTo(next);
+    startSealing(expired.isEmpty() ? 0 : retention.keep);
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
         spool.countLoss(e.fileKey, e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
@@ -484,6 +601,23 @@ public class RollingFileSink implements AuditSink {
       done.push(new Path[] {from, to});
     }
 
+    /**
+     * With sealing, renames the digest of {@code from} to that of {@code to} if it exists; one already at the
+     * target without its file (left by hand or by a crash) is renamed aside first, kept as evidence. Returns
+     * whether a digest was moved.
+     */
+    boolean moveDigest(Path from, Path to) throws IOException {
+      if (sealer == null || !Files.exists(DigestFile.of(from), LinkOption.NOFOLLOW_LINKS)) {
+        return false;
+      }
+      Path target = DigestFile.of(to);
+      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+        move(target, target.resolveSibling(target.getFileName() + ".orphan-" + System.currentTimeMillis()));
+      }
+      move(DigestFile.of(from), target);
+      return true;
+    }
+
     void undo(Exception cause) {
       while (!done.isEmpty()) {
         Path[] step = done.pop();
@@ -529,10 +663,40 @@ public class RollingFileSink implements AuditSink {
     return refusedReopens;
   }
 
+  /** Seals written since start-up, or -1 when the file is not sealed. */
+  public long sealsWritten() {
+    return sealer == null ? -1 : sealer.sealsWritten();
+  }
+
+  /** Seals that could not be written since start-up, or -1 when the file is not sealed. */
+  public long sealFailures() {
+    return sealer == null ? -1 : sealer.sealFailures();
+  }
+
+  /** When the latest seal was written (ms since the epoch; 0 before the first), or -1 when not sealed. */
+  public long lastSealMillis() {
+    return sealer == null ? -1 : sealer.lastSealMillis();
+  }
+
+  /** The hash of the latest seal (hex), or null when the file is not sealed. */
+  public String latestSealHash() {
+    return sealer == null ? null : sealer.latestSealHash();
+  }
+
+  /** Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then closes the digest and the file. */
   @Override
   public void close() throws IOException {
-    if (channel != null) {
-      channel.close();
+    try {
+      if (sealer != null && channel != null && channel.isOpen()) {
+        sealer.seal(Seal.Kind.CLOSE);
+      }
+    } finally {
+      if (sealer != null) {
+        sealer.closeDigest();
+      }
+      if (channel != null) {
+        channel.close();
+      }
     }
   }
 }

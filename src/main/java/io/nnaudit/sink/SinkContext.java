@@ -3,6 +3,7 @@ package io.nnaudit.sink;
 import java.io.File;
 import java.util.Objects;
 
+import io.nnaudit.seal.SealSettings;
 import io.nnaudit.ship.SpoolGuard;
 import org.apache.hadoop.conf.Configuration;
 
@@ -23,6 +24,8 @@ public final class SinkContext {
   private final String durability;
   private final String log4j2Logger;
   private final SpoolGuard spoolGuard;
+  private final SealSettings sealing;
+  private final boolean failClosed;
 
   private SinkContext(Builder b) {
     this.conf = Objects.requireNonNull(b.conf, "conf");
@@ -33,6 +36,8 @@ public final class SinkContext {
     this.durability = Objects.requireNonNull(b.durability, "durability");
     this.log4j2Logger = Objects.requireNonNull(b.log4j2Logger, "log4j2Logger");
     this.spoolGuard = b.spoolGuard;
+    this.sealing = b.sealing;
+    this.failClosed = b.failClosed;
   }
 
   /**
@@ -40,7 +45,7 @@ public final class SinkContext {
    */
   public SinkContext withSpoolGuard(SpoolGuard guard) {
     Builder b = builder(conf).file(file).rotation(maxFileSize, maxBackups).filePermissions(filePermissions)
-        .durability(durability).log4j2Logger(log4j2Logger);
+        .durability(durability).log4j2Logger(log4j2Logger).sealing(sealing).failClosed(failClosed);
     b.spoolGuard = guard;
     return new SinkContext(b);
   }
@@ -93,6 +98,19 @@ public final class SinkContext {
     return !"none".equals(durability);
   }
 
+  /** {@code nnaudit.seal.*}: how the file sink seals the file, or null when it does not. */
+  public SealSettings sealing() {
+    return sealing;
+  }
+
+  /**
+   * {@code nnaudit.failure.policy} is fail-closed: a sink that cannot do all it promises (write a seal, say)
+   * fails its writes rather than write on without it.
+   */
+  public boolean failClosed() {
+    return failClosed;
+  }
+
   /** {@code nnaudit.log4j2.logger}: the logger the log4j2 sink hands records to. */
   public String log4j2Logger() {
     return log4j2Logger;
@@ -108,6 +126,8 @@ public final class SinkContext {
     private String durability;
     private String log4j2Logger;
     private SpoolGuard spoolGuard;
+    private SealSettings sealing;
+    private boolean failClosed = true;
 
     private Builder(Configuration conf) {
       this.conf = conf;
@@ -136,6 +156,18 @@ public final class SinkContext {
 
     public Builder log4j2Logger(String name) {
       this.log4j2Logger = name;
+      return this;
+    }
+
+    /** How to seal the file; null (the default) for no sealing. */
+    public Builder sealing(SealSettings settings) {
+      this.sealing = settings;
+      return this;
+    }
+
+    /** Whether the failure policy is fail-closed (the default). */
+    public Builder failClosed(boolean closed) {
+      this.failClosed = closed;
       return this;
     }
 

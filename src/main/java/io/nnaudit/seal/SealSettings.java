@@ -1,0 +1,109 @@
+package io.nnaudit.seal;
+
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_ENABLED_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_ENABLED_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_MS_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_MS_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_RECORDS_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEYSTORE_PATH_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEYSTORE_TYPE_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEYSTORE_TYPE_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_ALIAS_DEFAULT;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_ALIAS_KEY;
+import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY;
+
+import java.io.IOException;
+
+import io.nnaudit.config.ConfigError;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The sealing settings ({@code nnaudit.seal.*}), read and checked when nnaudit's settings are: the key is
+ * loaded from its keystore then, and a test seal signed and checked with it, so that a missing key, a wrong
+ * password or an unreadable keystore stops the NameNode at start-up with the key named. Immutable.
+ */
+public final class SealSettings {
+  private final SealKey key;
+  private final long intervalRecords;
+  private final long intervalMs;
+
+  public SealSettings(SealKey key, long intervalRecords, long intervalMs) {
+    this.key = key;
+    this.intervalRecords = intervalRecords;
+    this.intervalMs = intervalMs;
+  }
+
+  /**
+   * The sealing settings of {@code conf}, or null when {@code nnaudit.seal.enabled} is false. Throws
+   * {@link IllegalArgumentException} naming the key, the value and what is allowed.
+   */
+  public static SealSettings fromConf(Configuration conf) {
+    String enabled = conf.getTrimmed(SEAL_ENABLED_KEY, String.valueOf(SEAL_ENABLED_DEFAULT));
+    if (!"true".equalsIgnoreCase(enabled) && !"false".equalsIgnoreCase(enabled)) {
+      throw ConfigError.invalid(SEAL_ENABLED_KEY, enabled, "true or false");
+    }
+    if (!Boolean.parseBoolean(enabled)) {
+      return null;
+    }
+    long records = longInRange(conf, SEAL_INTERVAL_RECORDS_KEY, SEAL_INTERVAL_RECORDS_DEFAULT, 1, 1_000_000_000L,
+        "records");
+    long ms = longInRange(conf, SEAL_INTERVAL_MS_KEY, SEAL_INTERVAL_MS_DEFAULT, 1, 86_400_000L, "milliseconds");
+    String path = conf.getTrimmed(SEAL_KEYSTORE_PATH_KEY, SEAL_KEYSTORE_PATH_DEFAULT);
+    if (path.isEmpty()) {
+      throw ConfigError.invalid(SEAL_KEYSTORE_PATH_KEY, path, "the path of the keystore holding the sealing key, "
+          + "when " + SEAL_ENABLED_KEY + " is true");
+    }
+    String type = conf.getTrimmed(SEAL_KEYSTORE_TYPE_KEY, SEAL_KEYSTORE_TYPE_DEFAULT);
+    String alias = conf.getTrimmed(SEAL_KEY_ALIAS_KEY, SEAL_KEY_ALIAS_DEFAULT);
+    char[] storePassword = password(conf, SEAL_KEYSTORE_PASSWORD_KEY);
+    if (storePassword == null) {
+      throw ConfigError.invalid(SEAL_KEYSTORE_PASSWORD_KEY, "(unset)", "the password of " + path + ", from a "
+          + "credential provider named by hadoop.security.credential.provider.path");
+    }
+    char[] keyPassword = password(conf, SEAL_KEY_PASSWORD_KEY);
+    SealKey key = KeystoreKeys.signingKey(path, type, storePassword, alias,
+        keyPassword != null ? keyPassword : storePassword, keyPassword != null);
+    return new SealSettings(key, records, ms);
+  }
+
+  private static char[] password(Configuration conf, String key) {
+    try {
+      return conf.getPassword(key);
+    } catch (IOException e) {
+      throw ConfigError.invalid(key, "(hidden)", "a password that hadoop.security.credential.provider.path can "
+          + "read (" + e + ")", e);
+    }
+  }
+
+  private static long longInRange(Configuration conf, String key, long dflt, long min, long max, String unit) {
+    String raw = conf.getTrimmed(key, String.valueOf(dflt));
+    long v;
+    try {
+      v = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw ConfigError.invalid(key, raw, "a whole number of " + unit + " from " + min + " to " + max, e);
+    }
+    if (v < min || v > max) {
+      throw ConfigError.invalid(key, raw, "a whole number of " + unit + " from " + min + " to " + max);
+    }
+    return v;
+  }
+
+  /** The key that signs seals. */
+  public SealKey key() {
+    return key;
+  }
+
+  /** A seal is due once this many records are unsealed. */
+  public long intervalRecords() {
+    return intervalRecords;
+  }
+
+  /** A seal is due once the oldest unsealed record is this old, in milliseconds. */
+  public long intervalMs() {
+    return intervalMs;
+  }
+}

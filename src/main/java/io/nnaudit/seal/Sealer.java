@@ -1,0 +1,355 @@
+package io.nnaudit.seal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.GeneralSecurityException;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Seals what the file sink writes: it keeps a running {@link SegmentDigest} of the bytes written since the last
+ * seal and appends a signed {@link Seal} to the live file's digest when one is due (every
+ * {@code nnaudit.seal.interval.records} records or {@code nnaudit.seal.interval.ms}), when the file is rotated
+ * or moved away, when the sink closes, and on demand ({@link #seal}). The file sink owns it and calls it on
+ * its writing thread; the sink opens the digest files (with the same refusal of links and FIFOs as the audit
+ * file) and renames them with their audit files.
+ *
+ * <p>Design note.
+ * <ul>
+ * <li>What blocks: signing (an ECDSA signature is well under a millisecond), the write of one seal line, and,
+ * when durability is not none, an fsync of the audit file before the seal (a seal must never reach the disk
+ * before the bytes it vouches for, or a power cut would leave a seal over bytes the file no longer holds) and
+ * one of the digest after it. All on the writing thread, once per seal.</li>
+ * <li>What drops: nothing. A seal that cannot be written (signing fails, the digest cannot be written) is
+ * counted in {@link #sealFailures}; under fail-closed {@link #sealIfDue} then throws, so the sink writes no
+ * record until sealing works again (the writer retries as for any failed write); under fail-open records go on
+ * being written and the next seal that works covers them all. A seal half-written is truncated away.</li>
+ * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}) before it closes the audit file, then closes
+ * the digest. A process killed between seals leaves records after the last seal; the next start seals them
+ * ({@link Seal.Kind#RECOVER}) before anything else is written.</li>
+ * <li>Who owns what: every mutable field belongs to the sink's writing thread (one thread at a time, handed
+ * over through the pipeline's write lock); the counters and the latest seal's hash are volatile for the
+ * metrics, written by that thread only.</li>
+ * </ul>
+ */
+public final class Sealer {
+  private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
+  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
+
+  private final SealKey key;
+  private final long intervalRecords;
+  private final long intervalNanos;
+  private final boolean durable;
+  private final boolean failClosed;
+  private final LongSupplier wallClock;
+  private final LongSupplier nanoClock;
+
+  private FileChannel audit;
+  /** The live file's digest; null when it is yet to be opened by {@link #digestOpener}. */
+  private FileChannel digest;
+  private DigestOpener digestOpener;
+  /** Where the live file's digest is. */
+  private Path digestPath;
+  /** The digest's size: a seal that fails half-way is truncated back to it. */
+  private long digestSize;
+  private String trail;
+  private long fileNumber;
+  /** The oldest file the trail holds (see {@link Seal#oldest}): raised only by rotation's own deletions. */
+  private long oldestFile;
+  private long nextSealNumber;
+  private String prev;
+  private long sinceMillis;
+  /** Where the bytes not yet sealed begin in the live file. */
+  private long segmentStart;
+  private final SegmentDigest segment = new SegmentDigest();
+  /** When the first byte not yet sealed was written (nanoTime); meaningless while segment is empty. */
+  private long firstUnsealedNanos;
+  /** The live file has no seal yet: the next one is its OPEN (or ADOPT) seal, due at once. */
+  private Seal.Kind pendingFirst;
+  private long nextFailureLog = Long.MIN_VALUE;
+
+  private volatile long sealsWritten;
+  private volatile long sealFailures;
+  private volatile long lastSealMillis;
+  private volatile String latestHash = "";
+
+  public Sealer(SealSettings settings, boolean durable, boolean failClosed) {
+    this(settings, durable, failClosed, System::currentTimeMillis, System::nanoTime);
+  }
+
+  Sealer(SealSettings settings, boolean durable, boolean failClosed, LongSupplier wallClock, LongSupplier nanoClock) {
+    this.key = settings.key();
+    this.intervalRecords = settings.intervalRecords();
+    this.intervalNanos = settings.intervalMs() * 1_000_000L;
+    this.durable = durable;
+    this.failClosed = failClosed;
+    this.wallClock = wallClock;
+    this.nanoClock = nanoClock;
+  }
+
+  /**
+   * At start-up: picks up the chain where the live file's digest left it, or, for a file without seals, where
+   * the newest rotated file's digest did ({@code newestBackupSeal}, null when there is none: a new chain).
+   * Records in the file after its last seal (a killed process) are sealed now ({@link Seal.Kind#RECOVER});
+   * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). Throws
+   * IOException when the file cannot be read, or under fail-closed when that first seal cannot be written.
+   */
+  public void resume(Path auditPath, FileChannel auditChannel, long size, FileChannel digestChannel,
+      Seal newestBackupSeal) throws IOException {
+    this.audit = auditChannel;
+    this.digest = digestChannel;
+    this.digestPath = DigestFile.of(auditPath);
+    this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digestChannel);
+    Seal last;
+    try {
+      last = DigestFile.lastCompleteSeal(digestPath);
+    } catch (IllegalArgumentException e) {
+      LOG.error("nnaudit: the last line of the digest of {} is not a seal ({}); starting a new chain of seals for "
+          + "this file (verify will report the damaged digest)", auditPath, e.getMessage());
+      last = null;
+      newestBackupSeal = null;
+    }
+    if (last != null) {
+      startAfter(last);
+      fileNumber = last.file;
+      segmentStart = last.to;
+      if (size > last.to) {
+        hashRange(auditPath, last.to, size);
+        LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); "
+            + "sealing them now", auditPath, segment.records(), size - last.to);
+        seal(Seal.Kind.RECOVER);
+      } else if (size < last.to) {
+        LOG.error("nnaudit: {} is {} bytes long but its last seal covers {} bytes: the file was cut short while "
+            + "the NameNode was down; verify will report it. New seals start at byte {}", auditPath, size, last.to,
+            size);
+        segmentStart = size;
+      }
+      return;
+    }
+    if (newestBackupSeal != null) {
+      startAfter(newestBackupSeal);
+      fileNumber = newestBackupSeal.file + 1;
+    } else {
+      trail = UUID.randomUUID().toString();
+      fileNumber = 1;
+      oldestFile = 1;
+      nextSealNumber = 1;
+      prev = Seal.GENESIS;
+      sinceMillis = wallClock.getAsLong();
+    }
+    segmentStart = 0;
+    if (size > 0) {
+      hashRange(auditPath, 0, size);
+      LOG.info("nnaudit: {} has no seals; sealing its {} records as they are", auditPath, segment.records());
+    }
+    pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
+    seal(pendingFirst);
+  }
+
+  private void startAfter(Seal last) {
+    trail = last.trail;
+    oldestFile = last.oldest;
+    nextSealNumber = last.number + 1;
+    prev = last.hash();
+    sinceMillis = last.timeMillis;
+    latestHash = prev;
+    lastSealMillis = last.timeMillis;
+  }
+
+  /** Feeds the unsealed bytes [from, to) of the file into the segment. */
+  private void hashRange(Path file, long from, long to) throws IOException {
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer b = ByteBuffer.allocate(1 << 16);
+      long pos = from;
+      while (pos < to) {
+        b.clear();
+        b.limit((int) Math.min(b.capacity(), to - pos));
+        int n = in.read(b, pos);
+        if (n < 0) {
+          throw new IOException(file + " ended at byte " + pos + " while " + to + " were expected");
+        }
+        b.flip();
+        segment.update(b);
+        pos += n;
+      }
+    }
+    firstUnsealedNanos = nanoClock.getAsLong();
+  }
+
+  /**
+   * Seals if a seal is due: the interval in records or time is reached, or the file's first seal is still
+   * owed. Under fail-closed, throws when the seal cannot be written, so that the caller writes nothing more.
+   */
+  public void sealIfDue() throws IOException {
+    if (pendingFirst != null || (segment.bytes() > 0 && (segment.records() >= intervalRecords
+        || nanoClock.getAsLong() - firstUnsealedNanos >= intervalNanos))) {
+      seal(pendingFirst != null ? pendingFirst : Seal.Kind.INTERVAL);
+    }
+  }
+
+  /** After a write: {@code written}'s remaining bytes are in the file now. Does not move its position. */
+  public void written(ByteBuffer written) {
+    if (segment.bytes() == 0) {
+      firstUnsealedNanos = nanoClock.getAsLong();
+    }
+    segment.update(written);
+  }
+
+  /**
+   * Seals what is not yet sealed, if anything is (a seal owed for the file's start is written even when
+   * nothing is). Under fail-closed, throws when the seal cannot be written; under fail-open counts and logs
+   * the failure and returns, the bytes staying unsealed for the next seal.
+   */
+  public void seal(Seal.Kind kind) throws IOException {
+    if (segment.bytes() == 0 && pendingFirst == null) {
+      return;
+    }
+    try {
+      sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
+    } catch (IOException e) {
+      if (failClosed) {
+        throw e;
+      }
+    }
+  }
+
+  /** Writes the seal; counts and logs a failure, and throws it (the caller decides what the policy does). */
+  private void sealNow(Seal.Kind kind) throws IOException {
+    long now = wallClock.getAsLong();
+    Seal s;
+    try {
+      if (durable && segment.bytes() > 0) {
+        audit.force(false); // the bytes before the seal that vouches for them
+      }
+      // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
+      s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart, segmentStart + segment.bytes(),
+          segment.records(), segment.lineSum(), segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
+      if (digest == null) {
+        digest = digestOpener.open();
+        digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
+      }
+      writeLine(s.line());
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+      sealFailures++;
+      if (now >= nextFailureLog) {
+        nextFailureLog = now + FAILURE_LOG_INTERVAL_MS;
+        LOG.error("nnaudit: could not write a seal of the audit file ({} failures since start-up); {}",
+            sealFailures, failClosed ? "fail-closed: no record is written until a seal can be"
+                : "fail-open: records go on unsealed until the next seal works", e);
+      }
+      throw e instanceof IOException ? (IOException) e : new IOException("could not seal the audit file: " + e, e);
+    }
+    segment.reset();
+    segmentStart = s.to;
+    prev = s.hash();
+    sinceMillis = now;
+    nextSealNumber++;
+    pendingFirst = null;
+    latestHash = prev;
+    lastSealMillis = now;
+    sealsWritten++;
+  }
+
+  private void writeLine(String line) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+    try {
+      while (b.hasRemaining()) {
+        digestSize += digest.write(b);
+      }
+    } catch (IOException e) {
+      long keep = digestSize - b.position();
+      try {
+        digest.truncate(keep);
+        digestSize = keep;
+      } catch (IOException t) {
+        e.addSuppressed(t);
+      }
+      throw e;
+    }
+    if (durable) {
+      digest.force(false);
+    }
+  }
+
+  /** Opens the digest file of the live audit file (creating it), refusing links and FIFOs as the sink does. */
+  @FunctionalInterface
+  public interface DigestOpener {
+    FileChannel open() throws IOException;
+  }
+
+  /**
+   * The sink switched to a new file (after a rotation, or after its file was moved away): the old digest is
+   * closed and the new file's first seal, chained to the old file's last, is written: OPEN for an empty file,
+   * ADOPT for one that already holds {@code size} bytes (someone else's file at the path). The new digest is
+   * opened by {@code opener} when that seal is written; if it cannot be, the seal stays owed (see
+   * {@link #seal}) and the digest is opened again with the next one. {@code keptBackups}: when the rotation
+   * deleted the oldest files, how many rotated files it kept (the file just rotated among them), else 0.
+   */
+  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener, int keptBackups)
+      throws IOException {
+    closeDigest();
+    digestPath = DigestFile.of(auditPath);
+    if (keptBackups > 0) {
+      oldestFile = Math.max(oldestFile, fileNumber - keptBackups + 1);
+    }
+    audit = newAudit;
+    digestOpener = opener;
+    fileNumber++;
+    segment.reset();
+    segmentStart = 0;
+    if (size > 0) {
+      hashRange(auditPath, 0, size);
+    }
+    pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
+    seal(pendingFirst);
+  }
+
+  /** Closes the digest (fsynced first unless durability is none); the sealer is done with it. */
+  public void closeDigest() {
+    if (digest == null) {
+      return;
+    }
+    try {
+      if (durable) {
+        digest.force(false);
+      }
+      digest.close();
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not close a digest file cleanly", e);
+    }
+    digest = null;
+  }
+
+  /** Seals written since start-up. */
+  public long sealsWritten() {
+    return sealsWritten;
+  }
+
+  /** Seals that could not be written (signing or writing failed) since start-up. */
+  public long sealFailures() {
+    return sealFailures;
+  }
+
+  /** When the latest seal of the chain was written (wall clock, ms), or 0 before the first. */
+  public long lastSealMillis() {
+    return lastSealMillis;
+  }
+
+  /** The SHA-256 of the latest seal's line, hex, or empty before the first: anchor it off the host. */
+  public String latestSealHash() {
+    return latestHash;
+  }
+
+  /** The trail's identity (the chain's UUID). */
+  public String trail() {
+    return trail;
+  }
+}

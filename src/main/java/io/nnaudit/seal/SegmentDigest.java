@@ -1,0 +1,121 @@
+package io.nnaudit.seal;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.zip.CRC32;
+
+/**
+ * What a seal says about a byte range of an audit file, computed over the bytes as they pass: their SHA-256,
+ * their length, the records in them (lines, each ended by a newline) and an order-free sum of the records'
+ * checksums. The writer feeds it what it writes; {@code nnaudit verify} feeds it what the file holds.
+ *
+ * <p>The SHA-256 is what proves the range unchanged. The sum of the records' checksums (a CRC32 and the length
+ * of each line, mixed to 64 bits, added) is not a proof of anything: it lets verify tell records put in another
+ * order (the same sum) from records changed (another sum). A line not yet ended counts in the hash and the
+ * length but not as a record. Not thread-safe: one thread feeds it.
+ */
+public final class SegmentDigest {
+  private final MessageDigest sha;
+  private final CRC32 lineCrc = new CRC32();
+  private long lineLength;
+  private long bytes;
+  private long records;
+  private long lineSum;
+  private byte[] copy = new byte[0];
+
+  public SegmentDigest() {
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java has SHA-256", e);
+    }
+  }
+
+  /** Adds the remaining bytes of {@code buf}, without moving its position. */
+  public void update(ByteBuffer buf) {
+    int n = buf.remaining();
+    if (buf.hasArray()) {
+      update(buf.array(), buf.arrayOffset() + buf.position(), n);
+    } else {
+      if (copy.length < n) {
+        copy = new byte[Math.max(n, 8192)];
+      }
+      buf.duplicate().get(copy, 0, n);
+      update(copy, 0, n);
+    }
+  }
+
+  public void update(byte[] b, int off, int len) {
+    sha.update(b, off, len);
+    bytes += len;
+    int lineStart = off;
+    int end = off + len;
+    for (int i = off; i < end; i++) {
+      if (b[i] == '\n') {
+        lineCrc.update(b, lineStart, i + 1 - lineStart);
+        endLine(lineLength + i + 1 - lineStart);
+        lineStart = i + 1;
+      }
+    }
+    if (lineStart < end) {
+      lineCrc.update(b, lineStart, end - lineStart);
+      lineLength += end - lineStart;
+    }
+  }
+
+  private void endLine(long length) {
+    records++;
+    lineSum += mix(lineCrc.getValue() ^ (length << 32));
+    lineCrc.reset();
+    lineLength = 0;
+  }
+
+  /** The bytes added since the last reset. */
+  public long bytes() {
+    return bytes;
+  }
+
+  /** The lines ended since the last reset. */
+  public long records() {
+    return records;
+  }
+
+  /** The order-free sum of the ended lines' checksums. */
+  public long lineSum() {
+    return lineSum;
+  }
+
+  /** The SHA-256 of the bytes added since the last reset, leaving everything as it is. */
+  public byte[] peekSha256() {
+    try {
+      return ((MessageDigest) sha.clone()).digest();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("SHA-256 digests can be cloned in every Java", e);
+    }
+  }
+
+  /** The SHA-256 of the bytes added since the last reset; resets everything. */
+  public byte[] finish() {
+    byte[] h = sha.digest();
+    reset();
+    return h;
+  }
+
+  /** Forgets everything added. */
+  public void reset() {
+    sha.reset();
+    lineCrc.reset();
+    lineLength = 0;
+    bytes = 0;
+    records = 0;
+    lineSum = 0;
+  }
+
+  /** The finalizer of SplitMix64: spreads a 32-bit checksum and a length over 64 bits. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+}

@@ -1,0 +1,179 @@
+package io.nnaudit.seal;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.Key;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.util.ArrayList;
+import java.util.List;
+import javax.crypto.SecretKey;
+
+/**
+ * {@code nnaudit verify}: checks sealed audit trails on any host, with the jar alone (no NameNode, no
+ * cluster, nothing of Hadoop).
+ *
+ * <pre>
+ * nnaudit verify --cert audit.crt [--anchor SEAL_HASH] PATH...
+ * nnaudit verify --keystore seal.jceks [--storetype JCEKS] [--alias nnaudit-seal] PATH...   (HmacSHA256)
+ * </pre>
+ * PATH is a directory (every trail in it: each audit file with a digest beside it) or an audit file. Prints,
+ * per trail, {@code verified: N files, M records, from T1 to T2}, or the first change found with its file,
+ * byte offset, line and kind, and any unsealed records. Exits 0 when everything verified, 1 when a trail was
+ * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. The HMAC
+ * keystore's password is read from the environment variable {@code NNAUDIT_KEYSTORE_PASSWORD}.
+ */
+public final class VerifyCommand {
+  public static final int USAGE = 3;
+  static final String PASSWORD_ENV = "NNAUDIT_KEYSTORE_PASSWORD";
+  private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--anchor SEAL_HASH] PATH...\n"
+      + "       nnaudit verify --keystore KEYSTORE [--storetype PKCS12|JKS|JCEKS] [--alias ALIAS] PATH...\n"
+      + "  PATH: a directory holding audit files and their .seals digests, or an audit file.\n"
+      + "  --cert: the X.509 certificate (PEM or DER) of the key that signs the seals.\n"
+      + "  --keystore: for HmacSHA256 seals, the keystore with the secret key; its password is read from "
+      + PASSWORD_ENV + ".\n"
+      + "  --anchor: a seal hash recorded off the host (the LatestSealHash metric): the trail must hold it.\n"
+      + "Exit: 0 verified, 1 tampered, 2 unsealed records (nothing changed), 3 usage or read error.";
+
+  private VerifyCommand() {
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err, System.getenv(PASSWORD_ENV)));
+  }
+
+  /** Runs verify; returns the exit code. */
+  public static int run(String[] args, PrintStream out, PrintStream err, String hmacPassword) {
+    List<String> argv = new ArrayList<>(java.util.Arrays.asList(args));
+    if (!argv.isEmpty() && argv.get(0).equals("verify")) {
+      argv.remove(0);
+    }
+    String cert = null;
+    String keystore = null;
+    String storetype = "PKCS12";
+    String alias = "nnaudit-seal";
+    String anchor = null;
+    List<Path> paths = new ArrayList<>();
+    for (int i = 0; i < argv.size(); i++) {
+      String a = argv.get(i);
+      if (a.equals("-h") || a.equals("--help")) {
+        out.println(USAGE_TEXT);
+        return 0;
+      }
+      if (a.startsWith("--")) {
+        if (i + 1 >= argv.size()) {
+          err.println("nnaudit verify: " + a + " needs a value\n" + USAGE_TEXT);
+          return USAGE;
+        }
+        String v = argv.get(++i);
+        switch (a) {
+          case "--cert":
+            cert = v;
+            break;
+          case "--keystore":
+            keystore = v;
+            break;
+          case "--storetype":
+            storetype = v;
+            break;
+          case "--alias":
+            alias = v;
+            break;
+          case "--anchor":
+            anchor = v;
+            break;
+          default:
+            err.println("nnaudit verify: unknown option " + a + "\n" + USAGE_TEXT);
+            return USAGE;
+        }
+      } else {
+        paths.add(Paths.get(a));
+      }
+    }
+    if (paths.isEmpty() || (cert == null) == (keystore == null)) {
+      err.println("nnaudit verify: give one of --cert or --keystore, and at least one PATH\n" + USAGE_TEXT);
+      return USAGE;
+    }
+    SealKey key;
+    try {
+      key = cert != null ? certificateKey(Paths.get(cert)) : secretKey(Paths.get(keystore), storetype, alias,
+          hmacPassword);
+    } catch (Exception e) {
+      err.println("nnaudit verify: cannot read the key: " + e.getMessage());
+      return USAGE;
+    }
+    TrailVerifier verifier = new TrailVerifier(key, anchor);
+    int tampered = 0;
+    int unsealed = 0;
+    int verified = 0;
+    try {
+      for (Path p : paths) {
+        List<Path> trails;
+        if (Files.isDirectory(p)) {
+          trails = TrailVerifier.trailsIn(p);
+          if (trails.isEmpty()) {
+            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + DigestFile.SUFFIX + " file)");
+            return USAGE;
+          }
+        } else if (Files.exists(p)) {
+          trails = java.util.Collections.singletonList(p.toAbsolutePath());
+        } else {
+          err.println("nnaudit verify: " + p + " does not exist");
+          return USAGE;
+        }
+        for (Path t : trails) {
+          VerifyReport r = verifier.verify(t);
+          for (String line : r.lines()) {
+            out.println(line);
+          }
+          switch (r.exitCode()) {
+            case VerifyReport.TAMPERED:
+              tampered++;
+              break;
+            case VerifyReport.UNSEALED:
+              unsealed++;
+              break;
+            default:
+              verified++;
+          }
+        }
+      }
+    } catch (Exception e) {
+      err.println("nnaudit verify: " + e);
+      return USAGE;
+    }
+    if (verified + unsealed + tampered > 1) {
+      out.println("trails: " + verified + " verified, " + unsealed + " with unsealed records, " + tampered
+          + " tampered");
+    }
+    return tampered > 0 ? VerifyReport.TAMPERED : unsealed > 0 ? VerifyReport.UNSEALED : VerifyReport.VERIFIED;
+  }
+
+  /** The public key of an X.509 certificate file, PEM or DER. */
+  static SealKey certificateKey(Path file) throws Exception {
+    try (InputStream in = Files.newInputStream(file)) {
+      Certificate c = CertificateFactory.getInstance("X.509").generateCertificate(in);
+      return SealKey.forChecking(c);
+    }
+  }
+
+  private static SealKey secretKey(Path file, String type, String alias, String password) throws Exception {
+    if (password == null) {
+      throw new IllegalArgumentException("set " + PASSWORD_ENV + " to the keystore's password");
+    }
+    KeyStore ks = KeyStore.getInstance(type);
+    try (InputStream in = Files.newInputStream(file)) {
+      ks.load(in, password.toCharArray());
+    }
+    Key k = ks.getKey(alias, password.toCharArray());
+    if (!(k instanceof SecretKey)) {
+      throw new IllegalArgumentException("the entry '" + alias + "' of " + file + " is not a secret key; for "
+          + "signed seals give the certificate with --cert");
+    }
+    return SealKey.secret((SecretKey) k);
+  }
+}

@@ -1,0 +1,124 @@
+package io.nnaudit.seal;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.alias.CredentialProvider;
+import org.apache.hadoop.security.alias.CredentialProviderFactory;
+
+/**
+ * Sealing keys made the way the README tells operators to make them: with the JDK's keytool, the keystore's
+ * password in a real Hadoop credential provider (a JCEKS file named by
+ * {@code hadoop.security.credential.provider.path}). For tests and benchmarks.
+ */
+public final class SealKeys {
+  public static final String PASSWORD = "seal-store-pw";
+  public static final String ALIAS = "nnaudit-seal";
+
+  /** A keystore and, for signing keys, the certificate an auditor gets. */
+  public static final class KeyFiles {
+    public final Path keystore;
+    public final String type;
+    /** The certificate (PEM), or null for a secret key. */
+    public final Path certificate;
+
+    KeyFiles(Path keystore, String type, Path certificate) {
+      this.keystore = keystore;
+      this.type = type;
+      this.certificate = certificate;
+    }
+
+    /** The key that checks seals made with this one (the certificate's public key, or the secret key). */
+    public SealKey checkingKey() throws Exception {
+      if (certificate != null) {
+        return VerifyCommand.certificateKey(certificate);
+      }
+      java.security.KeyStore ks = java.security.KeyStore.getInstance(type);
+      try (java.io.InputStream in = Files.newInputStream(keystore)) {
+        ks.load(in, PASSWORD.toCharArray());
+      }
+      return SealKey.secret((javax.crypto.SecretKey) ks.getKey(ALIAS, PASSWORD.toCharArray()));
+    }
+  }
+
+  private SealKeys() {
+  }
+
+  /** An EC P-256 key pair (SHA256withECDSA) in a PKCS12 keystore, and its certificate. */
+  public static KeyFiles ec(Path dir) throws Exception {
+    return pair(dir, "ec", "-keyalg", "EC", "-groupname", "secp256r1");
+  }
+
+  /** An RSA 2048 key pair (SHA256withRSA). */
+  public static KeyFiles rsa(Path dir) throws Exception {
+    return pair(dir, "rsa", "-keyalg", "RSA", "-keysize", "2048");
+  }
+
+  /** A 256-bit secret key (HmacSHA256) in a JCEKS keystore. */
+  public static KeyFiles hmac(Path dir) throws Exception {
+    Path ks = dir.resolve("hmac-seal.jceks");
+    keytool("-genseckey", "-alias", ALIAS, "-keyalg", "HmacSHA256", "-keysize", "256", "-keystore", ks.toString(),
+        "-storetype", "JCEKS", "-storepass", PASSWORD, "-keypass", PASSWORD);
+    return new KeyFiles(ks, "JCEKS", null);
+  }
+
+  private static KeyFiles pair(Path dir, String name, String... alg) throws Exception {
+    Files.createDirectories(dir);
+    Path ks = dir.resolve(name + "-seal.p12");
+    Path crt = dir.resolve(name + "-audit.crt");
+    List<String> args = new ArrayList<>(Arrays.asList("-genkeypair", "-alias", ALIAS));
+    args.addAll(Arrays.asList(alg));
+    args.addAll(Arrays.asList("-dname", "CN=nnaudit seal " + name, "-validity", "3650", "-keystore", ks.toString(),
+        "-storetype", "PKCS12", "-storepass", PASSWORD));
+    keytool(args.toArray(new String[0]));
+    keytool("-exportcert", "-rfc", "-alias", ALIAS, "-keystore", ks.toString(), "-storetype", "PKCS12",
+        "-storepass", PASSWORD, "-file", crt.toString());
+    return new KeyFiles(ks, "PKCS12", crt);
+  }
+
+  /**
+   * Sets the sealing keys on {@code conf} for {@code key}, with the keystore's password in a credential
+   * provider file under {@code dir}.
+   */
+  public static Configuration enable(Configuration conf, KeyFiles key, Path dir) throws Exception {
+    Path creds = dir.resolve("seal-creds-" + System.nanoTime() + ".jceks");
+    String provider = "jceks://file" + creds.toAbsolutePath();
+    conf.set(CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH, provider);
+    CredentialProvider p = CredentialProviderFactory.getProviders(conf).get(0);
+    p.createCredentialEntry(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, PASSWORD.toCharArray());
+    p.flush();
+    conf.setBoolean(NnauditConfigKeys.SEAL_ENABLED_KEY, true);
+    conf.set(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, key.keystore.toString());
+    conf.set(NnauditConfigKeys.SEAL_KEYSTORE_TYPE_KEY, key.type);
+    return conf;
+  }
+
+  /** Runs the JDK's keytool; throws with its output when it fails. */
+  public static void keytool(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(new File(System.getProperty("java.home"), "bin/keytool").getPath());
+    cmd.addAll(Arrays.asList(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    byte[] out = readAll(p.getInputStream());
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("keytool " + String.join(" ", args) + " failed: " + new String(out));
+    }
+  }
+
+  private static byte[] readAll(java.io.InputStream in) throws java.io.IOException {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[4096];
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      b.write(buf, 0, n);
+    }
+    return b.toByteArray();
+  }
+}

@@ -1,0 +1,103 @@
+package io.nnaudit.seal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.nnaudit.NnauditSettings;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.sink.RollingFileSink;
+import io.nnaudit.sink.SinkContext;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The file sink with sealing on, checked by the verifier: rotation, restart, a kill's unsealed tail. */
+class SealedFileSinkTest {
+  @TempDir
+  static Path keys;
+  static SealKeys.KeyFiles ec;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void makeKey() throws Exception {
+    ec = SealKeys.ec(keys);
+  }
+
+  private SinkContext context(File f, String maxSize, int backups, int intervalRecords) throws Exception {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
+    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
+    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
+    c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, intervalRecords);
+    SealKeys.enable(c, ec, dir);
+    return NnauditSettings.fromConf(c).sinkContext();
+  }
+
+  private static int n;
+
+  private static void write(RollingFileSink sink, int records) throws Exception {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < records; i++) {
+      b.append(String.format("record %08d %s%n", n++, "x".repeat(33)));
+    }
+    sink.write(ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private VerifyReport verify(File f) throws Exception {
+    return new TrailVerifier(ec.checkingKey(), null).verify(f.toPath());
+  }
+
+  @Test
+  void rotatedAndRestartedTrailVerifies() throws Exception {
+    File f = dir.resolve("audit.log").toFile();
+    RollingFileSink sink = new RollingFileSink(context(f, "2k", 3, 7));
+    for (int b = 0; b < 40; b++) {
+      write(sink, 5);
+    }
+    sink.close();
+    RollingFileSink again = new RollingFileSink(context(f, "2k", 3, 7));
+    for (int b = 0; b < 10; b++) {
+      write(again, 5);
+    }
+    again.close();
+    VerifyReport r = verify(f);
+    assertNull(r.tampering(), String.join("\n", r.lines()));
+    assertTrue(r.unsealed().isEmpty(), String.join("\n", r.lines()));
+    assertEquals(4, r.files(), String.join("\n", r.lines()));
+    assertTrue(Files.exists(dir.resolve("audit.log.3.seals")));
+    assertTrue(!Files.exists(dir.resolve("audit.log.4.seals")), "digests expire with their files");
+  }
+
+  @Test
+  void aKilledWritersTailIsUnsealedThenSealedAtTheNextStart() throws Exception {
+    File f = dir.resolve("audit.log").toFile();
+    RollingFileSink sink = new RollingFileSink(context(f, "1m", 3, 100));
+    write(sink, 150); // one seal is due before the next write only
+    write(sink, 30);
+    // not closed: as if killed
+    VerifyReport r = verify(f);
+    assertNull(r.tampering(), String.join("\n", r.lines()));
+    assertEquals(1, r.unsealed().size(), String.join("\n", r.lines()));
+    assertEquals(Problem.Kind.UNSEALED_TAIL, r.unsealed().get(0).kind);
+    assertEquals(30, r.unsealed().get(0).records);
+    assertEquals(VerifyReport.UNSEALED, r.exitCode());
+    RollingFileSink next = new RollingFileSink(context(f, "1m", 3, 100));
+    next.close();
+    VerifyReport after = verify(f);
+    assertEquals(VerifyReport.VERIFIED, after.exitCode(), String.join("\n", after.lines()));
+    assertEquals(180, after.records());
+    List<String> out = after.lines();
+    assertTrue(out.get(0).startsWith("verified: 1 files, 180 records, from "), out.toString());
+  }
+}
