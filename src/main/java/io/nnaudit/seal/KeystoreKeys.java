@@ -65,7 +65,7 @@ final class KeystoreKeys {
       } else {
         throw new GeneralSecurityException("the entry is not a key (a trusted certificate alone cannot sign)");
       }
-      Seal test = Seal.unsigned("test", 0, 0, 0, Seal.Kind.OPEN, 0, 0, 0, 0, new byte[32], 0, 0, Seal.GENESIS)
+      Seal test = Seal.unsigned("test", 0, 0, 0, Seal.Kind.OPEN, 0, 0, 0, 0, 0, new byte[32], 0, 0, Seal.GENESIS)
           .signedWith(key);
       if (!test.signatureValid(key)) {
         throw new GeneralSecurityException("a test seal signed with it does not verify");

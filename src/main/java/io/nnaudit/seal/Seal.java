@@ -15,7 +15,7 @@ import java.util.Map;
  * One seal: a line of a digest file that vouches for a byte range of one audit file. Immutable.
  *
  * <pre>
- * nnaudit-seal v=1 trail=T file=F oldest=O seal=N kind=K from=A to=B records=R lines=L sha256=H since=T0 time=T1
+ * nnaudit-seal v=1 trail=T file=F oldest=O seal=N kind=K from=A to=B records=R lines=L last=E sha256=H since=T0 time=T1
  *     prev=P alg=ALG key=ID sig=S
  * </pre>
  * (one line, fields in this order, separated by single spaces):
@@ -29,7 +29,9 @@ import java.util.Map;
  * <li>{@code from}, {@code to}: the byte range {@code [from, to)} of the file it covers, which starts where
  * the file's previous seal ended (at 0 for the first);</li>
  * <li>{@code records}: the lines in that range; {@code lines}: the order-free sum of their checksums
- * ({@link SegmentDigest}); {@code sha256}: the hash of the range's bytes;</li>
+ * ({@link SegmentDigest}); {@code last}: the checksum of the range's last line (0 for none), by which verify
+ * finds where the range's records end when records were inserted or deleted; {@code sha256}: the hash of the
+ * range's bytes;</li>
  * <li>{@code since}, {@code time}: when the previous seal of the chain was written (or the chain began) and
  * when this one was, UTC;</li>
  * <li>{@code prev}: the SHA-256 of the previous seal's whole line ({@link #hash}), 64 zeros for the first
@@ -77,7 +79,7 @@ public final class Seal {
     }
   }
 
-  private static final String[] FIELDS = {"v", "trail", "file", "oldest", "seal", "kind", "from", "to", "records", "lines",
+  private static final String[] FIELDS = {"v", "trail", "file", "oldest", "seal", "kind", "from", "to", "records", "lines", "last",
       "sha256", "since", "time", "prev", "alg", "key", "sig"};
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
       .withZone(ZoneOffset.UTC);
@@ -91,6 +93,7 @@ public final class Seal {
   public final long to;
   public final long records;
   public final long lineSum;
+  public final long lastLine;
   public final String sha256;
   public final long sinceMillis;
   public final long timeMillis;
@@ -101,7 +104,7 @@ public final class Seal {
   public final String signature;
 
   private Seal(String trail, long file, long oldest, long number, Kind kind, long from, long to, long records, long lineSum,
-      String sha256, long sinceMillis, long timeMillis, String prev, String algorithm, String keyId,
+      long lastLine, String sha256, long sinceMillis, long timeMillis, String prev, String algorithm, String keyId,
       String signature) {
     this.trail = trail;
     this.file = file;
@@ -112,6 +115,7 @@ public final class Seal {
     this.to = to;
     this.records = records;
     this.lineSum = lineSum;
+    this.lastLine = lastLine;
     this.sha256 = sha256;
     this.sinceMillis = sinceMillis;
     this.timeMillis = timeMillis;
@@ -123,17 +127,18 @@ public final class Seal {
 
   /** An unsigned seal; {@link #signedWith} signs it. */
   public static Seal unsigned(String trail, long file, long oldest, long number, Kind kind, long from, long to, long records,
-      long lineSum, byte[] sha256, long sinceMillis, long timeMillis, String prev) {
-    return new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, hex(sha256), sinceMillis, timeMillis,
-        prev, null, null, null);
+      long lineSum, long lastLine, byte[] sha256, long sinceMillis, long timeMillis, String prev) {
+    return new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, lastLine, hex(sha256), sinceMillis,
+        timeMillis, prev, null, null, null);
   }
 
   /** This seal with the algorithm and id of {@code key} and its signature over {@link #signedText}. */
   public Seal signedWith(SealKey key) throws java.security.GeneralSecurityException {
-    Seal body = new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, sha256, sinceMillis, timeMillis,
-        prev, key.algorithm(), key.keyId(), null);
+    Seal body = new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, lastLine, sha256, sinceMillis,
+        timeMillis, prev, key.algorithm(), key.keyId(), null);
     byte[] sig = key.sign(body.signedText().getBytes(StandardCharsets.UTF_8));
-    return new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, sha256, sinceMillis, timeMillis,
+    return new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, lastLine, sha256, sinceMillis,
+        timeMillis,
         prev,
         key.algorithm(), key.keyId(), Base64.getEncoder().encodeToString(sig));
   }
@@ -151,7 +156,7 @@ public final class Seal {
   /** The text the signature covers: the line up to the space before {@code sig=}. */
   public String signedText() {
     return MAGIC + " v=" + VERSION + " trail=" + trail + " file=" + file + " oldest=" + oldest + " seal=" + number + " kind=" + kind.text()
-        + " from=" + from + " to=" + to + " records=" + records + " lines=" + String.format("%016x", lineSum)
+        + " from=" + from + " to=" + to + " records=" + records + " lines=" + String.format("%016x", lineSum) + " last=" + String.format("%016x", lastLine)
         + " sha256=" + sha256 + " since=" + TIME.format(Instant.ofEpochMilli(sinceMillis)) + " time="
         + TIME.format(Instant.ofEpochMilli(timeMillis)) + " prev=" + prev + " alg=" + algorithm + " key=" + keyId;
   }
@@ -199,11 +204,18 @@ public final class Seal {
       s = new Seal(f.get("trail"), Long.parseLong(f.get("file")), Long.parseLong(f.get("oldest")),
           Long.parseLong(f.get("seal")),
           Kind.parse(f.get("kind")), Long.parseLong(f.get("from")), Long.parseLong(f.get("to")),
-          Long.parseLong(f.get("records")), Long.parseUnsignedLong(f.get("lines"), 16), f.get("sha256"),
+          Long.parseLong(f.get("records")), Long.parseUnsignedLong(f.get("lines"), 16), Long.parseUnsignedLong(f.get("last"), 16), f.get("sha256"),
           Instant.parse(f.get("since")).toEpochMilli(), Instant.parse(f.get("time")).toEpochMilli(), f.get("prev"),
           f.get("alg"), f.get("key"), f.get("sig"));
     } catch (NumberFormatException | DateTimeParseException e) {
       throw new IllegalArgumentException("a field does not parse: " + e.getMessage(), e);
+    }
+    try {
+      if (!Base64.getEncoder().encodeToString(Base64.getDecoder().decode(s.signature)).equals(s.signature)) {
+        throw new IllegalArgumentException("the signature is not written as Base64 writes it");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the signature is not Base64: " + e.getMessage(), e);
     }
     if (!s.line().equals(line)) {
       throw new IllegalArgumentException("the line is not written as a seal is (a field was changed by hand?)");

@@ -231,7 +231,7 @@ public final class Sealer {
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
       s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart, segmentStart + segment.bytes(),
-          segment.records(), segment.lineSum(), segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
+          segment.records(), segment.lineSum(), segment.lastLineHash(), segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
       if (digest == null) {
         digest = digestOpener.open();
         digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);

@@ -22,6 +22,7 @@ public final class SegmentDigest {
   private long bytes;
   private long records;
   private long lineSum;
+  private long lastLineHash;
   private byte[] copy = new byte[0];
 
   public SegmentDigest() {
@@ -66,7 +67,8 @@ public final class SegmentDigest {
 
   private void endLine(long length) {
     records++;
-    lineSum += mix(lineCrc.getValue() ^ (length << 32));
+    lastLineHash = mix(lineCrc.getValue() ^ (length << 32));
+    lineSum += lastLineHash;
     lineCrc.reset();
     lineLength = 0;
   }
@@ -84,6 +86,11 @@ public final class SegmentDigest {
   /** The order-free sum of the ended lines' checksums. */
   public long lineSum() {
     return lineSum;
+  }
+
+  /** The checksum of the last line ended (0 before the first): lets verify find where a range's records end. */
+  public long lastLineHash() {
+    return lastLineHash;
   }
 
   /** The SHA-256 of the bytes added since the last reset, leaving everything as it is. */
@@ -110,6 +117,7 @@ public final class SegmentDigest {
     bytes = 0;
     records = 0;
     lineSum = 0;
+    lastLineHash = 0;
   }
 
   /** The finalizer of SplitMix64: spreads a 32-bit checksum and a length over 64 bits. */

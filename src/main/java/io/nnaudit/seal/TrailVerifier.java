@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * seal by seal: each seal's signature, its place in the chain (the previous seal's hash, the file's number,
  * the byte range following the previous one) and the bytes of its range. It stops at the first change and
  * says what kind of change it is and where; bytes after a file's last seal are reported as unsealed, not as a
- * change, unless the seal before them closed the file for good (rotated or moved away).
+ * change, unless the seal before them closed the file for good (a rotated file, sealed when it was rotated
+ * or moved away).
  *
  * <p>How a change is placed: a seal covers a range of bytes, so verify names the range whose bytes differ
  * (its first byte and line). To tell the kind, it looks for where the next sealed range starts now (at the
@@ -34,8 +35,6 @@ import java.util.regex.Pattern;
 public final class TrailVerifier {
   /** How many records around the sealed count verify tries when it looks for where the next range starts. */
   private static final int SHIFT = 3;
-  /** How many sealed ranges past a changed one verify looks at for the next that is intact. */
-  private static final int LOOK_AHEAD = 3;
 
   private final SealKey key;
   private final String anchor;
@@ -65,9 +64,10 @@ public final class TrailVerifier {
   public VerifyReport verify(Path live) throws IOException {
     VerifyReport r = new VerifyReport(live);
     Chain chain = new Chain();
+    chain.trail = newestTrail(live);
     List<Path> unsealedHistory = new ArrayList<>();
     for (int i : indices(live)) {
-      Path f = i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+      Path f = fileAt(live, i);
       Path d = DigestFile.of(f);
       boolean hasFile = Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS);
       boolean hasDigest = Files.isRegularFile(d, LinkOption.NOFOLLOW_LINKS);
@@ -88,7 +88,7 @@ public final class TrailVerifier {
             + "), though the files before it are sealed", -1);
         return r;
       }
-      if (!verifyFile(r, chain, live, f, d, i == 0)) {
+      if (!verifyFile(r, chain, live, i)) {
         return r;
       }
     }
@@ -108,7 +108,7 @@ public final class TrailVerifier {
       r.unsealed.addAll(0, history);
     }
     if (chain.first != null && chain.first.file > chain.last.oldest) {
-      r.tampering = new Problem(Problem.Kind.FILE_MISSING, live, -1, -1, "the oldest sealed file here is file "
+      r.tampering = new Problem(Problem.Kind.FILE_MISSING, fileAt(live, chain.firstIndex + 1), -1, -1, "the oldest sealed file here is file "
           + chain.first.file + " of the trail, but the last seal says files from file " + chain.last.oldest
           + " are kept: the oldest rotated file(s) were deleted", -1);
       return r;
@@ -122,8 +122,12 @@ public final class TrailVerifier {
 
   /** What the walk along the chain has seen so far. */
   private final class Chain {
+    /** The trail of the newest file: null when no digest had a seal. */
+    String trail;
     Seal first;
     Seal last;
+    /** The index of the oldest sealed file here. */
+    int firstIndex = -1;
     boolean anchorSeen;
 
     void add(Seal s) {
@@ -153,8 +157,41 @@ public final class TrailVerifier {
     return new ArrayList<>(found);
   }
 
-  private boolean verifyFile(VerifyReport r, Chain chain, Path live, Path f, Path d, boolean isLive)
-      throws IOException {
+  private static Path fileAt(Path live, int index) {
+    return index == 0 ? live : live.resolveSibling(live.getFileName() + "." + index);
+  }
+
+  /**
+   * The trail of the newest file's last seal, if its signature holds: a file whose seals name another trail
+   * came from elsewhere. Null when there is no such seal (the walk then reports what is wrong where it is).
+   */
+  private String newestTrail(Path live) throws IOException {
+    for (int i : reversed(indices(live))) {
+      Path d = DigestFile.of(fileAt(live, i));
+      if (Files.isRegularFile(d, LinkOption.NOFOLLOW_LINKS)) {
+        try {
+          Seal s = DigestFile.lastCompleteSeal(d);
+          if (s != null) {
+            return s.signatureValid(key) ? s.trail : null;
+          }
+        } catch (IllegalArgumentException e) {
+          return null; // a damaged digest: the walk reports it where it is
+        }
+      }
+    }
+    return null;
+  }
+
+  private static List<Integer> reversed(List<Integer> in) {
+    List<Integer> out = new ArrayList<>(in);
+    java.util.Collections.reverse(out);
+    return out;
+  }
+
+  private boolean verifyFile(VerifyReport r, Chain chain, Path live, int index) throws IOException {
+    Path f = fileAt(live, index);
+    Path d = DigestFile.of(f);
+    boolean isLive = index == 0;
     List<Seal> seals = new ArrayList<>();
     List<String> lines = readLines(d);
     try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
@@ -177,17 +214,20 @@ public final class TrailVerifier {
               + e.getMessage(), -1);
           return false;
         }
-        Problem p = checkSeal(chain, seals, s, f, d, k + 1);
+        Problem p = checkSeal(chain, seals, s, f, d, k + 1, fileAt(live, index + 1));
         if (p != null) {
           r.tampering = p;
           return false;
         }
         if (!rangeMatches(ch, size, s)) {
-          r.tampering = classify(ch, size, seals, s, f, line, d, live);
+          r.tampering = classify(ch, size, s, f, line, d, live, isLive);
           return false;
         }
         seals.add(s);
         chain.add(s);
+        if (chain.firstIndex < 0) {
+          chain.firstIndex = index;
+        }
         line += s.records;
         r.records += s.records;
         if (s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) {
@@ -203,7 +243,7 @@ public final class TrailVerifier {
       long sealedEnd = last == null ? 0 : last.to;
       if (size > sealedEnd) {
         long records = countLines(ch, sealedEnd, size);
-        if (last != null && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED)) {
+        if (!isLive && last != null && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED)) {
           r.tampering = new Problem(Problem.Kind.RECORDS_INSERTED, f, sealedEnd, line, records + " records after "
               + "the file's last seal, which closed it (" + last.kind.text() + ")", records);
           return false;
@@ -218,7 +258,8 @@ public final class TrailVerifier {
   }
 
   /** Signature and place in the chain of {@code s}, the next seal of file {@code f}; null when both are right. */
-  private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine) {
+  private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine,
+      Path olderName) {
     if (!s.keyId.equals(key.keyId()) || !s.algorithm.equals(key.algorithm())) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " is signed by key "
           + s.keyId + " (" + s.algorithm + "), not by the given key " + key.keyId() + " (" + key.algorithm() + ")",
@@ -230,6 +271,10 @@ public final class TrailVerifier {
     }
     Seal before = chain.last;
     boolean firstOfFile = fileSeals.isEmpty();
+    if (chain.trail != null && !s.trail.equals(chain.trail)) {
+      return new Problem(Problem.Kind.FOREIGN_FILE, f, 0, 1, "its seals belong to trail " + s.trail + ", the newest "
+          + "file's to trail " + chain.trail, -1);
+    }
     if (before != null && !s.prev.equals(before.hash())) {
       if (!firstOfFile) {
         return new Problem(Problem.Kind.SEAL_ALTERED, d, -1, digestLine, "seal " + s.number + " does not follow "
@@ -240,9 +285,9 @@ public final class TrailVerifier {
             + "before it to trail " + before.trail, -1);
       }
       if (s.file > before.file + 1) {
-        return new Problem(Problem.Kind.FILE_MISSING, f, -1, -1, (s.file - before.file - 1) + " file(s) of the "
-            + "trail are missing before it (it is file " + s.file + ", the file before it is file " + before.file
-            + ")", -1);
+        return new Problem(Problem.Kind.FILE_MISSING, olderName, -1, -1, (s.file - before.file - 1) + " file(s) of "
+            + "the trail are missing before " + f.getFileName() + " (file " + s.file + " of the trail; the file "
+            + "before it here is file " + before.file + ")", -1);
       }
       if (s.file <= before.file) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, -1, -1, "it is file " + s.file + " of the trail, but "
@@ -278,46 +323,134 @@ public final class TrailVerifier {
 
   /**
    * The bytes of {@code s}'s range differ: finds out how, as described in the class comment. {@code line} is
-   * the line at which the range starts; everything before it verified.
+   * the line at which the range starts; everything before it verified. A rotated file whose last seal closed
+   * it (rotated or moved away) may hold nothing after its sealed bytes.
    */
-  private Problem classify(FileChannel ch, long size, List<Seal> verified, Seal s, Path f, long line, Path d,
-      Path live) throws IOException {
+  private Problem classify(FileChannel ch, long size, Seal s, Path f, long line, Path d, Path live, boolean isLive)
+      throws IOException {
     long c = s.from;
-    List<Seal> rest = laterSeals(d, s);
-    if (s.from == 0) {
+    if (c == 0) {
       Problem moved = identifyFile(ch, size, f, live);
       if (moved != null) {
         return moved;
       }
     }
-    long sealedBytes = s.to - s.from;
-    long sealedRecords = s.records;
-    long sealedSum = s.lineSum;
-    long sealedEnd = s.to;
-    for (int j = 0; j < rest.size() && j < LOOK_AHEAD; j++) {
-      Seal next = rest.get(j);
-      if (next.to > next.from) {
-        for (long start : candidates(ch, c, sealedRecords, next.from)) {
-          long len = next.to - next.from;
-          if (start >= c && start + len <= size && matches(digestOf(ch, start, start + len), next)) {
-            return describe(f, c, line, digestOf(ch, c, start), sealedBytes, sealedRecords, sealedSum, s, false);
-          }
+    List<Seal> ranges = new ArrayList<>();
+    ranges.add(s);
+    ranges.addAll(laterSeals(d, s));
+    Seal last = ranges.get(ranges.size() - 1);
+    // a rotated file sealed for good; the live file's last seal says rotate when that rotation failed
+    boolean closed = !isLive && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED);
+    Problem p = reordering(ch, size, ranges, f, line);
+    if (p != null) {
+      return p;
+    }
+    // Where does a later range start now? At its sealed offset, or a few records before or after.
+    Totals sealed = new Totals();
+    for (int j = 1; j < ranges.size(); j++) {
+      sealed.add(ranges.get(j - 1));
+      Seal next = ranges.get(j);
+      if (next.to == next.from) {
+        continue;
+      }
+      for (long start : candidates(ch, c, sealed.records, next.from)) {
+        long len = next.to - next.from;
+        if (start >= c && start + len <= size && matches(digestOf(ch, start, start + len), next)) {
+          return describe(f, c, line, digestOf(ch, c, start), sealed, s, false);
         }
       }
-      sealedBytes += next.to - next.from;
-      sealedRecords += next.records;
-      sealedSum += next.lineSum;
-      sealedEnd = next.to;
     }
-    // no later range is intact where it could be: compare up to the sealed end, or the file's end before it
-    if (size < sealedEnd) {
+    sealed.add(last);
+    // No later range is intact: where do the last range's records end now? Its last record, found by its
+    // checksum a few records before or after where it was, says; else the sealed end, or the file's end.
+    long end = endOfLastRecord(ch, c, sealed.records, last.lastLine);
+    if (end >= 0 && (!closed || end == size)) {
+      return describe(f, c, line, digestOf(ch, c, end), sealed, s, true);
+    }
+    if (size < last.to) {
       SegmentDigest actual = digestOf(ch, c, size);
-      long shortBy = sealedRecords - actual.records();
-      return new Problem(Problem.Kind.TRUNCATED, f, c, line, "the file ends at byte " + size + ", inside the range "
-          + "sealed up to byte " + sealedEnd + " (seal " + s.number + " and after; " + Math.max(0, shortBy)
-          + " sealed records are not there)", -1);
+      boolean midRecord = size > 0 && byteAt(ch, size - 1) != '\n';
+      if (midRecord || actual.records() >= sealed.records) {
+        return new Problem(Problem.Kind.TRUNCATED, f, c, line, "the file ends at byte " + size + (midRecord
+            ? " in the middle of a record" : "") + ", inside the range sealed by seal " + s.number + " and after "
+            + "(sealed up to byte " + last.to + ")", -1);
+      }
+      return describe(f, c, line, actual, sealed, s, true);
     }
-    return describe(f, c, line, digestOf(ch, c, sealedEnd), sealedBytes, sealedRecords, sealedSum, s, true);
+    return describe(f, c, line, digestOf(ch, c, closed ? size : last.to), sealed, s, true);
+  }
+
+  /** Bytes, records and checksum sum of sealed ranges taken together. */
+  private static final class Totals {
+    long bytes;
+    long records;
+    long sum;
+
+    void add(Seal s) {
+      bytes += s.to - s.from;
+      records += s.records;
+      sum += s.lineSum;
+    }
+  }
+
+  /**
+   * Records put in another order: from the changed range up to the start of a later range that is intact
+   * where it was sealed (or up to the sealed end), the same bytes count, the same records count and the same
+   * sum of record checksums, with other bytes.
+   */
+  private static Problem reordering(FileChannel ch, long size, List<Seal> ranges, Path f, long line)
+      throws IOException {
+    long c = ranges.get(0).from;
+    SegmentDigest actual = new SegmentDigest();
+    Totals sealed = new Totals();
+    long fed = c;
+    for (int j = 0; j < ranges.size(); j++) {
+      Seal r = ranges.get(j);
+      sealed.add(r);
+      if (r.to > size) {
+        return null;
+      }
+      feed(ch, fed, r.to, actual);
+      fed = r.to;
+      boolean intactAfter = j + 1 == ranges.size() || rangeMatches(ch, size, ranges.get(j + 1));
+      if (intactAfter && actual.records() == sealed.records && actual.lineSum() == sealed.sum) {
+        return new Problem(Problem.Kind.RECORDS_REORDERED, f, c, line, "the " + sealed.records + " records sealed "
+            + "from byte " + c + " (seal " + ranges.get(0).number + ") to byte " + r.to + " are all there, in "
+            + "another order", sealed.records);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The offset just after the record whose checksum is {@code lastLine}, looked for among the records
+   * {@code records - SHIFT} to {@code records + SHIFT} from {@code c} (the last of them that has it); -1 when
+   * none has it.
+   */
+  private static long endOfLastRecord(FileChannel ch, long c, long records, long lastLine) throws IOException {
+    if (records == 0) {
+      return -1;
+    }
+    long from = Math.max(0, records - 1 - SHIFT);
+    long start = offsetAfterLines(ch, c, from);
+    long found = -1;
+    for (long i = from; start >= 0 && i <= records - 1 + SHIFT; i++) {
+      long next = offsetAfterLines(ch, start, 1);
+      if (next < 0) {
+        break;
+      }
+      SegmentDigest one = digestOf(ch, start, next);
+      if (one.lastLineHash() == lastLine) {
+        found = next; // the last in the window: a copy of the last record put before it is an insertion
+      }
+      start = next;
+    }
+    return found;
+  }
+
+  private static byte byteAt(FileChannel ch, long pos) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(1);
+    return ch.read(b, pos) == 1 ? b.get(0) : 0;
   }
 
   /** Where the range after the changed ones may start now: its sealed offset, or after a few records more or less. */
@@ -335,24 +468,23 @@ public final class TrailVerifier {
     return out;
   }
 
-  private static Problem describe(Path f, long c, long line, SegmentDigest actual, long sealedBytes,
-      long sealedRecords, long sealedSum, Seal s, boolean toSealedEnd) {
-    String where = "the range sealed by seal " + s.number + (toSealedEnd ? " and after" : "") + " (from byte " + c
+  private static Problem describe(Path f, long c, long line, SegmentDigest actual, Totals sealed, Seal s,
+      boolean toTheEnd) {
+    String where = "the range sealed by seal " + s.number + (toTheEnd ? " and after" : "") + " (from byte " + c
         + ", line " + line + ")";
-    String what = sealedRecords + " records of " + sealedBytes + " bytes were sealed, " + actual.records()
+    String what = sealed.records + " records of " + sealed.bytes + " bytes were sealed, " + actual.records()
         + " records of " + actual.bytes() + " bytes are there";
     Problem.Kind kind;
-    if (actual.bytes() == sealedBytes) {
-      kind = actual.records() == sealedRecords && actual.lineSum() == sealedSum ? Problem.Kind.RECORDS_REORDERED
-          : Problem.Kind.MODIFIED;
-    } else if (actual.records() > sealedRecords) {
+    if (actual.bytes() == sealed.bytes) {
+      kind = Problem.Kind.MODIFIED;
+    } else if (actual.records() > sealed.records) {
       kind = Problem.Kind.RECORDS_INSERTED;
-    } else if (actual.records() < sealedRecords) {
+    } else if (actual.records() < sealed.records) {
       kind = Problem.Kind.RECORDS_DELETED;
     } else {
       kind = Problem.Kind.MODIFIED;
     }
-    return new Problem(kind, f, c, line, where + ": " + what, Math.abs(actual.records() - sealedRecords));
+    return new Problem(kind, f, c, line, where + ": " + what, Math.abs(actual.records() - sealed.records));
   }
 
   /**
@@ -432,6 +564,11 @@ public final class TrailVerifier {
 
   static SegmentDigest digestOf(FileChannel ch, long from, long to) throws IOException {
     SegmentDigest d = new SegmentDigest();
+    feed(ch, from, to, d);
+    return d;
+  }
+
+  private static void feed(FileChannel ch, long from, long to, SegmentDigest d) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(1 << 16);
     long pos = from;
     while (pos < to) {
@@ -445,7 +582,6 @@ public final class TrailVerifier {
       d.update(b);
       pos += n;
     }
-    return d;
   }
 
   /** The offset just after the {@code n}-th newline from {@code from}, or -1 if the file has fewer. */
