@@ -56,6 +56,13 @@ class SettingsEqualityTest {
     m.put(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, "50");
     m.put(NnauditConfigKeys.KAFKA_RETRY_BACKOFF_MS_KEY, "200");
     m.put(NnauditConfigKeys.KAFKA_STOP_TIMEOUT_MS_KEY, "1000");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, dir.resolve("other.p12").toString());
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_TYPE_KEY, "JKS");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, "other-store-password");
+    m.put(NnauditConfigKeys.SEAL_KEY_ALIAS_KEY, "other-seal");
+    m.put(NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY, "other-key-password");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, "5");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, "100");
     return m;
   }
 
@@ -74,10 +81,12 @@ class SettingsEqualityTest {
 
   /**
    * key -> default, as documented, less the two keys that turn shipping on: each alone is refused (both are
-   * required), and shipping needs the nnaudit-kafka jar; the Kafka module's tests change them.
+   * required), and shipping needs the nnaudit-kafka jar; the Kafka module's tests change them. Less the key
+   * that turns sealing on, which needs a keystore: the seal tests change it.
    */
   private static Map<String, String> documented() {
     Map<String, String> m = DocumentedKeys.defaults();
+    m.remove(NnauditConfigKeys.SEAL_ENABLED_KEY);
     m.remove(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY);
     m.remove(NnauditConfigKeys.KAFKA_TOPIC_KEY);
     return m;

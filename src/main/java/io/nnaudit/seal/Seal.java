@@ -79,7 +79,8 @@ public final class Seal {
     }
   }
 
-  private static final String[] FIELDS = {"v", "trail", "file", "oldest", "seal", "kind", "from", "to", "records", "lines", "last",
+  private static final String[] FIELDS = {"v", "trail", "file", "oldest", "seal", "kind", "from", "to", "records",
+      "lines", "last",
       "sha256", "since", "time", "prev", "alg", "key", "sig"};
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
       .withZone(ZoneOffset.UTC);
@@ -103,7 +104,8 @@ public final class Seal {
   /** The signature, Base64; null in a seal not yet signed. */
   public final String signature;
 
-  private Seal(String trail, long file, long oldest, long number, Kind kind, long from, long to, long records, long lineSum,
+  private Seal(String trail, long file, long oldest, long number, Kind kind, long from, long to, long records,
+      long lineSum,
       long lastLine, String sha256, long sinceMillis, long timeMillis, String prev, String algorithm, String keyId,
       String signature) {
     this.trail = trail;
@@ -126,7 +128,8 @@ public final class Seal {
   }
 
   /** An unsigned seal; {@link #signedWith} signs it. */
-  public static Seal unsigned(String trail, long file, long oldest, long number, Kind kind, long from, long to, long records,
+  public static Seal unsigned(String trail, long file, long oldest, long number, Kind kind, long from, long to,
+      long records,
       long lineSum, long lastLine, byte[] sha256, long sinceMillis, long timeMillis, String prev) {
     return new Seal(trail, file, oldest, number, kind, from, to, records, lineSum, lastLine, hex(sha256), sinceMillis,
         timeMillis, prev, null, null, null);
@@ -155,8 +158,10 @@ public final class Seal {
 
   /** The text the signature covers: the line up to the space before {@code sig=}. */
   public String signedText() {
-    return MAGIC + " v=" + VERSION + " trail=" + trail + " file=" + file + " oldest=" + oldest + " seal=" + number + " kind=" + kind.text()
-        + " from=" + from + " to=" + to + " records=" + records + " lines=" + String.format("%016x", lineSum) + " last=" + String.format("%016x", lastLine)
+    return MAGIC + " v=" + VERSION + " trail=" + trail + " file=" + file + " oldest=" + oldest + " seal=" + number
+        + " kind=" + kind.text()
+        + " from=" + from + " to=" + to + " records=" + records + " lines=" + String.format("%016x", lineSum)
+        + " last=" + String.format("%016x", lastLine)
         + " sha256=" + sha256 + " since=" + TIME.format(Instant.ofEpochMilli(sinceMillis)) + " time="
         + TIME.format(Instant.ofEpochMilli(timeMillis)) + " prev=" + prev + " alg=" + algorithm + " key=" + keyId;
   }
@@ -204,7 +209,8 @@ public final class Seal {
       s = new Seal(f.get("trail"), Long.parseLong(f.get("file")), Long.parseLong(f.get("oldest")),
           Long.parseLong(f.get("seal")),
           Kind.parse(f.get("kind")), Long.parseLong(f.get("from")), Long.parseLong(f.get("to")),
-          Long.parseLong(f.get("records")), Long.parseUnsignedLong(f.get("lines"), 16), Long.parseUnsignedLong(f.get("last"), 16), f.get("sha256"),
+          Long.parseLong(f.get("records")), Long.parseUnsignedLong(f.get("lines"), 16),
+          Long.parseUnsignedLong(f.get("last"), 16), f.get("sha256"),
           Instant.parse(f.get("since")).toEpochMilli(), Instant.parse(f.get("time")).toEpochMilli(), f.get("prev"),
           f.get("alg"), f.get("key"), f.get("sig"));
     } catch (NumberFormatException | DateTimeParseException e) {

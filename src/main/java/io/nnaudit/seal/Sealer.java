@@ -230,8 +230,9 @@ public final class Sealer {
         audit.force(false); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
-      s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart, segmentStart + segment.bytes(),
-          segment.records(), segment.lineSum(), segment.lastLineHash(), segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
+      s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
+          segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
+          segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
       if (digest == null) {
         digest = digestOpener.open();
         digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);

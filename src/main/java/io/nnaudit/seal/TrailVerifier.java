@@ -102,13 +102,14 @@ public final class TrailVerifier {
       List<Problem> history = new ArrayList<>();
       for (Path f : unsealedHistory) {
         long records = countLines(f);
-        history.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, records + " records in a file older than the "
-            + "first seal (written before sealing was turned on)", records));
+        history.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " in a file older "
+            + "than the first seal (written before sealing was turned on)", records));
       }
       r.unsealed.addAll(0, history);
     }
     if (chain.first != null && chain.first.file > chain.last.oldest) {
-      r.tampering = new Problem(Problem.Kind.FILE_MISSING, fileAt(live, chain.firstIndex + 1), -1, -1, "the oldest sealed file here is file "
+      r.tampering = new Problem(Problem.Kind.FILE_MISSING, fileAt(live, chain.firstIndex + 1), -1, -1,
+          "the oldest sealed file here is file "
           + chain.first.file + " of the trail, but the last seal says files from file " + chain.last.oldest
           + " are kept: the oldest rotated file(s) were deleted", -1);
       return r;
@@ -244,12 +245,14 @@ public final class TrailVerifier {
       if (size > sealedEnd) {
         long records = countLines(ch, sealedEnd, size);
         if (!isLive && last != null && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED)) {
-          r.tampering = new Problem(Problem.Kind.RECORDS_INSERTED, f, sealedEnd, line, records + " records after "
+          r.tampering = new Problem(Problem.Kind.RECORDS_INSERTED, f, sealedEnd, line, count(records, "record")
+              + " after "
               + "the file's last seal, which closed it (" + last.kind.text() + ")", records);
           return false;
         }
-        r.unsealed.add(new Problem(Problem.Kind.UNSEALED_TAIL, f, sealedEnd, line, records + " records after the "
-            + "last seal" + (isLive ? " (the NameNode is running, or was killed: the next seal, or the next start, "
+        r.unsealed.add(new Problem(Problem.Kind.UNSEALED_TAIL, f, sealedEnd, line, count(records, "record")
+            + " after the last seal" + (isLive ? " (the NameNode is running, or was killed: the next seal, or the "
+            + "next start, "
             + "seals them)" : " of a rotated file (a seal failed under fail-open?)"), records));
       }
       r.files++;
@@ -472,19 +475,22 @@ public final class TrailVerifier {
       boolean toTheEnd) {
     String where = "the range sealed by seal " + s.number + (toTheEnd ? " and after" : "") + " (from byte " + c
         + ", line " + line + ")";
-    String what = sealed.records + " records of " + sealed.bytes + " bytes were sealed, " + actual.records()
-        + " records of " + actual.bytes() + " bytes are there";
     Problem.Kind kind;
+    String what;
     if (actual.bytes() == sealed.bytes) {
       kind = Problem.Kind.MODIFIED;
-    } else if (actual.records() > sealed.records) {
-      kind = Problem.Kind.RECORDS_INSERTED;
-    } else if (actual.records() < sealed.records) {
-      kind = Problem.Kind.RECORDS_DELETED;
+      what = "its " + count(sealed.records, "record") + " (" + sealed.bytes + " bytes) differ from what was sealed";
     } else {
-      kind = Problem.Kind.MODIFIED;
+      kind = actual.records() > sealed.records ? Problem.Kind.RECORDS_INSERTED
+          : actual.records() < sealed.records ? Problem.Kind.RECORDS_DELETED : Problem.Kind.MODIFIED;
+      what = count(sealed.records, "record") + " of " + sealed.bytes + " bytes were sealed, " + actual.records()
+          + " of " + actual.bytes() + " bytes are there";
     }
     return new Problem(kind, f, c, line, where + ": " + what, Math.abs(actual.records() - sealed.records));
+  }
+
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   /**

@@ -62,7 +62,7 @@ public final class VerifyReport {
   /** What verify prints for this trail. */
   public List<String> lines() {
     List<String> out = new ArrayList<>();
-    String summary = files + " files, " + records + " records"
+    String summary = TrailVerifier.count(files, "file") + ", " + TrailVerifier.count(records, "record")
         + (firstMillis < 0 ? "" : ", from " + Seal.formatTime(firstMillis) + " to " + Seal.formatTime(lastMillis))
         + (sealedLate > 0 ? " (" + sealedLate + " of them sealed at a later start: written after the last seal of a "
             + "run that was killed, or before sealing was turned on)" : "");
@@ -77,7 +77,7 @@ public final class VerifyReport {
       out.add("UNSEALED: " + p);
     }
     if (lastSealHash != null) {
-      out.add("  last seal: " + lastSealHash);
+      out.add("  last verified seal: " + lastSealHash);
     }
     return out;
   }

@@ -98,6 +98,6 @@ class SealedFileSinkTest {
     assertEquals(VerifyReport.VERIFIED, after.exitCode(), String.join("\n", after.lines()));
     assertEquals(180, after.records());
     List<String> out = after.lines();
-    assertTrue(out.get(0).startsWith("verified: 1 files, 180 records, from "), out.toString());
+    assertTrue(out.get(0).startsWith("verified: 1 file, 180 records, from "), out.toString());
   }
 }
