@@ -2,6 +2,8 @@ package io.nnaudit;
 
 import static io.nnaudit.config.ConfigError.invalid;
 
+import io.nnaudit.config.ConfigValues;
+
 /**
  * Reads single configuration values, through the {@link RecordingConfigReader}, and validates them; an unset key
  * reads as its default. Every failure is an {@link IllegalArgumentException} whose message
@@ -17,20 +19,7 @@ final class ConfigCheck {
   }
 
   static long longInRange(RecordingConfigReader conf, String key, long dflt, long min, long max, String meaning) {
-    String raw = conf.getTrimmed(key, Long.toString(dflt));
-    if (raw.isEmpty()) {
-      return dflt;
-    }
-    long v;
-    try {
-      v = Long.parseLong(raw);
-    } catch (NumberFormatException e) {
-      throw invalid(key, raw, rangeText(min, max, meaning), e);
-    }
-    if (v < min || v > max) {
-      throw invalid(key, raw, rangeText(min, max, meaning));
-    }
-    return v;
+    return ConfigValues.longInRange(key, conf.getTrimmed(key, Long.toString(dflt)), dflt, min, max, meaning);
   }
 
   /** A size such as {@code 1048576}, {@code 256m} or {@code 1g} (Hadoop's {@code getLongBytes} suffixes). */
@@ -88,9 +77,5 @@ final class ConfigCheck {
       return false;
     }
     throw invalid(key, raw, "true or false");
-  }
-
-  private static String rangeText(long min, long max, String meaning) {
-    return "an integer from " + min + " to " + max + (meaning.isEmpty() ? "" : " (" + meaning + ")");
   }
 }

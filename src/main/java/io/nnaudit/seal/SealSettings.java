@@ -18,6 +18,7 @@ import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY;
 import java.io.IOException;
 
 import io.nnaudit.config.ConfigError;
+import io.nnaudit.config.ConfigValues;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -79,17 +80,7 @@ public final class SealSettings {
   }
 
   private static long longInRange(Configuration conf, String key, long dflt, long min, long max, String unit) {
-    String raw = conf.getTrimmed(key, String.valueOf(dflt));
-    long v;
-    try {
-      v = Long.parseLong(raw);
-    } catch (NumberFormatException e) {
-      throw ConfigError.invalid(key, raw, "a whole number of " + unit + " from " + min + " to " + max, e);
-    }
-    if (v < min || v > max) {
-      throw ConfigError.invalid(key, raw, "a whole number of " + unit + " from " + min + " to " + max);
-    }
-    return v;
+    return ConfigValues.longInRange(key, conf.getTrimmed(key), dflt, min, max, unit);
   }
 
   /** The key that signs seals. */

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import io.nnaudit.config.ConfigError;
+import io.nnaudit.config.ConfigValues;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DFSUtil;
@@ -177,18 +178,9 @@ final class ShipperSettings {
   }
 
   private static long longInRange(Configuration conf, String key, long dflt, long min, long max) {
-    String raw = conf.getTrimmed(key);
-    long v;
-    try {
-      v = raw == null || raw.isEmpty() ? dflt : Long.parseLong(raw);
-    } catch (NumberFormatException e) {
-      throw ConfigError.invalid(key, raw, "an integer from " + min + " to " + max + " (milliseconds)", e);
-    }
-    if (v < min || v > max) {
-      throw ConfigError.invalid(key, raw, "an integer from " + min + " to " + max + " (milliseconds)");
-    }
-    return v;
+    return ConfigValues.longInRange(key, conf.getTrimmed(key), dflt, min, max, "milliseconds");
   }
+
 
   private static String nameserviceId(Configuration conf) {
     String id = conf.getTrimmed(KAFKA_NAMESERVICE_ID_KEY, "");
