@@ -177,20 +177,11 @@ final class BatchCommitter {
     return hasDeadline && System.nanoTime() - deadlineNanos >= 0;
   }
 
-  /**
-   * From the idle loop: honours the interval mode's time bound when no new records arrive, and lets the sink do
-   * its timed work (sealing).
-   */
+  /** From the idle loop: honours the interval mode's time bound when no new records arrive. */
   void idle() {
     if (settings.durability() == Durability.INTERVAL && recordsSinceForce > 0
         && System.currentTimeMillis() - lastForceMillis >= settings.durabilityIntervalMs()) {
       forceWithRetry();
-    }
-    try {
-      sink.idle();
-    } catch (Throwable t) {
-      metrics.countSinkError();
-      logFailure("the audit sink's idle work failed (a seal?)", t);
     }
   }
 

@@ -18,26 +18,27 @@ import org.slf4j.LoggerFactory;
  * Seals what the file sink writes: it keeps a running {@link SegmentDigest} of the bytes written since the last
  * seal and appends a signed {@link Seal} to the live file's digest when one is due (every
  * {@code nnaudit.seal.interval.records} records or {@code nnaudit.seal.interval.ms}), when the file is rotated
- * or moved away, when the sink closes, and on demand ({@link #seal}). The file sink owns it and calls it on
- * its writing thread; the sink opens the digest files (with the same refusal of links and FIFOs as the audit
- * file) and renames them with their audit files.
+ * or moved away, when the sink closes, and on demand ({@link #seal}). The file sink owns it: it resumes the
+ * chain on the thread that opens the sink, then a {@link SealingThread} runs it; the sink opens the digest
+ * files (with the same refusal of links and FIFOs as the audit file) and renames them with their audit files.
  *
  * <p>Design note.
  * <ul>
- * <li>What blocks: signing (an ECDSA signature is well under a millisecond), the write of one seal line, and,
- * when durability is not none, an fsync of the audit file before the seal (a seal must never reach the disk
- * before the bytes it vouches for, or a power cut would leave a seal over bytes the file no longer holds) and
- * one of the digest after it. All on the writing thread, once per seal.</li>
+ * <li>What blocks: hashing, signing (an ECDSA signature is well under a millisecond), the write of one seal
+ * line, and, when durability is not none, an fsync of the audit file before the seal (a seal must never reach
+ * the disk before the bytes it vouches for, or a power cut would leave a seal over bytes the file no longer
+ * holds) and one of the digest after it. All on the thread that runs the Sealer, once per seal.</li>
  * <li>What drops: nothing. A seal that cannot be written (signing fails, the digest cannot be written) is
- * counted in {@link #sealFailures}; under fail-closed {@link #sealIfDue} then throws, so the sink writes no
- * record until sealing works again (the writer retries as for any failed write); under fail-open records go on
- * being written and the next seal that works covers them all. A seal half-written is truncated away.</li>
+ * counted in {@link #sealFailures}; under fail-closed {@link #seal} and {@link #sealIfDue} then throw, and the
+ * sink writes no record until sealing works again (the writer retries as for any failed write); under
+ * fail-open records go on being written and the next seal that works covers them all. A seal half-written is
+ * truncated away.</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}) before it closes the audit file, then closes
  * the digest. A process killed between seals leaves records after the last seal; the next start seals them
  * ({@link Seal.Kind#RECOVER}) before anything else is written.</li>
- * <li>Who owns what: every mutable field belongs to the sink's writing thread (one thread at a time, handed
- * over through the pipeline's write lock); the counters and the latest seal's hash are volatile for the
- * metrics, written by that thread only.</li>
+ * <li>Who owns what: every mutable field belongs to one thread at a time: the thread that opens the sink
+ * while it resumes the chain, then the {@link SealingThread} (handed over by Thread.start). The counters and
+ * the latest seal's hash are volatile for the metrics, written by that thread only.</li>
  * </ul>
  */
 public final class Sealer {

@@ -52,14 +52,6 @@ public interface AuditSink extends Closeable {
   }
 
   /**
-   * Called by the writing thread when it has nothing to write (at least every 50 ms while the queue is empty),
-   * for work that is due with time rather than with writes: the file sink seals here when sealing is on. A
-   * failure is logged and counted; the next write meets it again.
-   */
-  default void idle() throws IOException {
-  }
-
-  /**
    * Makes what is written complete as it stands, because the process may end at any moment: called at the
    * shutdown hook's hand-over and after each record a handler writes itself after it. The file sink seals.
    */

@@ -23,6 +23,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.Sealer;
+import io.nnaudit.seal.SealingThread;
 import io.nnaudit.ship.SpoolGuard;
 
 /**
@@ -55,9 +56,10 @@ import io.nnaudit.ship.SpoolGuard;
  * rotated files, and deletes the rest. A file deleted before it was shipped (the spool bound reached) is
  * counted in the guard and logged at WARN.</li>
  * <li>With {@code nnaudit.seal.enabled}, a {@link Sealer} seals what is written into a digest file beside the
- * file ({@code file.seals}), opened with the same refusals; rotation seals the file first and renames each
- * digest with its file, and a file moved away by something else is sealed and its digest renamed to
- * {@code file.seals.moved-<n>} before a new file is started.</li>
+ * file ({@code file.seals}), opened with the same refusals. It runs on a thread of its own
+ * ({@link SealingThread}), to which each write hands a copy of its bytes; rotation waits for the file's last
+ * seal and renames each digest with its file, and a file moved away by something else is sealed and its
+ * digest renamed to {@code file.seals.moved-<time>} before a new file is started.</li>
  * </ul>
  * Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its write lock);
  * not thread-safe, except that the counters may be read from any thread.
@@ -79,8 +81,10 @@ public class RollingFileSink implements AuditSink {
   private final AuditFileOpener opener;
   /** Opens the live file's digest, or null when the file is not sealed. */
   private final AuditFileOpener digestOpener;
-  /** Seals what is written, or null. The writing thread. */
+  /** Seals what is written, or null; it resumes the chain in the constructor, then {@link #sealing} runs it. */
   private final Sealer sealer;
+  /** The thread that hashes what is written and seals it, or null when the file is not sealed. */
+  private SealingThread sealing;
   /** The shipper's hold on unshipped files, or null when nothing ships from this file. */
   private final SpoolGuard spool;
   /** Milliseconds from a monotonic source, for the intervals between checks. */
@@ -129,6 +133,7 @@ public class RollingFileSink implements AuditSink {
       switchTo(opener.open());
       if (sealer != null) {
         resumeSealing();
+        sealing = new SealingThread(sealer, context.failClosed(), "nnaudit-sealer " + path.getFileName());
       }
     } catch (IOException | RuntimeException e) {
       closeQuietly(channel);
@@ -173,8 +178,8 @@ public class RollingFileSink implements AuditSink {
    * {@code keptBackups}: when a rotation deleted the oldest files, the rotated files it kept; else 0.
    */
   private void startSealing(int keptBackups) throws IOException {
-    if (sealer != null) {
-      sealer.startFile(path, channel, size, () -> digestOpener.open().channel, keptBackups);
+    if (sealing != null) {
+      sealing.startFile(path, channel, size, () -> digestOpener.open().channel, keptBackups);
     }
   }
 
@@ -238,8 +243,8 @@ public class RollingFileSink implements AuditSink {
         followIfReplaced(now); // replaced within the last second
       }
     }
-    if (sealer != null) {
-      sealer.sealIfDue(); // before the chunk: under fail-closed a seal that cannot be written stops the write
+    if (sealing != null) {
+      sealing.checkBeforeWrite(); // under fail-closed a seal that cannot be written stops the write
     }
     long before = size;
     int start = chunk.position();
@@ -251,26 +256,18 @@ public class RollingFileSink implements AuditSink {
       undoPartialWrite(before, e);
       throw e;
     }
-    if (sealer != null) {
+    if (sealing != null) {
       ByteBuffer written = chunk.duplicate();
       written.position(start);
-      sealer.written(written);
-    }
-  }
-
-  /** Seals when the interval in time has passed with nothing written since (from the writer's idle loop). */
-  @Override
-  public void idle() throws IOException {
-    if (sealer != null) {
-      sealer.sealIfDue();
+      sealing.written(written);
     }
   }
 
   /** Seals everything written so far (the shutdown hook's hand-over, each direct write after it). */
   @Override
   public void seal() throws IOException {
-    if (sealer != null) {
-      sealer.seal(Seal.Kind.FLUSH);
+    if (sealing != null) {
+      sealing.seal(Seal.Kind.FLUSH);
     }
   }
 
@@ -339,9 +336,8 @@ public class RollingFileSink implements AuditSink {
       return;
     }
     LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
-    if (sealer != null) {
-      sealer.seal(Seal.Kind.MOVED);
-      sealer.closeDigest();
+    if (sealing != null) {
+      sealing.seal(Seal.Kind.MOVED); // its digest is closed when the new file's is opened
       moveDigestAside();
     }
     switchTo(next);
@@ -443,8 +439,8 @@ public class RollingFileSink implements AuditSink {
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
-    if (sealer != null) {
-      sealer.seal(Seal.Kind.ROTATE); // the file's last seal; under fail-closed a failure stops the rotation here
+    if (sealing != null) {
+      sealing.seal(Seal.Kind.ROTATE); // the file's last seal; under fail-closed a failure stops the rotation here
     }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again
@@ -687,13 +683,10 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void close() throws IOException {
     try {
-      if (sealer != null && channel != null && channel.isOpen()) {
-        sealer.seal(Seal.Kind.CLOSE);
+      if (sealing != null) {
+        sealing.close();
       }
     } finally {
-      if (sealer != null) {
-        sealer.closeDigest();
-      }
       if (channel != null) {
         channel.close();
       }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.nnaudit.AuditTestSupport;
 import io.nnaudit.NnauditSettings;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.sink.RollingFileSink;
@@ -40,6 +41,7 @@ class SealedFileSinkTest {
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
     c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, intervalRecords);
+    c.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 3_600_000L); // seals by count only, so a test knows them
     SealKeys.enable(c, ec, dir);
     return NnauditSettings.fromConf(c).sinkContext();
   }
@@ -83,8 +85,9 @@ class SealedFileSinkTest {
   void aKilledWritersTailIsUnsealedThenSealedAtTheNextStart() throws Exception {
     File f = dir.resolve("audit.log").toFile();
     RollingFileSink sink = new RollingFileSink(context(f, "1m", 3, 100));
-    write(sink, 150); // one seal is due before the next write only
-    write(sink, 30);
+    write(sink, 150); // the sealing thread seals these 150 (the interval is 100 records)...
+    AuditTestSupport.awaitTrue("the open seal and one interval seal", 10_000, () -> sink.sealsWritten() == 2);
+    write(sink, 30); // ...but not these 30
     // not closed: as if killed
     VerifyReport r = verify(f);
     assertNull(r.tampering(), String.join("\n", r.lines()));

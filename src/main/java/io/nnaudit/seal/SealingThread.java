@@ -1,0 +1,240 @@
+package io.nnaudit.seal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a {@link Sealer} on a thread of its own, so that hashing what is written (SHA-256 over every byte) and
+ * signing seals costs the writing thread, which may be a NameNode handler holding the pipeline's write lock,
+ * only a copy of the bytes it wrote. The file sink hands over, in the order it writes them, copies of the
+ * written bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
+ * sealing thread applies them to the Sealer in that order, and seals by itself when the interval in records or
+ * time is reached.
+ *
+ * <p>Design note.
+ * <ul>
+ * <li>What blocks: the sink's writing thread waits (a) in {@link #written} while more than
+ * {@link #MAX_QUEUED_BYTES} of copies wait to be hashed, until the sealing thread has hashed enough (it hashes
+ * several hundred MB/s), and (b) in a request, until the sealing thread has hashed everything before it and
+ * done it: a seal before a rotation, at close, at the shutdown hook's hand-over and after each direct write
+ * after it. Neither wait is bounded by a timer: like the write(2) and the fsync themselves, they last as long
+ * as hashing, signing and the digest's write and fsync take.</li>
+ * <li>What drops: nothing. Under fail-closed a seal that fails is remembered ({@link #failure}); the sink then
+ * asks for a seal before each write ({@link #checkBeforeWrite}), which throws while sealing keeps failing, so
+ * no record is written unsealed beyond one interval. Under fail-open the Sealer counts the failure and the next
+ * seal covers everything.</li>
+ * <li>Shut-down order: {@link #close} asks for the CLOSE seal, waits for it, then stops the thread, which closes
+ * the digest last. The thread is a daemon: during the JVM's shutdown hooks it still runs, so the hook's
+ * hand-over and direct writes are sealed.</li>
+ * <li>Who owns what: the Sealer and everything in it belong to the sealing thread once it runs (before, to the
+ * thread that built the sink, which resumed the chain); the queue and the byte count are thread-safe;
+ * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread.</li>
+ * </ul>
+ */
+public final class SealingThread {
+  private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
+  /** Copies of written bytes waiting to be hashed, at most (a write of the writer is at most 1 MiB). */
+  static final long MAX_QUEUED_BYTES = 16L << 20;
+  /** How often the thread looks at the time interval while nothing is written. */
+  private static final long POLL_MS = 50;
+
+  private final Sealer sealer;
+  private final boolean failClosed;
+  private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+  private final AtomicLong queuedBytes = new AtomicLong();
+  private final Object space = new Object();
+  private final Thread thread;
+  /** Under fail-closed, the failure of the latest seal, or null once one works. Written by the sealing thread. */
+  private volatile IOException failure;
+  private volatile boolean stopped;
+
+  /** Starts the thread; {@code sealer} has resumed its chain already. */
+  public SealingThread(Sealer sealer, boolean failClosed, String name) {
+    this.sealer = sealer;
+    this.failClosed = failClosed;
+    this.thread = new Thread(this::run, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Something the writing thread waits for: done by the sealing thread in the order it was asked. */
+  private abstract static class Request {
+    private IOException thrown;
+    private boolean done;
+
+    abstract void apply(Sealer s) throws IOException;
+
+    synchronized void finish(IOException e) {
+      thrown = e;
+      done = true;
+      notifyAll();
+    }
+
+    synchronized void await() throws IOException {
+      boolean interrupted = false;
+      while (!done) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted = true; // a handler's interrupt: kept for its caller, the seal is still waited for
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      if (thrown != null) {
+        throw new IOException(thrown.getMessage(), thrown);
+      }
+    }
+  }
+
+  private static final class Stop extends Request {
+    @Override
+    void apply(Sealer s) {
+      s.closeDigest();
+    }
+  }
+
+  /** A copy of the bytes just written, for the sealing thread to hash; waits while too much is queued. */
+  public void written(ByteBuffer bytes) {
+    byte[] copy = new byte[bytes.remaining()];
+    bytes.duplicate().get(copy);
+    if (queuedBytes.get() > MAX_QUEUED_BYTES) {
+      synchronized (space) {
+        boolean interrupted = false;
+        while (queuedBytes.get() > MAX_QUEUED_BYTES && thread.isAlive()) {
+          try {
+            space.wait(10);
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+    queuedBytes.addAndGet(copy.length);
+    queue.add(copy);
+  }
+
+  /**
+   * Seals what is written so far, once the sealing thread has hashed it. Under fail-closed throws when the
+   * seal cannot be written; under fail-open the Sealer counts the failure and this returns.
+   */
+  public void seal(Seal.Kind kind) throws IOException {
+    call(new Request() {
+      @Override
+      void apply(Sealer s) throws IOException {
+        s.seal(kind);
+      }
+    });
+  }
+
+  /** The sink switched to a new file: see {@link Sealer#startFile}. */
+  public void startFile(Path auditPath, FileChannel newAudit, long size, Sealer.DigestOpener opener,
+      int keptBackups) throws IOException {
+    call(new Request() {
+      @Override
+      void apply(Sealer s) throws IOException {
+        s.startFile(auditPath, newAudit, size, opener, keptBackups);
+      }
+    });
+  }
+
+  /**
+   * Before a write, under fail-closed: while the latest seal failed, tries one now (the sealing thread first
+   * hashes what is queued) and throws if it fails too, so that nothing more is written unsealed.
+   */
+  public void checkBeforeWrite() throws IOException {
+    if (failClosed && failure != null) {
+      seal(Seal.Kind.INTERVAL);
+    }
+  }
+
+  /** Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then stops the thread, which closes the digest. */
+  public void close() throws IOException {
+    try {
+      seal(Seal.Kind.CLOSE);
+    } finally {
+      Stop stop = new Stop();
+      call(stop);
+      stopped = true;
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void call(Request r) throws IOException {
+    if (!thread.isAlive()) {
+      throw new IOException("the sealing thread has ended");
+    }
+    queue.add(r);
+    r.await();
+  }
+
+  private void run() {
+    while (!stopped) {
+      Object next;
+      try {
+        next = queue.poll(POLL_MS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        continue; // only close() ends the thread
+      }
+      try {
+        if (next instanceof byte[]) {
+          byte[] b = (byte[]) next;
+          sealer.written(ByteBuffer.wrap(b));
+          if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
+            synchronized (space) {
+              space.notifyAll();
+            }
+          }
+          sealWhenDue();
+        } else if (next instanceof Request) {
+          Request r = (Request) next;
+          try {
+            r.apply(sealer);
+            failure = null;
+            r.finish(null);
+          } catch (IOException e) {
+            failure = e;
+            r.finish(e);
+          } catch (RuntimeException | Error e) {
+            IOException wrapped = new IOException("sealing failed: " + e, e);
+            failure = wrapped;
+            r.finish(wrapped);
+          }
+          if (r instanceof Stop) {
+            return;
+          }
+        } else {
+          sealWhenDue();
+        }
+      } catch (Throwable t) {
+        LOG.error("nnaudit: the sealing thread caught an unexpected error; it goes on", t);
+      }
+    }
+  }
+
+  /** The interval's seal, if due; under fail-closed a failure is kept for the writer to meet. */
+  private void sealWhenDue() {
+    try {
+      sealer.sealIfDue();
+      failure = null;
+    } catch (IOException e) {
+      failure = e; // counted and logged by the Sealer
+    }
+  }
+}
