@@ -4,9 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Design note.
  * <ul>
- * <li>What blocks: the sink's writing thread waits (a) in {@link #written} while more than
+ * <li>What blocks: a write only copies its bytes and queues them, without waking the sealing thread, which
+ * naps {@code NAP_NANOS} (20 ms) whenever it has hashed everything. The sink's writing thread waits (a) in
+ * {@link #written} while more than
  * {@link #MAX_QUEUED_BYTES} of copies wait to be hashed, until the sealing thread has hashed enough (it hashes
  * several hundred MB/s), and (b) in a request, until the sealing thread has hashed everything before it and
  * done it: a seal before a rotation, at close, at the shutdown hook's hand-over and after each direct write
@@ -43,12 +46,15 @@ public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
   /** Copies of written bytes waiting to be hashed, at most (a write of the writer is at most 1 MiB). */
   static final long MAX_QUEUED_BYTES = 16L << 20;
-  /** How often the thread looks at the time interval while nothing is written. */
-  private static final long POLL_MS = 50;
+  /**
+   * How long the thread sleeps when it has hashed everything: a write does not wake it (a wake-up costs more
+   * CPU than hashing a batch), a request and a full queue do.
+   */
+  private static final long NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   private final Sealer sealer;
   private final boolean failClosed;
-  private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicLong queuedBytes = new AtomicLong();
   private final Object space = new Object();
   private final Thread thread;
@@ -108,6 +114,7 @@ public final class SealingThread {
     byte[] copy = new byte[bytes.remaining()];
     bytes.duplicate().get(copy);
     if (queuedBytes.get() > MAX_QUEUED_BYTES) {
+      LockSupport.unpark(thread);
       synchronized (space) {
         boolean interrupted = false;
         while (queuedBytes.get() > MAX_QUEUED_BYTES && thread.isAlive()) {
@@ -181,16 +188,18 @@ public final class SealingThread {
       throw new IOException("the sealing thread has ended");
     }
     queue.add(r);
+    LockSupport.unpark(thread);
     r.await();
   }
 
   private void run() {
     while (!stopped) {
-      Object next;
-      try {
-        next = queue.poll(POLL_MS, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        continue; // only close() ends the thread
+      Object next = queue.poll();
+      if (next == null) {
+        sealWhenDue();
+        LockSupport.parkNanos(this, NAP_NANOS);
+        Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
+        continue;
       }
       try {
         if (next instanceof byte[]) {
@@ -219,8 +228,6 @@ public final class SealingThread {
           if (r instanceof Stop) {
             return;
           }
-        } else {
-          sealWhenDue();
         }
       } catch (Throwable t) {
         LOG.error("nnaudit: the sealing thread caught an unexpected error; it goes on", t);
