@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A sealing NameNode ships its seals with its records: every seal line of every digest (rotated files' included,
  * across a restart) is in the topic as a seal record, right after the records it covers, which hash as it says;
  * the sink's latest seal reaches the topic while the NameNode runs; and the last seal of the topic anchors
- * {@code nnaudit verify} on the host's files, which fails once a seal is taken off them.
+ * {@code nnaudit verify} on the host's files, which fails once a seal is taken off them. Sends that fail (a hung
+ * broker) and are made again from the last acknowledged record lose no seal and put none out of place.
  */
 class SealShippingTest {
   private static final String TOPIC = "audit";
@@ -82,20 +83,9 @@ class SealShippingTest {
       }
 
       File live = new File(audits, "audit.log");
-      List<String> local = TrailCheck.localLines(live);
-      List<String> localSeals = new ArrayList<>();
-      for (File f : TrailCheck.localFiles(live)) {
-        localSeals.addAll(Files.readAllLines(DigestFile.of(f.toPath()), StandardCharsets.UTF_8));
-      }
+      List<String> localSeals = localSeals(live);
       assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
-      assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
-
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll(TOPIC, local.size() + localSeals.size(),
-          Duration.ofSeconds(30)));
-      TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal right after the record its range ends with
-      c.assertLines(local, "every local line, in order");
-      assertEquals(localSeals, c.seals, "every seal of every digest, in order, once a duplicate is dropped");
-      assertEquals(c.seals.size(), c.sealsChecked, "every seal's range read from the topic hashes as it says");
+      TrailCheck c = checkTopic(broker, live);
       assertEquals(2, c.epochs.size(), "two starts");
       assertEquals(0, c.gaps);
 
@@ -114,6 +104,75 @@ class SealShippingTest {
       Files.write(liveDigest, kept, StandardCharsets.UTF_8);
       assertEquals(1, verify(key, anchor, audits), "a trail without the anchored seal is reported changed");
     }
+  }
+
+  @Test
+  void failedSendsMadeAgainLoseNoSealAndPutNoneOutOfPlace() throws Exception {
+    SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      broker.createTopic(TOPIC, 1);
+      File audits = dir.resolve("audit").toFile();
+      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, TOPIC);
+      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "4000");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "2000");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
+      conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 10);
+      SealKeys.enable(conf, key, dir);
+      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
+      long sendErrors;
+      try {
+        cluster.waitActive();
+        FileSystem fs = cluster.getFileSystem();
+        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+        ShippingCluster.mkdirs(fs, "/before", 0, 200);
+        ShippingCluster.awaitShipped(logger, 60_000);
+        broker.pause(); // hung: what is in flight fails after the delivery timeout and is sent again
+        try {
+          ShippingCluster.mkdirs(fs, "/during", 0, 300);
+          ShippingCluster.await("sends to fail", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+        } finally {
+          broker.resume();
+        }
+        ShippingCluster.mkdirs(fs, "/after", 0, 200);
+        ShippingCluster.awaitShipped(logger, 120_000);
+        sendErrors = logger.pipeline().shipStats().sendErrors;
+      } finally {
+        cluster.shutdown();
+        QueuedAuditLogger.closeAll(10_000);
+      }
+      assertTrue(sendErrors > 0, "the resend path was taken");
+      checkTopic(broker, new File(audits, "audit.log"));
+    }
+  }
+
+  /** Every seal line of the digests of {@code live} and its backups, oldest first. */
+  private static List<String> localSeals(File live) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (File f : TrailCheck.localFiles(live)) {
+      out.addAll(Files.readAllLines(DigestFile.of(f.toPath()), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  /**
+   * Reads the topic back as a consumer does and checks that it holds every line and every seal of the local
+   * files, each seal right after the record its range ends with and over records that hash as it says.
+   */
+  private static TrailCheck checkTopic(KafkaTestBroker broker, File live) throws Exception {
+    List<String> local = TrailCheck.localLines(live);
+    List<String> localSeals = localSeals(live);
+    assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll(TOPIC, local.size() + localSeals.size(),
+        Duration.ofSeconds(30)));
+    TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal right after the record its range ends with
+    c.assertLines(local, "every local line, in order");
+    assertEquals(localSeals, c.seals, "every seal of every digest, in order, once a duplicate is dropped");
+    assertEquals(c.seals.size(), c.sealsChecked, "every seal's range read from the topic hashes as it says");
+    System.out.println("topic: " + c.lines.size() + " records, " + c.seals.size() + " seals, " + c.duplicates
+        + " duplicates, " + c.fileEnds + " file ends");
+    return c;
   }
 
   /** The hashes of the seal records of the topic now, read from its beginning. */
