@@ -6,6 +6,9 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -18,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.DigestFile;
 import io.nnaudit.ship.ShipStats;
 import io.nnaudit.ship.Shipper;
 import io.nnaudit.ship.ShipperContext;
@@ -60,6 +65,13 @@ import org.slf4j.LoggerFactory;
  * A file that rotation had to delete before it was shipped ({@code nnaudit.kafka.spool.max.backups} reached), a
  * file gone from the directory, and a file that shrank are announced by gap records, each kept until Kafka has
  * acknowledged it.</li>
+ * <li>Seals: when the file is sealed, the seals of its digest ({@code <file>.seals}) are sent too, each right
+ * after the record that ends where its range ends (one of an empty range first), so that the chain of seals
+ * leaves the host with the records. The digest is read after the file at each pass (the sink writes a seal
+ * before any byte after its range, so the seals of what was read are there), through a channel that follows it
+ * through rotation's renames. A seal's acknowledgement moves nothing: a rewind or a restart to a position sends
+ * the seals ending at or after it again (a seal ending exactly there may be unacknowledged). A seal refused by
+ * the broker as such is given up with a gap record. Per read: an fstat of the digest; without sealing, nothing.</li>
  * <li>Progress: the acknowledged position advances only with acknowledgements that arrive in the order of
  * sending (checked by sequence, so a hole can never be skipped over); it is written to the checkpoint every
  * {@code nnaudit.kafka.checkpoint.interval.ms}, at each new file number and at the stop. The guard keeps every
@@ -85,6 +97,12 @@ public final class KafkaShipper implements Shipper {
   private static final int REFUSED_RECORD_CUT_BYTES = 1024;
   /** The checkpoints a shipper of this JVM works on: a replacement waits for the shipper before it to end. */
   private static final Map<String, Thread> ACTIVE = new ConcurrentHashMap<>();
+  /** The digest of the file being read was not looked for since the file was opened. */
+  private static final int LOOK_NEVER = 0;
+  /** It was not there while the file was live: looked for again while new records come. */
+  private static final int LOOK_LIVE = 1;
+  /** It was not there once the file was no longer written: it will not come. */
+  private static final int LOOK_DONE = 2;
 
   private final ShipperSettings settings;
   private final SpoolDirectory dir;
@@ -93,6 +111,8 @@ public final class KafkaShipper implements Shipper {
   private final long epoch = System.currentTimeMillis();
   private final byte[] key;
   private final String format;
+  /** Whether this NameNode seals its audit files: a live file's digest may come after the file. */
+  private final boolean sealing;
   private final Thread thread;
 
   // The shipper's thread only.
@@ -139,6 +159,14 @@ public final class KafkaShipper implements Shipper {
   /** A record refused as too large: its position, and how often it was refused. */
   private long refusedAt = -1;
   private int refusedTimes;
+  /** The seals of the file being read, from its digest (none when the file is not sealed). */
+  private final DigestFollower seals = new DigestFollower();
+  /** Seals of the file being read that end before this byte were shipped before it was opened. */
+  private long sealsFrom;
+  /** How far the digest of the file being read was looked for while it was not found: {@link #followDigest}. */
+  private int digestLook = LOOK_NEVER;
+  /** Where a seal the broker refused as such ends ({@link ShipPosition#global}): given up when it comes again. */
+  private long refusedSealAt = -1;
   private final LagClock lagClock = new LagClock();
   /** The lag in bytes at the thread's last look: whether a stop is caught up when no file is open. */
   private long lastLagBytes = -1;
@@ -165,6 +193,8 @@ public final class KafkaShipper implements Shipper {
   private final AtomicLong sentBytes = new AtomicLong();
   /** The start of the first record the broker refused as such (too large, invalid), or -1; see {@link Sent}. */
   private volatile long refusedSeen = -1;
+  /** Where the first seal the broker refused as such ends ({@link ShipPosition#global}), or -1. */
+  private volatile long refusedSealSeen = -1;
   private volatile boolean stopping;
   private volatile long stopDeadlineNanos;
 
@@ -179,6 +209,8 @@ public final class KafkaShipper implements Shipper {
     this.dir = new SpoolDirectory(context.file().toPath(), context.maxBackups(), guard);
     this.key = ShipHeaders.bytes(settings.source);
     this.format = context.recordFormat();
+    this.sealing = context.conf().getBoolean(NnauditConfigKeys.SEAL_ENABLED_KEY,
+        NnauditConfigKeys.SEAL_ENABLED_DEFAULT);
     try {
       this.startCheckpoint = ShipCheckpoint.load(settings.checkpoint);
     } catch (IOException e) {
@@ -444,7 +476,7 @@ public final class KafkaShipper implements Shipper {
 
   private boolean caughtUp() {
     return broken == null && pendingGaps.isEmpty() && acknowledged.global() == read.global()
-        && (channel != null ? readableBytes() == 0 : lastLagBytes == 0);
+        && (channel != null ? readableBytes() == 0 && !seals.waiting(read.offset) : lastLagBytes == 0);
   }
 
   private long readableBytes() {
@@ -494,6 +526,11 @@ public final class KafkaShipper implements Shipper {
     if (refused >= 0) {
       refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;
       refusedAt = refused;
+    }
+    long refusedSeal = refusedSealSeen;
+    refusedSealSeen = -1;
+    if (refusedSeal >= 0) {
+      refusedSealAt = refusedSeal;
     }
     warn("a record was not acknowledged; resending from " + a + " after " + settings.retryBackoffMs + " ms", cause);
     closeChannel();
@@ -558,6 +595,12 @@ public final class KafkaShipper implements Shipper {
     SpoolFile next = successor();
     if (next == null) {
       return false;
+    }
+    if (seals.held() > 0) { // each seal ends where a record does: these end past the file's end
+      LOG.warn("nnaudit: shipping {}: {} seals of the audit file {} cover bytes past its end ({} bytes); they are not "
+          + "shipped (nnaudit verify reports the file as cut short)", context.file(), seals.held(), read.fileSeq,
+          read.offset);
+      seals.close();
     }
     ShipPosition after = newFile(read.fileSeq + 1, next);
     if (!sendControl(ShipHeaders.FILE_END, new byte[0], read, after, false)) {
@@ -641,6 +684,9 @@ public final class KafkaShipper implements Shipper {
       }
       channel = ch;
       read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
+      seals.close();
+      sealsFrom = read.offset; // a seal ending here may not have been acknowledged: it is sent again
+      digestLook = LOOK_NEVER;
       return true;
     }
     noteGap("the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte " + read.offset
@@ -662,9 +708,10 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * Sends the whole lines after the read position, stopping at the first refusal or failure. {@code finished}:
-   * the file is no longer written, so a last line without its line end is sent too. Returns the records sent,
-   * or -1 when the first send was refused.
+   * Sends the whole lines after the read position, each seal of the file right after the line it ends with,
+   * stopping at the first refusal or failure. {@code finished}: the file is no longer written, so a last line
+   * without its line end is sent too. Returns the records and seals sent, or -1 when the first send was refused
+   * or the file's digest could not be looked at.
    */
   private int readAndSend(boolean finished) throws IOException {
     long size = channel.size();
@@ -674,12 +721,15 @@ public final class KafkaShipper implements Shipper {
     }
     buffer.clear();
     int n = channel.read(buffer, read.offset);
-    if (n <= 0) {
-      return 0;
+    if (!followDigest(finished, n > 0)) {
+      return -1;
+    }
+    int sent = sendSeals();
+    if (sent < 0 || n <= 0 || broken != null || !pendingGaps.isEmpty()) {
+      return sent;
     }
     byte[] a = buffer.array();
     int start = 0;
-    int sent = 0;
     for (int i = 0; i < n; i++) {
       if (a[i] == '\n') {
         if (!sendLine(a, start, i - start, i - start + 1)) {
@@ -687,20 +737,84 @@ public final class KafkaShipper implements Shipper {
         }
         sent++;
         start = i + 1;
+        int s = sendSeals();
+        if (s < 0) {
+          return sent;
+        }
+        sent += s;
         if (broken != null || stopTimeIsUp() || !pendingGaps.isEmpty()) {
           return sent;
         }
       }
     }
-    if (sent == 0 && start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
+    if (start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
       buffer = ByteBuffer.allocate(buffer.capacity() * 2); // a line longer than the buffer
-      return 1;
+      return sent + 1;
     }
     if (finished && start < n && read.offset + n == channel.size()) {
       if (!sendLine(a, start, n - start, n - start)) { // the file ends in part of a line
         return sent > 0 ? sent : -1;
       }
       sent++;
+      int s = sendSeals();
+      sent += Math.max(0, s);
+    }
+    return sent;
+  }
+
+  /**
+   * Reads the seals written to the digest of the file being read since the last look, opening the digest first
+   * if it is not open and may have come. Called after the file was read: the sink writes each seal before any
+   * byte after the range it covers, so every seal ending within what was read is there now. Returns false when
+   * rotations kept renaming the files (nothing is sent then, so that no seal is passed over).
+   *
+   * <p>The digest is looked for when the file is opened, then, while it is not found, each time the live file
+   * has new records and a digest is at its name (the first seal of a new file is written just after the file;
+   * not while this NameNode does not seal), and once the file is no longer written; then no more. A sealed live
+   * file whose digest is not found costs one lstat per read.
+   */
+  private boolean followDigest(boolean finished, boolean newBytes) throws IOException {
+    if (!seals.isOpen() && digestLook != LOOK_DONE && (digestLook == LOOK_NEVER || finished
+        || newBytes && sealing && Files.exists(DigestFile.of(dir.live()), LinkOption.NOFOLLOW_LINKS))) {
+      SpoolDirectory.DigestLookup d = dir.openDigest(read.fileKey);
+      if (!d.settled) {
+        return false;
+      }
+      if (d.channel != null) {
+        seals.open(d.channel, sealsFrom);
+      } else {
+        digestLook = finished ? LOOK_DONE : LOOK_LIVE;
+      }
+    }
+    seals.fill();
+    return true;
+  }
+
+  /**
+   * Sends the seals that end at or before the read position, in the order of the digest. Returns how many, or
+   * -1 when the first was refused (it is tried again from the same place).
+   */
+  private int sendSeals() throws IOException {
+    int sent = 0;
+    DigestFollower.PendingSeal s;
+    while ((s = seals.peek()) != null && s.to <= read.offset) {
+      long at = ShipPosition.global(read.fileSeq, s.to);
+      if (at == refusedSealAt) { // refused by the broker as such: sending it again would refuse it again
+        refusedSealAt = -1;
+        seals.remove();
+        noteGap("the seal ending at byte " + s.to + " of file " + read.fileSeq + " was refused by the broker; it is "
+            + "not shipped: " + new String(s.line, StandardCharsets.UTF_8), read);
+        return sent + 1; // dealt with: its gap record goes next
+      }
+      RecordHeaders h = ShipHeaders.of(ShipHeaders.SEAL, settings.source, epoch, nextSeq, read.fileSeq, s.to, format);
+      if (!send(h, s.line, read, 0, false, false, at)) {
+        return sent > 0 ? sent : -1;
+      }
+      seals.remove();
+      sent++;
+      if (broken != null) {
+        break;
+      }
     }
     return sent;
   }
@@ -727,7 +841,7 @@ public final class KafkaShipper implements Shipper {
     if (cut) {
       h.add(ShipHeaders.LENGTH, ShipHeaders.bytes(Integer.toString(length)));
     }
-    if (!send(h, value, end, span, true, false)) {
+    if (!send(h, value, end, span, true, false, -1)) {
       return false;
     }
     read = end;
@@ -736,16 +850,17 @@ public final class KafkaShipper implements Shipper {
 
   private boolean sendControl(String type, byte[] value, ShipPosition at, ShipPosition end, boolean isGap) {
     return send(ShipHeaders.of(type, settings.source, epoch, nextSeq, at.fileSeq, at.offset, format), value, end,
-        0, false, isGap);
+        0, false, isGap, -1);
   }
 
   /**
    * Hands one record to the producer. False when the producer refused it at once (it then calls the callback
    * on this thread, or throws): nothing was sent, and the caller tries again later from the same place.
+   * {@code sealAt}: for a seal, where it ends ({@link ShipPosition#global}), else -1.
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition end, long bytes, boolean isRecord,
-      boolean isGap) {
-    Sent cb = new Sent(generation, nextSeq, read.global(), end, bytes, isRecord, isGap);
+      boolean isGap, long sealAt) {
+    Sent cb = new Sent(generation, nextSeq, read.global(), end, bytes, isRecord, isGap, sealAt);
     syncRefusal = null;
     Exception refused;
     try {
@@ -940,6 +1055,7 @@ public final class KafkaShipper implements Shipper {
   }
 
   private void closeChannel() {
+    seals.close();
     if (channel != null) {
       try {
         channel.close();
@@ -972,8 +1088,10 @@ public final class KafkaShipper implements Shipper {
     private final long bytes;
     private final boolean isRecord;
     private final boolean isGap;
+    /** For a seal, where it ends ({@link ShipPosition#global}); else -1. */
+    private final long sealAt;
 
-    Sent(int gen, long seq, long start, ShipPosition end, long bytes, boolean isRecord, boolean isGap) {
+    Sent(int gen, long seq, long start, ShipPosition end, long bytes, boolean isRecord, boolean isGap, long sealAt) {
       this.gen = gen;
       this.seq = seq;
       this.start = start;
@@ -981,6 +1099,7 @@ public final class KafkaShipper implements Shipper {
       this.bytes = bytes;
       this.isRecord = isRecord;
       this.isGap = isGap;
+      this.sealAt = sealAt;
     }
 
     @Override
@@ -992,8 +1111,14 @@ public final class KafkaShipper implements Shipper {
       if (gen != generation) {
         return;
       }
-      if (e != null && refusedSeen < 0 && isRefusedRecord(e)) {
-        refusedSeen = start; // this record itself was refused (its neighbours in the batch fail otherwise)
+      if (e != null && isRefusedRecord(e)) { // this record itself was refused (its neighbours fail otherwise)
+        if (sealAt >= 0) {
+          if (refusedSealSeen < 0) {
+            refusedSealSeen = sealAt;
+          }
+        } else if (refusedSeen < 0) {
+          refusedSeen = start;
+        }
       }
       if (broken != null) {
         return;

@@ -6,12 +6,12 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The headers every shipped record carries (README, "Record schema"), each a UTF-8 string. A record's
- * identity is (source, file, offset): the same record sent twice (after a crash or a failed send) has the same
- * identity, and a consumer keeps the first and drops the rest. Epoch and seq say which start sent it, in what
- * order.
+ * identity is (source, type, file, offset), with its value for a gap or a seal: the same record sent twice
+ * (after a crash or a failed send) has the same identity, and a consumer keeps the first and drops the rest.
+ * Epoch and seq say which start sent it, in what order.
  */
 final class ShipHeaders {
-  /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END} or {@link #GAP}. */
+  /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END}, {@link #GAP} or {@link #SEAL}. */
   static final String TYPE = "nnaudit.type";
   /** {@code <nameservice>/<namenode>}; also the record's key. */
   static final String SOURCE = "nnaudit.source";
@@ -21,7 +21,7 @@ final class ShipHeaders {
   static final String SEQ = "nnaudit.seq";
   /** The number of the audit file, in the order the files were written. */
   static final String FILE = "nnaudit.file";
-  /** The byte offset of the record's line in that file (file-end: the file's length). */
+  /** The byte offset of the record's line in that file (file-end: the file's length; seal: where its range ends). */
   static final String OFFSET = "nnaudit.offset";
   /** {@code hdfs} (the stock line) or {@code json}. */
   static final String FORMAT = "nnaudit.format";
@@ -36,6 +36,11 @@ final class ShipHeaders {
   static final String FILE_END = "file-end";
   /** Records were lost before they could be shipped (rotation deleted them); the value says what. */
   static final String GAP = "gap";
+  /**
+   * A seal of the file {@code nnaudit.file} (a line of its digest, exactly as written there) over its bytes up
+   * to {@code nnaudit.offset}; sent right after the record that ends there.
+   */
+  static final String SEAL = "seal";
 
   private ShipHeaders() {
   }

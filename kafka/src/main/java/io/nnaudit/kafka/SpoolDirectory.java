@@ -1,10 +1,12 @@
 package io.nnaudit.kafka;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
@@ -14,8 +16,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.nnaudit.seal.DigestFile;
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.sink.RotatedFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}
@@ -28,9 +33,12 @@ import io.nnaudit.sink.RotatedFiles;
  * thread only.
  */
 final class SpoolDirectory {
+  private static final Logger LOG = LoggerFactory.getLogger(SpoolDirectory.class);
   private final Path live;
   private final int maxBackups;
   private final SpoolGuard guard;
+  /** Digests refused by {@link #openDigest}, each logged once. */
+  private final Set<String> refusedDigests = new HashSet<>();
 
   SpoolDirectory(Path live, int maxBackups, SpoolGuard guard) {
     this.live = live;
@@ -108,6 +116,87 @@ final class SpoolDirectory {
   /** The live file now, or null if there is none. */
   SpoolFile liveFile() throws IOException {
     return look(live);
+  }
+
+  /** What {@link #openDigest} found. Immutable. */
+  static final class DigestLookup {
+    static final DigestLookup NONE = new DigestLookup(null, true);
+    static final DigestLookup UNSETTLED = new DigestLookup(null, false);
+    /** The digest, open for reading; null when the file has none. */
+    final FileChannel channel;
+    /** False when rotations kept renaming the files: nothing is known, look again later. */
+    final boolean settled;
+
+    DigestLookup(FileChannel channel, boolean settled) {
+      this.channel = channel;
+      this.settled = settled;
+    }
+  }
+
+  /**
+   * Opens the digest of the audit file {@code key} ({@code <its name now>.seals}): a regular file (not a link)
+   * owned by the owner of that file, found while no rotation renamed anything, so that it is that file's digest
+   * and not the one of the file that had the name before. NONE when the file has no digest or no name in the
+   * rotation (deleted); UNSETTLED when rotations kept renaming the files.
+   */
+  DigestLookup openDigest(String key) throws IOException {
+    for (int attempt = 0; attempt < DIGEST_ATTEMPTS; attempt++) {
+      long before = guard.rotationMark();
+      if ((before & 1) == 0) {
+        SpoolFile f = liveFile();
+        if (f == null || !f.key.equals(key)) {
+          List<SpoolFile> files = list();
+          int i = indexOf(files, key);
+          if (i < 0) {
+            return DigestLookup.NONE;
+          }
+          f = files.get(i);
+        }
+        Path digest = DigestFile.of(f.path);
+        PosixFileAttributes a = lstat(digest);
+        FileChannel ch = null;
+        if (a != null && ours(digest, a, f)) {
+          try {
+            ch = FileChannel.open(digest, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+          } catch (NoSuchFileException e) {
+            ch = null;
+          }
+        }
+        PosixFileAttributes after = a == null ? null : lstat(digest);
+        boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
+        if (same && guard.rotationMark() == before && key.equals(keyAt(f.path))) {
+          return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
+        }
+        if (ch != null) {
+          ch.close();
+        }
+      }
+      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
+    }
+    return DigestLookup.UNSETTLED;
+  }
+
+  /** Attempts at finding a digest while rotations rename the files (about 0.1 s of them back to back). */
+  private static final int DIGEST_ATTEMPTS = 500;
+
+  /** Whether {@code digest} may be read as the digest of {@code f}: a regular file of the same owner. */
+  private boolean ours(Path digest, PosixFileAttributes a, SpoolFile f) {
+    if (a.isRegularFile() && (f.owner == null || f.owner.equals(a.owner()))) {
+      return true;
+    }
+    if (refusedDigests.size() < 1000 && refusedDigests.add(String.valueOf(a.fileKey()))) {
+      LOG.warn("nnaudit: {} is not read as the digest of {}: it is {}", digest, f.path,
+          a.isRegularFile() ? "owned by " + a.owner() + ", not by " + f.owner : "not a regular file");
+    }
+    return false;
+  }
+
+  private static PosixFileAttributes lstat(Path p) throws IOException {
+    try {
+      return Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return null;
+    }
   }
 
   /** The key of what is at {@code p} now, or null if nothing is. */

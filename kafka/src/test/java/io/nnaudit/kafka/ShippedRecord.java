@@ -52,11 +52,13 @@ final class ShippedRecord {
   }
 
   /**
-   * The identity a consumer drops duplicates by: source, type, file and offset; for a gap record its value too
-   * (several losses may be announced at one place while shipping is stuck).
+   * The identity a consumer drops duplicates by: source, type, file and offset; for a gap or a seal record its
+   * value too (several losses may be announced at one place while shipping is stuck; a seal written anew over a
+   * file found without its digest ends where an earlier one did).
    */
   String identity() {
-    return source + "|" + type + "|" + file + "|" + offset + (ShipHeaders.GAP.equals(type) ? "|" + text() : "");
+    return source + "|" + type + "|" + file + "|" + offset
+        + (ShipHeaders.GAP.equals(type) || ShipHeaders.SEAL.equals(type) ? "|" + text() : "");
   }
 
   @Override

@@ -8,23 +8,33 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import io.nnaudit.seal.Seal;
 
 /**
  * Checks one NameNode's trail as read back from the topic, the way the README tells a consumer to: drop every
  * record whose identity was seen before (its copy must be identical), and what is left must be in order and
  * without a hole: within a file each record starts where the last one ended, a file-end record closes the file
  * at its length, and the next file starts at 0. Only a gap record may announce a hole, after which the trail
- * goes on from a later place.
+ * goes on from a later place. A seal record comes right after the record that ends where its range ends (at
+ * the file's start for an empty range), in the file it seals; where the records of its whole range were read
+ * here, their bytes (each value and a line end) must hash to the seal's {@code sha256}.
  */
 final class TrailCheck {
   /** After a gap record: the next record may be anywhere later in the trail. */
   private static final long RESYNC = -2;
   /** The audit lines of the source, in order, after dropping duplicates. */
   final List<String> lines = new ArrayList<>();
+  /** The seal lines of the source, in order, after dropping duplicates. */
+  final List<String> seals = new ArrayList<>();
+  /** Seals whose range was read whole from the topic and hashes as the seal says. */
+  int sealsChecked;
   int duplicates;
   int gaps;
   int fileEnds;
@@ -39,6 +49,10 @@ final class TrailCheck {
     long file = -1;
     long next = 0;
     long lastPosition = 0;
+    // the bytes of the records read since the last seal (or the file's start), for the next seal to vouch for
+    MessageDigest range = sha256();
+    long rangeFile = -1;
+    long rangeFrom = -1;
     for (ShippedRecord r : all) {
       if (!r.source.equals(source)) {
         continue;
@@ -66,10 +80,14 @@ final class TrailCheck {
         file = r.file;
         next = r.offset;
         assertEquals(0, next, "the trail starts at the beginning of a file: " + r);
+        rangeFile = file;
+        rangeFrom = 0;
       } else if (file == RESYNC && !r.type.equals(ShipHeaders.GAP)) {
         assertTrue(ShipPosition.global(r.file, r.offset) >= lastPosition, "after a gap the trail goes on: " + r);
         file = r.file;
         next = r.offset;
+        range.reset();
+        rangeFile = -1; // where the range of the next seal began is not known
       }
       switch (r.type) {
         case ShipHeaders.GAP:
@@ -85,18 +103,53 @@ final class TrailCheck {
           c.fileEnds++;
           file++;
           next = 0;
+          range.reset();
+          rangeFile = file;
+          rangeFrom = 0;
+          break;
+        case ShipHeaders.SEAL:
+          assertEquals(file, r.file, "a seal of the file being read: " + r);
+          assertEquals(next, r.offset, "a seal right after the record its range ends with: " + r);
+          Seal seal = Seal.parse(r.text());
+          assertEquals(r.offset, seal.to, "the offset of a seal is the end of its range: " + r);
+          if (rangeFile == r.file && rangeFrom == seal.from) {
+            assertEquals(seal.sha256, hex(range.digest()), "the records of its range hash as the seal says: " + r);
+            c.sealsChecked++;
+          }
+          range.reset();
+          rangeFile = r.file;
+          rangeFrom = seal.to;
+          c.seals.add(r.text());
           break;
         case ShipHeaders.RECORD:
           assertEquals(file, r.file, "no file skipped: " + r);
           assertEquals(next, r.offset, "no bytes skipped or repeated: " + r);
           next = r.offset + r.value.length + 1;
           c.lines.add(r.text());
+          range.update(r.value);
+          range.update((byte) '\n');
           break;
         default:
           throw new AssertionError("unexpected type " + r);
       }
     }
     return c;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String hex(byte[] b) {
+    StringBuilder sb = new StringBuilder();
+    for (byte x : b) {
+      sb.append(String.format("%02x", x));
+    }
+    return sb.toString();
   }
 
   /** Fails naming the first line that differs, rather than printing both trails whole. */

@@ -1,0 +1,198 @@
+package io.nnaudit.kafka;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+
+import io.nnaudit.seal.Seal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The seals of the audit file being shipped, read from its digest ({@code <audit file>.seals}, see
+ * {@link io.nnaudit.seal.DigestFile}) as the sink appends them, for the shipper to send each right after the
+ * record that ends where the seal's range ends.
+ *
+ * <p>The digest is followed through an open channel, so rotation's renames do not matter once it is open. Only
+ * whole lines are taken: a line the sink is still writing (or one it truncates after a failed write) is read
+ * again once it is whole. A line that is not a seal (a damaged digest) is skipped with a warning; the chain of
+ * seals in the stream then shows the break, as {@code nnaudit verify} does on the host. At most
+ * {@link #MAX_QUEUED} seals are held; the rest of the digest is read as they go. Used by the shipper's thread
+ * only.
+ */
+final class DigestFollower {
+  private static final Logger LOG = LoggerFactory.getLogger(DigestFollower.class);
+  /** Seals held at most; a digest holds one line per {@code nnaudit.seal.interval.records} records. */
+  static final int MAX_QUEUED = 256;
+  /** A seal line is a few hundred bytes; a longer line is not one. */
+  static final int MAX_LINE = 8192;
+
+  /** One seal to send: its line as written in the digest, and the end of the range it covers. Immutable. */
+  static final class PendingSeal {
+    final byte[] line;
+    final long to;
+
+    PendingSeal(byte[] line, long to) {
+      this.line = line;
+      this.to = to;
+    }
+  }
+
+  private final ArrayDeque<PendingSeal> queue = new ArrayDeque<>();
+  private FileChannel digest;
+  private ByteBuffer buffer;
+  /** Where the first line not yet taken starts. */
+  private long readTo;
+  /** The digest's size at the last look; a line being written is looked at, not taken. */
+  private long lookedAt;
+  /** The last look stopped at {@link #MAX_QUEUED} seals held, before the end of the digest. */
+  private boolean more;
+  /** Seals ending before this byte of the audit file were shipped before; they are passed over. */
+  private long from;
+  /** Inside a line longer than {@link #MAX_LINE}, skipped up to its end. */
+  private boolean skippingLongLine;
+  /** Lines of this digest that were not seals. */
+  private long damaged;
+
+  /** Starts following {@code channel}, the digest of a file whose seals ending at or after {@code from} are due. */
+  void open(FileChannel channel, long from) {
+    close();
+    this.digest = channel;
+    this.from = from;
+    if (buffer == null) {
+      buffer = ByteBuffer.allocate(2 * MAX_LINE);
+    }
+  }
+
+  boolean isOpen() {
+    return digest != null;
+  }
+
+  /** Closes the digest and forgets what was queued from it. */
+  void close() {
+    queue.clear();
+    readTo = 0;
+    lookedAt = 0;
+    more = false;
+    skippingLongLine = false;
+    damaged = 0;
+    if (digest != null) {
+      try {
+        digest.close();
+      } catch (IOException e) {
+        LOG.debug("nnaudit: closing a digest failed", e);
+      }
+      digest = null;
+    }
+  }
+
+  /** The next seal to send, or null; reads more of the digest when what was held has been sent. */
+  PendingSeal peek() throws IOException {
+    if (queue.isEmpty() && more) {
+      fill();
+    }
+    return queue.peekFirst();
+  }
+
+  /** The seal {@link #peek} returned has been sent (or is given up). */
+  void remove() {
+    queue.pollFirst();
+  }
+
+  /** Seals held, not yet sent. */
+  int held() {
+    return queue.size();
+  }
+
+  /** Whether a seal may wait to be sent: one held that ends by {@code upTo}, or lines not yet looked at. */
+  boolean waiting(long upTo) {
+    PendingSeal first = queue.peekFirst();
+    if (first != null && first.to <= upTo || more) {
+      return true;
+    }
+    try {
+      return digest != null && digest.size() > lookedAt;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Takes the whole lines written since the last look, up to {@link #MAX_QUEUED} seals held. */
+  void fill() throws IOException {
+    if (digest == null) {
+      return;
+    }
+    long size = digest.size();
+    if (size < readTo) { // only a part of a line can be taken back; anything more is a rewritten digest
+      LOG.warn("nnaudit: the digest being shipped shrank from {} to {} bytes; following it from its new end", readTo,
+          size);
+      readTo = size;
+    }
+    more = false;
+    while (readTo < size) {
+      if (queue.size() >= MAX_QUEUED) {
+        more = true;
+        break;
+      }
+      buffer.clear();
+      int n = digest.read(buffer, readTo);
+      if (n <= 0) {
+        break;
+      }
+      byte[] a = buffer.array();
+      int start = 0;
+      for (int i = 0; i < n && queue.size() < MAX_QUEUED; i++) {
+        if (a[i] == '\n') {
+          take(a, start, i - start);
+          start = i + 1;
+        }
+      }
+      if (start == 0 && n == buffer.capacity()) { // no line end in 2 * MAX_LINE bytes: not a seal
+        start = n;
+        if (!skippingLongLine) {
+          skippingLongLine = true;
+          notASeal("a line longer than " + MAX_LINE + " bytes");
+        }
+      }
+      readTo += start;
+      if (start == 0) {
+        break; // a line being written: taken once whole
+      }
+    }
+    lookedAt = size;
+  }
+
+  private void take(byte[] a, int start, int length) {
+    if (skippingLongLine) {
+      skippingLongLine = false; // the end of the long line
+      return;
+    }
+    if (length > MAX_LINE) {
+      notASeal("a line longer than " + MAX_LINE + " bytes");
+      return;
+    }
+    String line = new String(a, start, length, StandardCharsets.UTF_8);
+    Seal s;
+    try {
+      s = Seal.parse(line);
+    } catch (IllegalArgumentException e) {
+      notASeal(e.getMessage());
+      return;
+    }
+    if (s.to >= from) {
+      byte[] value = new byte[length];
+      System.arraycopy(a, start, value, 0, length);
+      queue.addLast(new PendingSeal(value, s.to));
+    }
+  }
+
+  private void notASeal(String why) {
+    damaged++;
+    if (damaged == 1) {
+      LOG.warn("nnaudit: the digest being shipped holds a line that is not a seal ({}); it is not shipped (nnaudit "
+          + "verify reports the damage on the host)", why);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import javax.crypto.spec.SecretKeySpec;
+
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How the shipper reads a digest as the sink writes it: whole seal lines only, in order, each once. */
+class DigestFollowerTest {
+  @TempDir
+  Path dir;
+
+  private final DigestFollower follower = new DigestFollower();
+  private long nextTo;
+  private long number = 1;
+
+  @AfterEach
+  void close() {
+    follower.close();
+  }
+
+  /** The next seal of one file: its range goes on from where the last one ended, {@code bytes} long. */
+  private String seal(long bytes) throws Exception {
+    SealKey key = SealKey.secret(new SecretKeySpec(new byte[32], "HmacSHA256"));
+    Seal s = Seal.unsigned("trail", 1, 1, number++, Seal.Kind.INTERVAL, nextTo, nextTo + bytes, 3, 0,
+        new byte[32], 0, 0, Seal.GENESIS).signedWith(key);
+    nextTo += bytes;
+    return s.line();
+  }
+
+  private static void append(Path p, String text) throws Exception {
+    Files.write(p, text.getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  private Path digest() {
+    return dir.resolve("audit.log.seals");
+  }
+
+  private void follow(long from) throws Exception {
+    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), from);
+  }
+
+  /** The seals taken so far, each as its line. */
+  private List<String> drain() throws Exception {
+    List<String> out = new ArrayList<>();
+    DigestFollower.PendingSeal s;
+    while ((s = follower.peek()) != null) {
+      out.add(new String(s.line, StandardCharsets.UTF_8));
+      follower.remove();
+    }
+    return out;
+  }
+
+  @Test
+  void aLineIsTakenOnceWholeAndEachSealOnce() throws Exception {
+    String a = seal(100);
+    String b = seal(50);
+    append(digest(), a + "\n" + b.substring(0, 40));
+    follow(0);
+    follower.fill();
+    assertEquals(List.of(a), drain());
+    assertFalse(follower.waiting(Long.MAX_VALUE), "a line being written is looked at, not waited for");
+    append(digest(), b.substring(40) + "\n");
+    assertTrue(follower.waiting(Long.MAX_VALUE), "new lines wait to be read");
+    follower.fill();
+    DigestFollower.PendingSeal s = follower.peek();
+    assertEquals(150, s.to);
+    assertTrue(follower.waiting(150));
+    assertFalse(follower.waiting(149), "a seal past the position is not due");
+    assertEquals(List.of(b), drain());
+    follower.fill();
+    assertNull(follower.peek());
+  }
+
+  @Test
+  void sealsEndingBeforeTheStartArePassedOverAndOneEndingThereIsNot() throws Exception {
+    String a = seal(100);
+    String b = seal(100);
+    String c = seal(100);
+    append(digest(), a + "\n" + b + "\n" + c + "\n");
+    follow(200);
+    follower.fill();
+    assertEquals(List.of(b, c), drain());
+  }
+
+  @Test
+  void linesThatAreNotSealsAreSkipped() throws Exception {
+    String a = seal(10);
+    String b = seal(10);
+    StringBuilder huge = new StringBuilder();
+    for (int i = 0; i < 5 * DigestFollower.MAX_LINE; i++) {
+      huge.append('x');
+    }
+    append(digest(), a + "\nnot a seal\n" + huge + "\n" + a.replace(" v=1 ", " v=9 ") + "\n" + b + "\n");
+    follow(0);
+    follower.fill();
+    assertEquals(List.of(a, b), drain());
+  }
+
+  @Test
+  void aLongDigestIsReadAsItsSealsGo() throws Exception {
+    List<String> all = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 3 * DigestFollower.MAX_QUEUED + 7; i++) {
+      String s = seal(10);
+      all.add(s);
+      text.append(s).append('\n');
+    }
+    append(digest(), text.toString());
+    follow(0);
+    follower.fill();
+    assertEquals(DigestFollower.MAX_QUEUED, follower.held(), "at most this many seals held");
+    assertTrue(follower.waiting(0), "more to read");
+    assertEquals(all, drain());
+    assertFalse(follower.waiting(Long.MAX_VALUE));
+  }
+}

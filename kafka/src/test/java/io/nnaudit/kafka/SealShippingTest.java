@@ -1,0 +1,198 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.seal.VerifyCommand;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A sealing NameNode ships its seals with its records: every seal line of every digest (rotated files' included,
+ * across a restart) is in the topic as a seal record, right after the records it covers, which hash as it says;
+ * the sink's latest seal reaches the topic while the NameNode runs; and the last seal of the topic anchors
+ * {@code nnaudit verify} on the host's files, which fails once a seal is taken off them. Sends that fail (a hung
+ * broker) and are made again from the last acknowledged record lose no seal and put none out of place.
+ */
+class SealShippingTest {
+  private static final String TOPIC = "audit";
+  private static final String SOURCE = "ns1/nn1";
+
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void closePipelines() {
+    QueuedAuditLogger.closeAll(10_000);
+  }
+
+  @Test
+  void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail() throws Exception {
+    SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      broker.createTopic(TOPIC, 3);
+      File audits = dir.resolve("audit").toFile();
+      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, TOPIC);
+      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+      conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 25); // several seals in each 16 KiB file
+      SealKeys.enable(conf, key, dir);
+      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
+      try {
+        cluster.waitActive();
+        FileSystem fs = cluster.getFileSystem();
+        ShippingCluster.mkdirs(fs, "/a", 0, 1000);
+        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+        ShippingCluster.awaitShipped(logger, 60_000);
+        // The sink's latest seal (the LatestSealHash metric) reaches the topic while the NameNode runs.
+        String latest = logger.pipeline().stats().latestSealHash;
+        assertEquals(64, latest.length(), "a seal was written: " + latest);
+        ShippingCluster.await("the latest seal " + latest + " in the topic", 60_000,
+            () -> sealHashes(broker, 0).contains(latest));
+
+        cluster.shutdownNameNode(0);
+        QueuedAuditLogger.closeAll(10_000); // the sink's last seal, then the shipper's stop
+        cluster.restartNameNode(0);
+        cluster.waitActive();
+        fs = cluster.getFileSystem();
+        ShippingCluster.mkdirs(fs, "/b", 0, 300);
+        ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem()), 60_000);
+      } finally {
+        cluster.shutdown();
+        QueuedAuditLogger.closeAll(10_000);
+      }
+
+      File live = new File(audits, "audit.log");
+      List<String> localSeals = localSeals(live);
+      assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
+      TrailCheck c = checkTopic(broker, live);
+      assertEquals(2, c.epochs.size(), "two starts");
+      assertEquals(0, c.gaps);
+
+      // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.
+      String lastLocal = localSeals.get(localSeals.size() - 1);
+      assertEquals(lastLocal, Files.readAllLines(DigestFile.of(live.toPath()), StandardCharsets.UTF_8)
+          .stream().reduce((a, b) -> b).orElse(""), "the live digest's last seal is the trail's last");
+      String anchor = Seal.parse(c.seals.get(c.seals.size() - 1)).hash();
+      assertEquals(Seal.parse(lastLocal).hash(), anchor);
+      assertEquals(0, verify(key, anchor, audits), "the host's trail holds the seal anchored off the host");
+
+      // Someone rewrites the host's trail without its last seal: the anchor from the topic says so.
+      Path liveDigest = DigestFile.of(live.toPath());
+      List<String> kept = Files.readAllLines(liveDigest, StandardCharsets.UTF_8);
+      kept.remove(kept.size() - 1);
+      Files.write(liveDigest, kept, StandardCharsets.UTF_8);
+      assertEquals(1, verify(key, anchor, audits), "a trail without the anchored seal is reported changed");
+    }
+  }
+
+  @Test
+  void failedSendsMadeAgainLoseNoSealAndPutNoneOutOfPlace() throws Exception {
+    SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      broker.createTopic(TOPIC, 1);
+      File audits = dir.resolve("audit").toFile();
+      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, TOPIC);
+      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "4000");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "2000");
+      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
+      conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 10);
+      SealKeys.enable(conf, key, dir);
+      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
+      long sendErrors;
+      try {
+        cluster.waitActive();
+        FileSystem fs = cluster.getFileSystem();
+        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+        ShippingCluster.mkdirs(fs, "/before", 0, 200);
+        ShippingCluster.awaitShipped(logger, 60_000);
+        broker.pause(); // hung: what is in flight fails after the delivery timeout and is sent again
+        try {
+          ShippingCluster.mkdirs(fs, "/during", 0, 300);
+          ShippingCluster.await("sends to fail", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+        } finally {
+          broker.resume();
+        }
+        ShippingCluster.mkdirs(fs, "/after", 0, 200);
+        ShippingCluster.awaitShipped(logger, 120_000);
+        sendErrors = logger.pipeline().shipStats().sendErrors;
+      } finally {
+        cluster.shutdown();
+        QueuedAuditLogger.closeAll(10_000);
+      }
+      assertTrue(sendErrors > 0, "the resend path was taken");
+      checkTopic(broker, new File(audits, "audit.log"));
+    }
+  }
+
+  /** Every seal line of the digests of {@code live} and its backups, oldest first. */
+  private static List<String> localSeals(File live) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (File f : TrailCheck.localFiles(live)) {
+      out.addAll(Files.readAllLines(DigestFile.of(f.toPath()), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  /**
+   * Reads the topic back as a consumer does and checks that it holds every line and every seal of the local
+   * files, each seal right after the record its range ends with and over records that hash as it says.
+   */
+  private static TrailCheck checkTopic(KafkaTestBroker broker, File live) throws Exception {
+    List<String> local = TrailCheck.localLines(live);
+    List<String> localSeals = localSeals(live);
+    assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll(TOPIC, local.size() + localSeals.size(),
+        Duration.ofSeconds(30)));
+    TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal right after the record its range ends with
+    c.assertLines(local, "every local line, in order");
+    assertEquals(localSeals, c.seals, "every seal of every digest, in order, once a duplicate is dropped");
+    assertEquals(c.seals.size(), c.sealsChecked, "every seal's range read from the topic hashes as it says");
+    System.out.println("topic: " + c.lines.size() + " records, " + c.seals.size() + " seals, " + c.duplicates
+        + " duplicates, " + c.fileEnds + " file ends");
+    return c;
+  }
+
+  /** The hashes of the seal records of the topic now, read from its beginning. */
+  private static List<String> sealHashes(KafkaTestBroker broker, int expectedAtLeast) {
+    List<String> out = new ArrayList<>();
+    for (ShippedRecord r : ShippedRecord.of(broker.readAll(TOPIC, expectedAtLeast, Duration.ofSeconds(5)))) {
+      if (ShipHeaders.SEAL.equals(r.type)) {
+        out.add(Seal.parse(r.text()).hash());
+      }
+    }
+    return out;
+  }
+
+  /** {@code nnaudit verify --cert CERT --anchor HASH DIR}: its exit code. */
+  private static int verify(SealKeys.KeyFiles key, String anchor, File audits) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code = VerifyCommand.run(new String[] {"verify", "--cert", key.certificate.toString(), "--anchor", anchor,
+        audits.getPath()}, new PrintStream(out, true), new PrintStream(out, true), null);
+    assertFalse(out.toString().isEmpty(), "verify prints its findings");
+    System.out.println("nnaudit verify --anchor " + anchor + ": exit " + code + "\n" + out);
+    return code;
+  }
+}
