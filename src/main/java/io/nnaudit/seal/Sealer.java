@@ -240,14 +240,7 @@ public final class Sealer {
       }
       writeLine(s.line());
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      sealFailures++;
-      if (now >= nextFailureLog) {
-        nextFailureLog = now + FAILURE_LOG_INTERVAL_MS;
-        LOG.error("nnaudit: could not write a seal of the audit file ({} failures since start-up); {}",
-            sealFailures, failClosed ? "fail-closed: no record is written until a seal can be"
-                : "fail-open: records go on unsealed until the next seal works", e);
-      }
-      throw e instanceof IOException ? (IOException) e : new IOException("could not seal the audit file: " + e, e);
+      throw failed(now, e);
     }
     segment.reset();
     segmentStart = s.to;
@@ -258,10 +251,32 @@ public final class Sealer {
     latestHash = prev;
     lastSealMillis = now;
     sealsWritten++;
+    if (durable) {
+      try {
+        digest.force(false); // the seal is in the digest now, and the chain goes on from it whatever happens here
+      } catch (IOException e) {
+        throw failed(now, e);
+      }
+    }
+  }
+
+  /** Counts and logs (at most every 10 s) a seal that failed; returns the failure to throw. */
+  private IOException failed(long now, Exception e) {
+    sealFailures++;
+    if (now >= nextFailureLog) {
+      nextFailureLog = now + FAILURE_LOG_INTERVAL_MS;
+      LOG.error("nnaudit: could not write a seal of the audit file, or fsync it ({} failures since start-up); {}",
+          sealFailures, failClosed ? "fail-closed: no record is written until a seal can be"
+              : "fail-open: records go on, sealed by the next seal that works", e);
+    }
+    return e instanceof IOException ? (IOException) e : new IOException("could not seal the audit file: " + e, e);
   }
 
   private void writeLine(String line) throws IOException {
     ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+    if (digest.size() != digestSize) {
+      digest.truncate(digestSize); // part of a line an earlier failed write left, which could not be cut then
+    }
     try {
       while (b.hasRemaining()) {
         digestSize += digest.write(b);
@@ -275,9 +290,6 @@ public final class Sealer {
         e.addSuppressed(t);
       }
       throw e;
-    }
-    if (durable) {
-      digest.force(false);
     }
   }
 

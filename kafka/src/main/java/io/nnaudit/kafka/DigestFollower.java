@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The seals of the audit file being shipped, read from its digest ({@code <audit file>.seals}, see
- * {@link io.nnaudit.seal.DigestFile}) as the sink appends them, for the shipper to send each right after the
- * record that ends where the seal's range ends.
+ * {@link io.nnaudit.seal.DigestFile}) as the sink appends them, for the shipper to send each after the record
+ * that ends where the seal's range ends.
  *
  * <p>The digest is followed through an open channel, so rotation's renames do not matter once it is open. Only
  * whole lines are taken: a line the sink is still writing (or one it truncates after a failed write) is read

@@ -65,13 +65,15 @@ import org.slf4j.LoggerFactory;
  * A file that rotation had to delete before it was shipped ({@code nnaudit.kafka.spool.max.backups} reached), a
  * file gone from the directory, and a file that shrank are announced by gap records, each kept until Kafka has
  * acknowledged it.</li>
- * <li>Seals: when the file is sealed, the seals of its digest ({@code <file>.seals}) are sent too, each right
- * after the record that ends where its range ends (one of an empty range first), so that the chain of seals
- * leaves the host with the records. The digest is read after the file at each pass (the sink writes a seal
- * before any byte after its range, so the seals of what was read are there), through a channel that follows it
- * through rotation's renames. A seal's acknowledgement moves nothing: a rewind or a restart to a position sends
- * the seals ending at or after it again (a seal ending exactly there may be unacknowledged). A seal refused by
- * the broker as such is given up with a gap record. Per read: an fstat of the digest; without sealing, nothing.</li>
+ * <li>Seals: when the file is sealed, the seals of its digest ({@code <file>.seals}) are sent too, each once
+ * the record that ends where its range ends is sent (one of an empty range first), so that the chain of seals
+ * leaves the host with the records. The digest is read after the file at each pass, through a channel that
+ * follows it through rotation's renames; the sink's sealing thread writes a seal a moment after the bytes it
+ * covers, so a seal may come a pass later, after later records, and a file's seals are all there once it is
+ * rotated (rotation waits for its last seal). A seal's acknowledgement moves nothing: a rewind or a restart
+ * sends every seal of the file it resumes in again (one that ends before the position may not have been sent;
+ * duplicates share an identity). A seal refused by the broker as such is given up with a gap record. Per read:
+ * an fstat of the digest; without sealing, nothing.</li>
  * <li>Progress: the acknowledged position advances only with acknowledgements that arrive in the order of
  * sending (checked by sequence, so a hole can never be skipped over); it is written to the checkpoint every
  * {@code nnaudit.kafka.checkpoint.interval.ms}, at each new file number and at the stop. The guard keeps every
@@ -685,7 +687,9 @@ public final class KafkaShipper implements Shipper {
       channel = ch;
       read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
       seals.close();
-      sealsFrom = read.offset; // a seal ending here may not have been acknowledged: it is sent again
+      // Every seal of the file is sent again: the sealing thread writes a seal a moment after its bytes, so one
+      // ending before this position may never have been sent (duplicates are dropped by identity).
+      sealsFrom = 0;
       digestLook = LOOK_NEVER;
       return true;
     }
@@ -708,7 +712,7 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * Sends the whole lines after the read position, each seal of the file right after the line it ends with,
+   * Sends the whole lines after the read position, each seal of the file once the line it ends with is sent,
    * stopping at the first refusal or failure. {@code finished}: the file is no longer written, so a last line
    * without its line end is sent too. Returns the records and seals sent, or -1 when the first send was refused
    * or the file's digest could not be looked at.
@@ -764,9 +768,9 @@ public final class KafkaShipper implements Shipper {
 
   /**
    * Reads the seals written to the digest of the file being read since the last look, opening the digest first
-   * if it is not open and may have come. Called after the file was read: the sink writes each seal before any
-   * byte after the range it covers, so every seal ending within what was read is there now. Returns false when
-   * rotations kept renaming the files (nothing is sent then, so that no seal is passed over).
+   * if it is not open and may have come. Called after the file was read; a seal written since is read at the
+   * next pass. Returns false when rotations kept renaming the files (nothing is sent then, so that no seal is
+   * passed over).
    *
    * <p>The digest is looked for when the file is opened, then, while it is not found, each time the live file
    * has new records and a digest is at its name (the first seal of a new file is written just after the file;

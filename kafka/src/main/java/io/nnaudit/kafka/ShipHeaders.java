@@ -38,7 +38,7 @@ final class ShipHeaders {
   static final String GAP = "gap";
   /**
    * A seal of the file {@code nnaudit.file} (a line of its digest, exactly as written there) over its bytes up
-   * to {@code nnaudit.offset}; sent right after the record that ends there.
+   * to {@code nnaudit.offset}; sent after the record that ends there.
    */
   static final String SEAL = "seal";
 

@@ -37,7 +37,7 @@ class DigestFollowerTest {
   /** The next seal of one file: its range goes on from where the last one ended, {@code bytes} long. */
   private String seal(long bytes) throws Exception {
     SealKey key = SealKey.secret(new SecretKeySpec(new byte[32], "HmacSHA256"));
-    Seal s = Seal.unsigned("trail", 1, 1, number++, Seal.Kind.INTERVAL, nextTo, nextTo + bytes, 3, 0,
+    Seal s = Seal.unsigned("trail", 1, 1, number++, Seal.Kind.INTERVAL, nextTo, nextTo + bytes, 3, 0, 0,
         new byte[32], 0, 0, Seal.GENESIS).signedWith(key);
     nextTo += bytes;
     return s.line();

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sealing NameNode ships its seals with its records: every seal line of every digest (rotated files' included,
- * across a restart) is in the topic as a seal record, right after the records it covers, which hash as it says;
+ * across a restart) is in the topic as a seal record, after the records it covers, which hash as it says;
  * the sink's latest seal reaches the topic while the NameNode runs; and the last seal of the topic anchors
  * {@code nnaudit verify} on the host's files, which fails once a seal is taken off them. Sends that fail (a hung
  * broker) and are made again from the last acknowledged record lose no seal and put none out of place.
@@ -158,7 +158,7 @@ class SealShippingTest {
 
   /**
    * Reads the topic back as a consumer does and checks that it holds every line and every seal of the local
-   * files, each seal right after the record its range ends with and over records that hash as it says.
+   * files, each seal after the record its range ends with and over records that hash as it says.
    */
   private static TrailCheck checkTopic(KafkaTestBroker broker, File live) throws Exception {
     List<String> local = TrailCheck.localLines(live);
@@ -166,7 +166,7 @@ class SealShippingTest {
     assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
     List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll(TOPIC, local.size() + localSeals.size(),
         Duration.ofSeconds(30)));
-    TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal right after the record its range ends with
+    TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal after the record its range ends with
     c.assertLines(local, "every local line, in order");
     assertEquals(localSeals, c.seals, "every seal of every digest, in order, once a duplicate is dropped");
     assertEquals(c.seals.size(), c.sealsChecked, "every seal's range read from the topic hashes as it says");

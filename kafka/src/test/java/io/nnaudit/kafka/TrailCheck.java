@@ -22,9 +22,10 @@ import io.nnaudit.seal.Seal;
  * record whose identity was seen before (its copy must be identical), and what is left must be in order and
  * without a hole: within a file each record starts where the last one ended, a file-end record closes the file
  * at its length, and the next file starts at 0. Only a gap record may announce a hole, after which the trail
- * goes on from a later place. A seal record comes right after the record that ends where its range ends (at
- * the file's start for an empty range), in the file it seals; where the records of its whole range were read
- * here, their bytes (each value and a line end) must hash to the seal's {@code sha256}.
+ * goes on from a later place. A seal record comes after the record that ends where its range ends (the sink's
+ * sealing thread writes a seal shortly after the bytes it covers, so later records may come first), in the
+ * file it seals, before its file-end; where the records of its whole range were read here, their bytes (each
+ * value and a line end) must hash to the seal's {@code sha256}.
  */
 final class TrailCheck {
   /** After a gap record: the next record may be anywhere later in the trail. */
@@ -49,10 +50,9 @@ final class TrailCheck {
     long file = -1;
     long next = 0;
     long lastPosition = 0;
-    // the bytes of the records read since the last seal (or the file's start), for the next seal to vouch for
-    MessageDigest range = sha256();
-    long rangeFile = -1;
-    long rangeFrom = -1;
+    // the bytes of the file's records read so far, from byte bytesFrom of the file (-1: not known), for its seals
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    long bytesFrom = -1;
     for (ShippedRecord r : all) {
       if (!r.source.equals(source)) {
         continue;
@@ -80,14 +80,14 @@ final class TrailCheck {
         file = r.file;
         next = r.offset;
         assertEquals(0, next, "the trail starts at the beginning of a file: " + r);
-        rangeFile = file;
-        rangeFrom = 0;
+        bytes.reset();
+        bytesFrom = 0;
       } else if (file == RESYNC && !r.type.equals(ShipHeaders.GAP)) {
         assertTrue(ShipPosition.global(r.file, r.offset) >= lastPosition, "after a gap the trail goes on: " + r);
         file = r.file;
         next = r.offset;
-        range.reset();
-        rangeFile = -1; // where the range of the next seal began is not known
+        bytes.reset();
+        bytesFrom = next; // the seals of ranges before this point cannot be checked
       }
       switch (r.type) {
         case ShipHeaders.GAP:
@@ -103,22 +103,21 @@ final class TrailCheck {
           c.fileEnds++;
           file++;
           next = 0;
-          range.reset();
-          rangeFile = file;
-          rangeFrom = 0;
+          bytes.reset();
+          bytesFrom = 0;
           break;
         case ShipHeaders.SEAL:
           assertEquals(file, r.file, "a seal of the file being read: " + r);
-          assertEquals(next, r.offset, "a seal right after the record its range ends with: " + r);
+          assertTrue(r.offset <= next, "a seal after the record its range ends with: " + r);
           Seal seal = Seal.parse(r.text());
           assertEquals(r.offset, seal.to, "the offset of a seal is the end of its range: " + r);
-          if (rangeFile == r.file && rangeFrom == seal.from) {
+          if (bytesFrom >= 0 && seal.from >= bytesFrom) {
+            byte[] b = bytes.toByteArray();
+            MessageDigest range = sha256();
+            range.update(b, (int) (seal.from - bytesFrom), (int) (seal.to - seal.from));
             assertEquals(seal.sha256, hex(range.digest()), "the records of its range hash as the seal says: " + r);
             c.sealsChecked++;
           }
-          range.reset();
-          rangeFile = r.file;
-          rangeFrom = seal.to;
           c.seals.add(r.text());
           break;
         case ShipHeaders.RECORD:
@@ -126,8 +125,8 @@ final class TrailCheck {
           assertEquals(next, r.offset, "no bytes skipped or repeated: " + r);
           next = r.offset + r.value.length + 1;
           c.lines.add(r.text());
-          range.update(r.value);
-          range.update((byte) '\n');
+          bytes.write(r.value, 0, r.value.length);
+          bytes.write('\n');
           break;
         default:
           throw new AssertionError("unexpected type " + r);
