@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -76,6 +77,11 @@ public final class Sealer {
   /** The live file has no seal yet: the next one is its OPEN (or ADOPT) seal, due at once. */
   private Seal.Kind pendingFirst;
   private long nextFailureLog = Long.MIN_VALUE;
+  private static final long NEVER = Long.MIN_VALUE;
+  /** After a failed seal, the interval's seal is tried again this much later (a request tries at once). */
+  private static final long RETRY_AFTER_FAILURE_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** When the latest seal failed (nanoTime), or NEVER once one works. */
+  private long failedAtNanos = NEVER;
 
   private volatile long sealsWritten;
   private volatile long sealFailures;
@@ -100,23 +106,33 @@ public final class Sealer {
    * At start-up: picks up the chain where the live file's digest left it, or, for a file without seals, where
    * the newest rotated file's digest did ({@code newestBackupSeal}, null when there is none: a new chain).
    * Records in the file after its last seal (a killed process) are sealed now ({@link Seal.Kind#RECOVER});
-   * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). Throws
-   * IOException when the file cannot be read, or under fail-closed when that first seal cannot be written.
+   * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). A digest whose last
+   * seal the file does not hold (the file is shorter, or its bytes differ: a rotation killed half-way, sealing
+   * turned off across a rotation, or the file changed while the NameNode was down) is not trusted: it is renamed
+   * {@code <digest>.stale-<time>}, which verify reports, and the file is adopted. Throws IOException when the
+   * file cannot be read, or under fail-closed when that first seal cannot be written.
    */
-  public void resume(Path auditPath, FileChannel auditChannel, long size, FileChannel digestChannel,
+  public void resume(Path auditPath, FileChannel auditChannel, long size, DigestOpener opener,
       Seal newestBackupSeal) throws IOException {
     this.audit = auditChannel;
-    this.digest = digestChannel;
+    this.digestOpener = opener;
     this.digestPath = DigestFile.of(auditPath);
-    this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digestChannel);
+    this.digest = opener.open();
+    this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
     Seal last;
     try {
       last = DigestFile.lastCompleteSeal(digestPath);
     } catch (IllegalArgumentException e) {
-      LOG.error("nnaudit: the last line of the digest of {} is not a seal ({}); starting a new chain of seals for "
-          + "this file (verify will report the damaged digest)", auditPath, e.getMessage());
+      LOG.error("nnaudit: the last line of the digest of {} is not a seal ({})", auditPath, e.getMessage());
       last = null;
-      newestBackupSeal = null;
+      setDigestAside(auditPath);
+    }
+    if (last != null && !holds(auditPath, size, last)) {
+      LOG.error("nnaudit: {} does not hold the bytes its digest's last seal covers (a rotation killed half-way, "
+          + "sealing turned off across a rotation, or the file changed while the NameNode was down); the digest "
+          + "is set aside and the file sealed as it is now (verify reports both)", auditPath);
+      last = null;
+      setDigestAside(auditPath);
     }
     if (last != null) {
       startAfter(last);
@@ -127,11 +143,6 @@ public final class Sealer {
         LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); "
             + "sealing them now", auditPath, segment.records(), size - last.to);
         seal(Seal.Kind.RECOVER);
-      } else if (size < last.to) {
-        LOG.error("nnaudit: {} is {} bytes long but its last seal covers {} bytes: the file was cut short while "
-            + "the NameNode was down; verify will report it. New seals start at byte {}", auditPath, size, last.to,
-            size);
-        segmentStart = size;
       }
       return;
     }
@@ -153,6 +164,39 @@ public final class Sealer {
     }
     pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
     seal(pendingFirst);
+  }
+
+  /** Whether the file holds the range {@code last} covers, as it was sealed. */
+  private static boolean holds(Path file, long size, Seal last) throws IOException {
+    if (size < last.to) {
+      return false;
+    }
+    SegmentDigest d = new SegmentDigest();
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer b = ByteBuffer.allocate(1 << 16);
+      for (long pos = last.from; pos < last.to; ) {
+        b.clear();
+        b.limit((int) Math.min(b.capacity(), last.to - pos));
+        int n = in.read(b, pos);
+        if (n < 0) {
+          return false;
+        }
+        b.flip();
+        d.update(b);
+        pos += n;
+      }
+    }
+    return d.records() == last.records && Seal.hex(d.peekSha256()).equals(last.sha256);
+  }
+
+  /** Renames the live digest to {@code <digest>.stale-<time>} and opens a new one. */
+  private void setDigestAside(Path auditPath) throws IOException {
+    digest.close();
+    Path aside = digestPath.resolveSibling(digestPath.getFileName() + ".stale-" + wallClock.getAsLong());
+    java.nio.file.Files.move(digestPath, aside);
+    LOG.warn("nnaudit: the digest of {} is now {}", auditPath, aside);
+    digest = digestOpener.open();
+    digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
   }
 
   private void startAfter(Seal last) {
@@ -190,8 +234,12 @@ public final class Sealer {
    * owed. Under fail-closed, throws when the seal cannot be written, so that the caller writes nothing more.
    */
   public void sealIfDue() throws IOException {
+    long now = nanoClock.getAsLong();
+    if (failedAtNanos != NEVER && now - failedAtNanos < RETRY_AFTER_FAILURE_NANOS) {
+      return; // a seal failed a moment ago: not again at every chunk (each try may fsync the audit file)
+    }
     if (pendingFirst != null || (segment.bytes() > 0 && (segment.records() >= intervalRecords
-        || nanoClock.getAsLong() - firstUnsealedNanos >= intervalNanos))) {
+        || now - firstUnsealedNanos >= intervalNanos))) {
       seal(pendingFirst != null ? pendingFirst : Seal.Kind.INTERVAL);
     }
   }
@@ -210,15 +258,43 @@ public final class Sealer {
    * the failure and returns, the bytes staying unsealed for the next seal.
    */
   public void seal(Seal.Kind kind) throws IOException {
-    if (segment.bytes() == 0 && pendingFirst == null) {
-      return;
-    }
     try {
-      sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
+      sealOrThrow(kind);
     } catch (IOException e) {
       if (failClosed) {
         throw e;
       }
+    }
+  }
+
+  /** As {@link #seal}, but throws a failure whatever the policy: a rotation must not go on without its seal. */
+  public void sealOrThrow(Seal.Kind kind) throws IOException {
+    if (segment.bytes() == 0 && pendingFirst == null) {
+      return;
+    }
+    sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
+  }
+
+  /**
+   * Before a rotation that deletes the oldest files: after it, rotated files from the one {@code keptBackups}
+   * before the live one on are kept ({@link Seal#oldest}); the rotation's own seal says so already, so that no
+   * seal ever names a file as kept that a finished rotation deleted.
+   */
+  public void rotationKeeps(int keptBackups) {
+    oldestFile = Math.max(oldestFile, fileNumber - keptBackups + 1);
+  }
+
+  /**
+   * The sink reopened the same file through a new channel (the old one was closed by an interrupt, or after a
+   * failed write): the channel is replaced, and bytes the file holds beyond those hashed (a partial record the
+   * sink could not take back, or the line end it added) are hashed from the file, so that seals cover exactly
+   * what the file holds.
+   */
+  public void reopened(Path auditPath, FileChannel newAudit, long size) throws IOException {
+    audit = newAudit;
+    long hashed = segmentStart + segment.bytes();
+    if (size > hashed) {
+      hashRange(auditPath, hashed, size);
     }
   }
 
@@ -251,6 +327,7 @@ public final class Sealer {
     latestHash = prev;
     lastSealMillis = now;
     sealsWritten++;
+    failedAtNanos = NEVER;
     if (durable) {
       try {
         digest.force(false); // the seal is in the digest now, and the chain goes on from it whatever happens here
@@ -263,6 +340,7 @@ public final class Sealer {
   /** Counts and logs (at most every 10 s) a seal that failed; returns the failure to throw. */
   private IOException failed(long now, Exception e) {
     sealFailures++;
+    failedAtNanos = nanoClock.getAsLong();
     if (now >= nextFailureLog) {
       nextFailureLog = now + FAILURE_LOG_INTERVAL_MS;
       LOG.error("nnaudit: could not write a seal of the audit file, or fsync it ({} failures since start-up); {}",
@@ -304,16 +382,11 @@ public final class Sealer {
    * closed and the new file's first seal, chained to the old file's last, is written: OPEN for an empty file,
    * ADOPT for one that already holds {@code size} bytes (someone else's file at the path). The new digest is
    * opened by {@code opener} when that seal is written; if it cannot be, the seal stays owed (see
-   * {@link #seal}) and the digest is opened again with the next one. {@code keptBackups}: when the rotation
-   * deleted the oldest files, how many rotated files it kept (the file just rotated among them), else 0.
+   * {@link #seal}) and the digest is opened again with the next one.
    */
-  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener, int keptBackups)
-      throws IOException {
+  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener) throws IOException {
     closeDigest();
     digestPath = DigestFile.of(auditPath);
-    if (keptBackups > 0) {
-      oldestFile = Math.max(oldestFile, fileNumber - keptBackups + 1);
-    }
     audit = newAudit;
     digestOpener = opener;
     fileNumber++;

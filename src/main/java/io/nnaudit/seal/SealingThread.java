@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * {@link #MAX_QUEUED_BYTES} of copies wait to be hashed, until the sealing thread has hashed enough (it hashes
  * several hundred MB/s), and (b) in a request, until the sealing thread has hashed everything before it and
  * done it: a seal before a rotation, at close, at the shutdown hook's hand-over and after each direct write
- * after it. Neither wait is bounded by a timer: like the write(2) and the fsync themselves, they last as long
- * as hashing, signing and the digest's write and fsync take.</li>
+ * after it. Wait (a) lasts as long as hashing what is queued takes (milliseconds), or, like the write(2) and
+ * the fsync themselves, as long as a hung digest write holds the sealing thread; wait (b) lasts at most
+ * {@code REQUEST_WAIT_MS} (30 s), after which the request fails as a seal that cannot be written does.</li>
  * <li>What drops: nothing. Under fail-closed a seal that fails is remembered ({@link #failure}); the sink then
  * asks for a seal before each write ({@link #checkBeforeWrite}), which throws while sealing keeps failing, so
  * no record is written unsealed beyond one interval. Under fail-open the Sealer counts the failure and the next
@@ -46,6 +47,11 @@ public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
   /** Copies of written bytes waiting to be hashed, at most (a write of the writer is at most 1 MiB). */
   static final long MAX_QUEUED_BYTES = 16L << 20;
+  /**
+   * The longest a request waits for the sealing thread (which may be in a hung fsync of the digest); then it
+   * fails as a seal that cannot be written does.
+   */
+  static final long REQUEST_WAIT_MS = 30_000;
   /**
    * How long the thread sleeps when it has hashed everything: a write does not wake it (a wake-up costs more
    * CPU than hashing a batch), a request and a full queue do.
@@ -84,17 +90,23 @@ public final class SealingThread {
       notifyAll();
     }
 
+    /** Waits until done, at most {@link #REQUEST_WAIT_MS}; then fails (the request is still done later). */
     synchronized void await() throws IOException {
       boolean interrupted = false;
-      while (!done) {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUEST_WAIT_MS);
+      long left;
+      while (!done && (left = deadline - System.nanoTime()) > 0) {
         try {
-          wait();
+          TimeUnit.NANOSECONDS.timedWait(this, left);
         } catch (InterruptedException e) {
           interrupted = true; // a handler's interrupt: kept for its caller, the seal is still waited for
         }
       }
       if (interrupted) {
         Thread.currentThread().interrupt();
+      }
+      if (!done) {
+        throw new IOException("the sealing thread did not answer within " + REQUEST_WAIT_MS + " ms");
       }
       if (thrown != null) {
         throw new IOException(thrown.getMessage(), thrown);
@@ -146,13 +158,39 @@ public final class SealingThread {
     });
   }
 
-  /** The sink switched to a new file: see {@link Sealer#startFile}. */
-  public void startFile(Path auditPath, FileChannel newAudit, long size, Sealer.DigestOpener opener,
-      int keptBackups) throws IOException {
+  /**
+   * The last seal of a file about to be rotated, written whatever the failure policy or the rotation fails:
+   * see {@link Sealer#sealOrThrow} and {@link Sealer#rotationKeeps} ({@code keptBackups} 0: nothing deleted).
+   */
+  public void sealForRotation(int keptBackups) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        s.startFile(auditPath, newAudit, size, opener, keptBackups);
+        if (keptBackups > 0) {
+          s.rotationKeeps(keptBackups);
+        }
+        s.sealOrThrow(Seal.Kind.ROTATE);
+      }
+    });
+  }
+
+  /** The sink switched to a new file: see {@link Sealer#startFile}. */
+  public void startFile(Path auditPath, FileChannel newAudit, long size, Sealer.DigestOpener opener)
+      throws IOException {
+    call(new Request() {
+      @Override
+      void apply(Sealer s) throws IOException {
+        s.startFile(auditPath, newAudit, size, opener);
+      }
+    });
+  }
+
+  /** The sink reopened the same file: see {@link Sealer#reopened}. */
+  public void reopened(Path auditPath, FileChannel newAudit, long size) throws IOException {
+    call(new Request() {
+      @Override
+      void apply(Sealer s) throws IOException {
+        s.reopened(auditPath, newAudit, size);
       }
     });
   }

@@ -36,12 +36,20 @@ public final class TrailVerifier {
   /** How many records around the sealed count verify tries when it looks for where the next range starts. */
   private static final int SHIFT = 3;
 
-  private final SealKey key;
+  /** The keys seals may be signed with, by key id (several after a change of key). */
+  private final java.util.Map<String, SealKey> keys = new java.util.LinkedHashMap<>();
   private final String anchor;
 
   /** Checks signatures with {@code key}; {@code anchor}, when not null, is a seal hash the trail must hold. */
   public TrailVerifier(SealKey key, String anchor) {
-    this.key = key;
+    this(java.util.Collections.singletonList(key), anchor);
+  }
+
+  /** Checks signatures with whichever of {@code keys} a seal names (after a change of key, the old and new). */
+  public TrailVerifier(List<SealKey> keys, String anchor) {
+    for (SealKey k : keys) {
+      this.keys.put(k.keyId(), k);
+    }
     this.anchor = anchor;
   }
 
@@ -114,6 +122,11 @@ public final class TrailVerifier {
           + " are kept: the oldest rotated file(s) were deleted", -1);
       return r;
     }
+    for (Path aside : setAside(live)) {
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, aside, -1, -1, "a digest set aside at a start because "
+          + "its file did not hold what it sealed (a rotation killed half-way, or the file changed while the "
+          + "NameNode was down): compare it with the files", -1));
+    }
     if (anchor != null && !chain.anchorSeen && r.tampering == null) {
       r.tampering = new Problem(Problem.Kind.ANCHOR_MISSING, live, -1, -1, "no seal of the trail has the hash "
           + anchor + " recorded off the host: seals were removed, or the trail was rewritten", -1);
@@ -140,6 +153,22 @@ public final class TrailVerifier {
         anchorSeen = true;
       }
     }
+  }
+
+  /** Digests of the trail's files set aside at a start ({@code <digest>.stale-<time>}). */
+  private static List<Path> setAside(Path live) throws IOException {
+    List<Path> out = new ArrayList<>();
+    Pattern p = Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
+        + Pattern.quote(DigestFile.SUFFIX) + "\\.stale-[0-9]+");
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
+      for (Path f : ds) {
+        if (p.matcher(f.getFileName().toString()).matches()) {
+          out.add(f);
+        }
+      }
+    }
+    java.util.Collections.sort(out);
+    return out;
   }
 
   /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
@@ -173,7 +202,8 @@ public final class TrailVerifier {
         try {
           Seal s = DigestFile.lastCompleteSeal(d);
           if (s != null) {
-            return s.signatureValid(key) ? s.trail : null;
+            SealKey key = keys.get(s.keyId);
+            return key != null && s.signatureValid(key) ? s.trail : null;
           }
         } catch (IllegalArgumentException e) {
           return null; // a damaged digest: the walk reports it where it is
@@ -234,6 +264,12 @@ public final class TrailVerifier {
         if (s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) {
           r.sealedLate += s.records;
         }
+        if (s.kind == Seal.Kind.ADOPT && !Seal.GENESIS.equals(s.prev) && s.records > 0) {
+          r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, s.from, line - s.records,
+              count(s.records, "record") + " were sealed when a start found them without a valid digest, not as "
+              + "they were written: the file's digest was missing or set aside (a rotation killed half-way, or "
+              + "the file or its digest changed while the NameNode was down)", s.records));
+        }
         if (r.firstMillis < 0) {
           r.firstMillis = s.sinceMillis;
         }
@@ -263,10 +299,10 @@ public final class TrailVerifier {
   /** Signature and place in the chain of {@code s}, the next seal of file {@code f}; null when both are right. */
   private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine,
       Path olderName) {
-    if (!s.keyId.equals(key.keyId()) || !s.algorithm.equals(key.algorithm())) {
+    SealKey key = keys.get(s.keyId);
+    if (key == null || !s.algorithm.equals(key.algorithm())) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " is signed by key "
-          + s.keyId + " (" + s.algorithm + "), not by the given key " + key.keyId() + " (" + key.algorithm() + ")",
-          -1);
+          + s.keyId + " (" + s.algorithm + "), not by a key given (" + keys.keySet() + ")", -1);
     }
     if (!s.signatureValid(key)) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " does not match its "

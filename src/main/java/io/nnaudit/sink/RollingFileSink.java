@@ -130,6 +130,7 @@ public class RollingFileSink implements AuditSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
+      InterruptedRotation.finish(path);
       switchTo(opener.open());
       if (sealer != null) {
         resumeSealing();
@@ -151,14 +152,12 @@ public class RollingFileSink implements AuditSink {
    * file has none (see {@link Sealer#resume}).
    */
   private void resumeSealing() throws IOException {
-    FileChannel digest = digestOpener.open().channel;
     Seal newestBackup = null;
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Math.max(maxBackups,
-        spool == null ? 0 : spool.maxHeldBackups()));
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
     if (!backups.isEmpty()) {
       newestBackup = lastSealOf(DigestFile.of(backups.get(0).path));
     }
-    sealer.resume(path, channel, size, digest, newestBackup);
+    sealer.resume(path, channel, size, () -> digestOpener.open().channel, newestBackup);
   }
 
   private static Seal lastSealOf(Path digest) {
@@ -174,12 +173,18 @@ public class RollingFileSink implements AuditSink {
   }
 
   /**
-   * The sink has switched to a new file at the path: its first seal chains it to the file before.
-   * {@code keptBackups}: when a rotation deleted the oldest files, the rotated files it kept; else 0.
+   * The sink has switched to a new file at the path: its first seal chains it to the file before. If that seal
+   * cannot be written it stays owed: the sealing thread writes it with the next seal, and under fail-closed the
+   * next write waits for it.
    */
-  private void startSealing(int keptBackups) throws IOException {
+  private void startSealing() {
     if (sealing != null) {
-      sealing.startFile(path, channel, size, () -> digestOpener.open().channel, keptBackups);
+      try {
+        sealing.startFile(path, channel, size, () -> digestOpener.open().channel);
+      } catch (IOException e) {
+        LOG.error("nnaudit: could not write the first seal of the new {} ({}); it is written with the next seal",
+            path, e.toString());
+      }
     }
   }
 
@@ -231,6 +236,9 @@ public class RollingFileSink implements AuditSink {
   public void write(ByteBuffer chunk) throws IOException {
     if (channel == null || !channel.isOpen()) {
       switchTo(opener.open());
+      if (sealing != null) {
+        sealing.reopened(path, channel, size); // the same file, or a new one that replaced it meanwhile
+      }
     }
     long now = clock.getAsLong();
     if (now - lastReplacementCheck >= REPLACEMENT_CHECK_INTERVAL_MS) {
@@ -337,11 +345,16 @@ public class RollingFileSink implements AuditSink {
     }
     LOG.warn("nnaudit: {} was moved, deleted or replaced; continuing in a new file at that path", path);
     if (sealing != null) {
-      sealing.seal(Seal.Kind.MOVED); // its digest is closed when the new file's is opened
+      try {
+        sealing.seal(Seal.Kind.MOVED); // its digest is closed when the new file's is opened
+      } catch (IOException e) {
+        closeQuietly(next.channel); // opened again at the next look
+        throw e;
+      }
       moveDigestAside();
     }
     switchTo(next);
-    startSealing(0);
+    startSealing();
   }
 
   /**
@@ -440,7 +453,9 @@ public class RollingFileSink implements AuditSink {
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
     if (sealing != null) {
-      sealing.seal(Seal.Kind.ROTATE); // the file's last seal; under fail-closed a failure stops the rotation here
+      // the file's last seal, with the files this rotation keeps; if it fails the rotation fails, whatever the
+      // failure policy, so that a rotated file is always sealed to its end
+      sealing.sealForRotation(retention.highest >= retention.keep ? retention.keep : 0);
     }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again
@@ -479,7 +494,7 @@ public class RollingFileSink implements AuditSink {
       }
     }
     switchTo(next);
-    startSealing(expired.isEmpty() ? 0 : retention.keep);
+    startSealing();
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
         spool.countLoss(e.fileKey, e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
@@ -557,11 +572,12 @@ public class RollingFileSink implements AuditSink {
    * are deleted.
    */
   private Retention backupsToKeep() throws IOException {
+    // Listed past the bound, so that backups above a bound lowered since expire too.
     if (spool == null) {
-      return new Retention(maxBackups, lastIndex(RotatedFiles.list(path, maxBackups)), -1);
+      return new Retention(maxBackups, lastIndex(RotatedFiles.list(path, Integer.MAX_VALUE)), -1);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, bound);
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
     int held = -1;
     String key = spool.heldFileKey();
     if (spool.holdsEveryFile()) {
@@ -598,12 +614,12 @@ public class RollingFileSink implements AuditSink {
     }
 
     /**
-     * With sealing, renames the digest of {@code from} to that of {@code to} if it exists; one already at the
+     * Renames the digest of {@code from} to that of {@code to} if it exists; one already at the
      * target without its file (left by hand or by a crash) is renamed aside first, kept as evidence. Returns
      * whether a digest was moved.
      */
     boolean moveDigest(Path from, Path to) throws IOException {
-      if (sealer == null || !Files.exists(DigestFile.of(from), LinkOption.NOFOLLOW_LINKS)) {
+      if (!Files.exists(DigestFile.of(from), LinkOption.NOFOLLOW_LINKS)) { // with sealing off too: kept paired
         return false;
       }
       Path target = DigestFile.of(to);
