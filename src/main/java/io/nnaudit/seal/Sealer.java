@@ -54,6 +54,7 @@ public final class Sealer {
   private final LongSupplier wallClock;
   private final LongSupplier nanoClock;
 
+  /** The audit file, read-only, for the fsync before a seal; null when durability is none. */
   private FileChannel audit;
   /** The live file's digest; null when it is yet to be opened by {@link #digestOpener}. */
   private FileChannel digest;
@@ -104,7 +105,8 @@ public final class Sealer {
 
   /**
    * At start-up: picks up the chain where the live file's digest left it, or, for a file without seals, where
-   * the newest rotated file's digest did ({@code newestBackupSeal}, null when there is none: a new chain).
+   * the newest rotated file with a digest did ({@code newestBackupSeal}, the last seal of {@code file.N} for
+   * {@code newestBackupIndex} N; null when there is none: a new chain).
    * Records in the file after its last seal (a killed process) are sealed now ({@link Seal.Kind#RECOVER});
    * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). A digest whose last
    * seal the file does not hold (the file is shorter, or its bytes differ: a rotation killed half-way, sealing
@@ -112,9 +114,9 @@ public final class Sealer {
    * {@code <digest>.stale-<time>}, which verify reports, and the file is adopted. Throws IOException when the
    * file cannot be read, or under fail-closed when that first seal cannot be written.
    */
-  public void resume(Path auditPath, FileChannel auditChannel, long size, DigestOpener opener,
-      Seal newestBackupSeal) throws IOException {
-    this.audit = auditChannel;
+  public void resume(Path auditPath, long size, DigestOpener opener, Seal newestBackupSeal, int newestBackupIndex)
+      throws IOException {
+    openForFsync(auditPath);
     this.digestOpener = opener;
     this.digestPath = DigestFile.of(auditPath);
     this.digest = opener.open();
@@ -148,7 +150,9 @@ public final class Sealer {
     }
     if (newestBackupSeal != null) {
       startAfter(newestBackupSeal);
-      fileNumber = newestBackupSeal.file + 1;
+      // the rotated files after that one (none, unless sealing was off meanwhile) keep their numbers: verify
+      // takes them for files written unsealed, which this signed seal vouches for
+      fileNumber = newestBackupSeal.file + newestBackupIndex;
     } else {
       trail = UUID.randomUUID().toString();
       fileNumber = 1;
@@ -276,12 +280,13 @@ public final class Sealer {
   }
 
   /**
-   * Before a rotation that deletes the oldest files: after it, rotated files from the one {@code keptBackups}
-   * before the live one on are kept ({@link Seal#oldest}); the rotation's own seal says so already, so that no
-   * seal ever names a file as kept that a finished rotation deleted.
+   * Before a rotation that deletes the oldest files: after it, {@code keptFiles} rotated files are kept, the
+   * file being rotated and the ones before it, so the oldest kept is {@code keptFiles - 1} before this one
+   * ({@link Seal#oldest}). The rotation's own seal says so already, so that no seal ever names a file as kept
+   * that a finished rotation deleted.
    */
-  public void rotationKeeps(int keptBackups) {
-    oldestFile = Math.max(oldestFile, fileNumber - keptBackups + 1);
+  public void rotationKeeps(int keptFiles) {
+    oldestFile = Math.max(oldestFile, fileNumber - keptFiles + 1);
   }
 
   /**
@@ -290,8 +295,7 @@ public final class Sealer {
    * sink could not take back, or the line end it added) are hashed from the file, so that seals cover exactly
    * what the file holds.
    */
-  public void reopened(Path auditPath, FileChannel newAudit, long size) throws IOException {
-    audit = newAudit;
+  public void reopened(Path auditPath, long size) throws IOException {
     long hashed = segmentStart + segment.bytes();
     if (size > hashed) {
       hashRange(auditPath, hashed, size);
@@ -303,7 +307,7 @@ public final class Sealer {
     long now = wallClock.getAsLong();
     Seal s;
     try {
-      if (durable && segment.bytes() > 0) {
+      if (audit != null && segment.bytes() > 0) {
         audit.force(false); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
@@ -384,10 +388,10 @@ public final class Sealer {
    * opened by {@code opener} when that seal is written; if it cannot be, the seal stays owed (see
    * {@link #seal}) and the digest is opened again with the next one.
    */
-  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener) throws IOException {
+  public void startFile(Path auditPath, long size, DigestOpener opener) throws IOException {
     closeDigest();
     digestPath = DigestFile.of(auditPath);
-    audit = newAudit;
+    openForFsync(auditPath);
     digestOpener = opener;
     fileNumber++;
     segment.reset();
@@ -399,8 +403,29 @@ public final class Sealer {
     seal(pendingFirst);
   }
 
-  /** Closes the digest (fsynced first unless durability is none); the sealer is done with it. */
+  /**
+   * Opens the audit file for reading, for the fsync before each seal: a channel of the Sealer's own, which no
+   * interrupt of a handler thread can close (fsync covers the file, whichever descriptor asks).
+   */
+  private void openForFsync(Path auditPath) throws IOException {
+    closeQuietly(audit);
+    audit = durable ? FileChannel.open(auditPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS) : null;
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    try {
+      if (ch != null) {
+        ch.close();
+      }
+    } catch (IOException e) {
+      LOG.debug("nnaudit: closing a channel failed", e);
+    }
+  }
+
+  /** Closes the digest (fsynced first unless durability is none) and the file; the sealer is done with them. */
   public void closeDigest() {
+    closeQuietly(audit);
+    audit = null;
     if (digest == null) {
       return;
     }

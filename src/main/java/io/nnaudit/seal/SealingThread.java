@@ -2,7 +2,6 @@ package io.nnaudit.seal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -160,14 +159,14 @@ public final class SealingThread {
 
   /**
    * The last seal of a file about to be rotated, written whatever the failure policy or the rotation fails:
-   * see {@link Sealer#sealOrThrow} and {@link Sealer#rotationKeeps} ({@code keptBackups} 0: nothing deleted).
+   * see {@link Sealer#sealOrThrow} and {@link Sealer#rotationKeeps} ({@code keptFiles} 0: nothing deleted).
    */
-  public void sealForRotation(int keptBackups) throws IOException {
+  public void sealForRotation(int keptFiles) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        if (keptBackups > 0) {
-          s.rotationKeeps(keptBackups);
+        if (keptFiles > 0) {
+          s.rotationKeeps(keptFiles);
         }
         s.sealOrThrow(Seal.Kind.ROTATE);
       }
@@ -175,22 +174,21 @@ public final class SealingThread {
   }
 
   /** The sink switched to a new file: see {@link Sealer#startFile}. */
-  public void startFile(Path auditPath, FileChannel newAudit, long size, Sealer.DigestOpener opener)
-      throws IOException {
+  public void startFile(Path auditPath, long size, Sealer.DigestOpener opener) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        s.startFile(auditPath, newAudit, size, opener);
+        s.startFile(auditPath, size, opener);
       }
     });
   }
 
   /** The sink reopened the same file: see {@link Sealer#reopened}. */
-  public void reopened(Path auditPath, FileChannel newAudit, long size) throws IOException {
+  public void reopened(Path auditPath, long size) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        s.reopened(auditPath, newAudit, size);
+        s.reopened(auditPath, size);
       }
     });
   }

@@ -90,15 +90,19 @@ public final class TrailVerifier {
       if (!hasDigest) {
         if (chain.last == null) {
           unsealedHistory.add(f);
-          continue;
+        } else {
+          chain.unsealed.add(f); // sealing off meanwhile, if the next sealed file's first seal vouches for it
         }
-        r.tampering = new Problem(Problem.Kind.DIGEST_MISSING, f, -1, -1, "it has no digest (" + d.getFileName()
-            + "), though the files before it are sealed", -1);
-        return r;
+        continue;
       }
       if (!verifyFile(r, chain, live, i)) {
         return r;
       }
+    }
+    for (Path f : chain.unsealed) {
+      long records = countLines(f);
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " in a file without "
+          + "a digest, newer than the last seal: sealing is off, or its digest was removed", records));
     }
     if (!unsealedHistory.isEmpty()) {
       if (chain.first != null && !Seal.GENESIS.equals(chain.first.prev)) {
@@ -142,6 +146,10 @@ public final class TrailVerifier {
     Seal last;
     /** The index of the oldest sealed file here. */
     int firstIndex = -1;
+    /** Files without a digest since the last sealed one, oldest first. */
+    final List<Path> unsealed = new ArrayList<>();
+    /** The next seal follows files written while sealing was off, which its signature vouches for. */
+    boolean skipped;
     boolean anchorSeen;
 
     void add(Seal s) {
@@ -245,7 +253,10 @@ public final class TrailVerifier {
               + e.getMessage(), -1);
           return false;
         }
-        Problem p = checkSeal(chain, seals, s, f, d, k + 1, fileAt(live, index + 1));
+        Problem p = seals.isEmpty() ? unsealedBefore(r, chain, s) : null;
+        if (p == null) {
+          p = checkSeal(chain, seals, s, f, d, k + 1, fileAt(live, index + 1));
+        }
         if (p != null) {
           r.tampering = p;
           return false;
@@ -296,6 +307,32 @@ public final class TrailVerifier {
     }
   }
 
+  /**
+   * Files without a digest between two sealed ones: written while sealing was off, if the first seal after them
+   * says so (a seal made at a start, chained to the last seal before them, numbered past them all), which is
+   * unsealed, not a change; else their digests were removed.
+   */
+  private Problem unsealedBefore(VerifyReport r, Chain chain, Seal first) throws IOException {
+    if (chain.unsealed.isEmpty()) {
+      return null;
+    }
+    boolean vouched = (first.kind == Seal.Kind.ADOPT || first.kind == Seal.Kind.OPEN)
+        && first.prev.equals(chain.last.hash()) && first.file == chain.last.file + chain.unsealed.size() + 1
+        && keys.containsKey(first.keyId) && first.signatureValid(keys.get(first.keyId));
+    if (!vouched) {
+      return new Problem(Problem.Kind.DIGEST_MISSING, chain.unsealed.get(0), -1, -1, "it has no digest ("
+          + DigestFile.of(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
+    }
+    for (Path f : chain.unsealed) {
+      long records = countLines(f);
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " written while "
+          + "sealing was off", records));
+    }
+    chain.unsealed.clear();
+    chain.skipped = true;
+    return null;
+  }
+
   /** Signature and place in the chain of {@code s}, the next seal of file {@code f}; null when both are right. */
   private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine,
       Path olderName) {
@@ -310,6 +347,10 @@ public final class TrailVerifier {
     }
     Seal before = chain.last;
     boolean firstOfFile = fileSeals.isEmpty();
+    if (chain.skipped) { // files written while sealing was off come between: the seal numbers them past those
+      chain.skipped = false;
+      before = null;
+    }
     if (chain.trail != null && !s.trail.equals(chain.trail)) {
       return new Problem(Problem.Kind.FOREIGN_FILE, f, 0, 1, "its seals belong to trail " + s.trail + ", the newest "
           + "file's to trail " + chain.trail, -1);

@@ -153,11 +153,15 @@ public class RollingFileSink implements AuditSink {
    */
   private void resumeSealing() throws IOException {
     Seal newestBackup = null;
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
-    if (!backups.isEmpty()) {
-      newestBackup = lastSealOf(DigestFile.of(backups.get(0).path));
+    int index = 0;
+    for (RotatedFiles.Backup b : RotatedFiles.list(path, Integer.MAX_VALUE)) { // the newest with a digest
+      if (Files.exists(DigestFile.of(b.path), LinkOption.NOFOLLOW_LINKS)) {
+        newestBackup = lastSealOf(DigestFile.of(b.path));
+        index = b.index;
+        break;
+      }
     }
-    sealer.resume(path, channel, size, () -> digestOpener.open().channel, newestBackup);
+    sealer.resume(path, size, () -> digestOpener.open().channel, newestBackup, index);
   }
 
   private static Seal lastSealOf(Path digest) {
@@ -180,7 +184,7 @@ public class RollingFileSink implements AuditSink {
   private void startSealing() {
     if (sealing != null) {
       try {
-        sealing.startFile(path, channel, size, () -> digestOpener.open().channel);
+        sealing.startFile(path, size, () -> digestOpener.open().channel);
       } catch (IOException e) {
         LOG.error("nnaudit: could not write the first seal of the new {} ({}); it is written with the next seal",
             path, e.toString());
@@ -237,7 +241,7 @@ public class RollingFileSink implements AuditSink {
     if (channel == null || !channel.isOpen()) {
       switchTo(opener.open());
       if (sealing != null) {
-        sealing.reopened(path, channel, size); // the same file, or a new one that replaced it meanwhile
+        sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
       }
     }
     long now = clock.getAsLong();
@@ -455,7 +459,7 @@ public class RollingFileSink implements AuditSink {
     if (sealing != null) {
       // the file's last seal, with the files this rotation keeps; if it fails the rotation fails, whatever the
       // failure policy, so that a rotated file is always sealed to its end
-      sealing.sealForRotation(retention.highest >= retention.keep ? retention.keep : 0);
+      sealing.sealForRotation(retention.highest >= retention.keep ? retention.kept + 1 : 0);
     }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again
@@ -556,11 +560,20 @@ public class RollingFileSink implements AuditSink {
     final int highest;
     /** Backups at an index up to this one are not yet shipped (-1: none; 0 is the live file). */
     final int held;
+    /** The backups there are below {@link #keep}: those the rotation keeps, besides the file it rotates. */
+    final int kept;
 
-    Retention(int keep, int highest, int held) {
+    Retention(int keep, List<RotatedFiles.Backup> backups, int held) {
       this.keep = keep;
-      this.highest = highest;
+      this.highest = lastIndex(backups);
       this.held = held;
+      int below = 0;
+      for (RotatedFiles.Backup b : backups) {
+        if (b.index < keep) {
+          below++;
+        }
+      }
+      this.kept = below;
     }
   }
 
@@ -574,7 +587,7 @@ public class RollingFileSink implements AuditSink {
   private Retention backupsToKeep() throws IOException {
     // Listed past the bound, so that backups above a bound lowered since expire too.
     if (spool == null) {
-      return new Retention(maxBackups, lastIndex(RotatedFiles.list(path, Integer.MAX_VALUE)), -1);
+      return new Retention(maxBackups, RotatedFiles.list(path, Integer.MAX_VALUE), -1);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
     List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
@@ -595,7 +608,7 @@ public class RollingFileSink implements AuditSink {
         held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
       }
     }
-    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), lastIndex(backups), Math.min(held, bound));
+    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound));
   }
 
   /** The highest index of {@code backups} (newest first), 0 for none. */
