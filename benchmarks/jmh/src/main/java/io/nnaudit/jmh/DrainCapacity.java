@@ -76,6 +76,10 @@ public final class DrainCapacity {
     conf.set("nnaudit.file.path", file.toString());
     conf.set("nnaudit.file.max.size", "1t");
     conf.setInt("nnaudit.queue.capacity", events);
+    conf.setLong("nnaudit.queue.capacity.bytes", Long.MAX_VALUE / 4); // the whole queue, whatever its bytes
+    // The filling thread is no RPC handler: under the default ack policy (write) it would lead the first write
+    // itself and wait on the held sink for ever. The writer thread drains, as for handlers once they queue.
+    conf.set("nnaudit.ack.policy", "queue");
     conf.set("nnaudit.sink", HeldFileSink.class.getName());
     HeldFileSink.hold();
     QueuedAuditLogger logger = new QueuedAuditLogger();
