@@ -31,6 +31,18 @@ Building it needs the core jar in the local Maven repository (dev-support/bin/te
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-kafka.csv
+
+nnaudit-sealed is nnaudit-block with its audit file sealed (nnaudit.seal.enabled, the default intervals). Before
+each of its NameNodes starts, keytool (beside the java on the PATH) makes an EC P-256 key pair in the run's
+directory (seal-key/seal.p12, alias nnaudit-seal) and exports its certificate (seal-key/seal.crt), and Hadoop's
+CredentialShell puts the keystore's password in a JCEKS credential provider there (hadoop credential create). Once
+the NameNode has stopped (SIGTERM: nnaudit seals what it wrote before it closes), `nnaudit verify --cert` checks
+the audit files with the nnaudit jar alone; the script fails unless it exits 0 (every record sealed and unchanged)
+or 2 (records after the last seal, as when a NameNode is killed). Its rows hold verify's exit code and the seals
+in the digest files.
+
+    python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-sealed --threads 16,64 --repeats 5 \
+        --files 30000 --out benchmarks/results/nn-compare-seal.csv
 """
 import argparse
 import csv
@@ -101,6 +113,16 @@ VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ka
 KAFKA = os.path.join(ROOT, "kafka")
 MVN = ["mvn", "-q", "-B", "-Dstyle.color=never"]
 
+# nnaudit-block with its audit file sealed by a key made for each run under "{seal}" (see make_seal_key).
+VARIANTS["nnaudit-sealed"] = (dict(VARIANTS["nnaudit-block"][0], **{
+    "nnaudit.seal.enabled": "true",
+    "nnaudit.seal.keystore.path": "{seal}/seal.p12",
+    "nnaudit.seal.keystore.type": "PKCS12",
+    "hadoop.security.credential.provider.path": "jceks://file{seal}/seal-creds.jceks"}),
+    ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+SEAL_ALIAS = "nnaudit-seal"
+SEAL_PASSWORD = "nn-compare-seal"
+
 # A/B for a change to the logger itself: nnaudit-block's settings, with the nnaudit jar named by
 # NN_COMPARE_BASELINE_JAR (e.g. one built from the previous commit) in place of the one just built.
 VARIANTS["nnaudit-block-baseline"] = VARIANTS["nnaudit-block"]
@@ -167,6 +189,52 @@ def build_kafka(no_build):
         deps = f.read().strip()
     return os.path.join(KAFKA, "target", jar), ":".join(
         [os.path.join(KAFKA, "target", "test-classes"), os.path.join(KAFKA, "target", "classes"), deps])
+
+
+def seals(variant):
+    return VARIANTS[variant][0].get("nnaudit.seal.enabled") == "true"
+
+
+def seal_dir(run_dir):
+    return os.path.join(run_dir, "seal-key")
+
+
+def make_seal_key(cp, run_dir):
+    """The sealing key of one run, made as an operator makes it: an EC P-256 key pair in a PKCS12 keystore and its
+    certificate (keytool), the keystore's password in a JCEKS credential provider (hadoop credential create)."""
+    d = seal_dir(run_dir)
+    os.makedirs(d)
+    keytool = os.path.join(os.path.dirname(os.path.realpath(shutil.which("java"))), "keytool")
+    ks = os.path.join(d, "seal.p12")
+    with open(os.path.join(d, "make-key.out"), "w") as out:
+        sh([keytool, "-genkeypair", "-alias", SEAL_ALIAS, "-keyalg", "EC", "-groupname", "secp256r1",
+            "-dname", "CN=nn-compare seal", "-validity", "30", "-keystore", ks, "-storetype", "PKCS12",
+            "-storepass", SEAL_PASSWORD], stdout=out, stderr=subprocess.STDOUT)
+        sh([keytool, "-exportcert", "-rfc", "-alias", SEAL_ALIAS, "-keystore", ks, "-storetype", "PKCS12",
+            "-storepass", SEAL_PASSWORD, "-file", os.path.join(d, "seal.crt")], stdout=out, stderr=subprocess.STDOUT)
+        sh(["java", "-cp", cp, "org.apache.hadoop.security.alias.CredentialShell", "create",
+            "nnaudit.seal.keystore.password", "-value", SEAL_PASSWORD,
+            "-provider", "jceks://file" + os.path.join(d, "seal-creds.jceks")], stdout=out, stderr=subprocess.STDOUT)
+
+
+def verify_seals(cp, run_dir, audit):
+    """nnaudit verify over a sealed run's audit files, with the nnaudit jar alone (the first entry of cp): (exit
+    code, seals in the digest files). Raises unless the trail verified (0) or only its last records are unsealed
+    (2)."""
+    res = subprocess.run(PIN_CLIENT + ["java", "-cp", cp.split(":")[0], "io.nnaudit.seal.VerifyCommand", "verify",
+                                       "--cert", os.path.join(seal_dir(run_dir), "seal.crt"), audit],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    with open(os.path.join(run_dir, "seal-verify.out"), "w") as f:
+        f.write(res.stdout)
+    if res.returncode not in (0, 2):
+        raise RuntimeError("nnaudit verify exited %d; see %s/seal-verify.out" % (res.returncode, run_dir))
+    count = 0
+    d = os.path.dirname(audit)
+    for name in os.listdir(d):
+        if name.startswith(os.path.basename(audit)) and name.endswith(".seals"):
+            with open(os.path.join(d, name), "rb") as f:
+                count += sum(1 for _ in f)
+    return str(res.returncode), str(count)
 
 
 def topic_of(run_dir):
@@ -248,6 +316,9 @@ def start_namenode(cp, variant, threads, run_dir, kafka=None):
         cp = baseline_classpath(cp)
     site, audit_log4j, _ = VARIANTS[variant]
     site = {k: v.replace("{meta}", audit_meta_dir(run_dir)) for k, v in site.items()}
+    if seals(variant):
+        make_seal_key(cp, run_dir)
+        site = {k: v.replace("{seal}", seal_dir(run_dir)) for k, v in site.items()}
     if ships(variant):
         cp = cp + ":" + kafka[0]
         site = {k: v.replace("{kafka}", kafka[1]).replace("{topic}", topic_of(run_dir)) for k, v in site.items()}
@@ -399,7 +470,8 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others", "path_split"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match"])
+                    "busiest_others", "path_split"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match",
+                                                                     "seal_verify_exit", "seals"])
         for t in threads:
             for r in range(1, repeats + 1):
                 for v in variants:  # interleaved: A B C ... then A B C ... again
@@ -422,8 +494,14 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
                     if ships(v):
                         print("t=%-3d r=%d %-22s topic holds %s distinct records; every line of the audit files, "
                               "in order: %s" % (t, r, v, check[0], check[1]), flush=True)
+                    # A sealed run's trail, once the NameNode has sealed and closed its file.
+                    sealed = verify_seals(cp, run_dir, audit_file(v, run_dir)) if seals(v) else ("", "")
+                    if seals(v):
+                        print("t=%-3d r=%d %-22s %d seals; nnaudit verify: %s" % (
+                            t, r, v, int(sealed[1]), "every record sealed and unchanged" if sealed[0] == "0"
+                            else "unchanged, records after the last seal (exit 2)"), flush=True)
                     for row in rows:
-                        w.writerow(row + list(check))
+                        w.writerow(row + list(check) + list(sealed))
                     f.flush()
                     shutil.rmtree(os.path.join(META, os.path.basename(run_dir)), ignore_errors=True)
                     shutil.rmtree(audit_meta_dir(run_dir), ignore_errors=True)

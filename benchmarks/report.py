@@ -17,7 +17,12 @@ For each (op, threads, variant) it takes the median over repeats, with min-max, 
 per op, and each variant's ratio of medians to the "off" variant measured in the same run. Audit records lost
 (records on disk fewer than operations, or reload4j's "Discarded N") are summed. For a variant that ships to Kafka
 (nnaudit-kafka), the records it had not shipped when the timed window ended (median) and whether every run's
-topic held every line of its audit files.
+topic held every line of its audit files. For a sealed variant (nnaudit-sealed), its ops/s and NameNode CPU per op
+against the same logger unsealed (nnaudit-block, ratio of medians), the seals per run and whether nnaudit verify
+found every trail unchanged.
+
+For a JMH directory of dev-support/bin/jmh --seal (results/jmh-seal-<mode>/), nnaudit BLOCK unsealed and sealed
+side by side (wall-clock calls/s, sealed / unsealed), and the writer's drain capacity unsealed and sealed.
 
 For ship_rate.py's CSV (a "measure" column), per measure and write rate: records/s, median (min–max) over
 repeats, against the producer alone; for steady, the lag's median and p99 (the medians over repeats).
@@ -68,13 +73,18 @@ def table(groups, title):
     path_cols = ("---:|---:|%s" % ("---:|" if noop else "")) if path else ""
     # With a variant that ships to Kafka: its lag when the timed window ended, and the topic check.
     ship = any(r.get("ship_topic_match") for rows in groups.values() for r in rows)
+    # With a sealed variant: against the same logger unsealed, its seals, and nnaudit verify's verdict.
+    seal = any(r.get("seal_verify_exit") for rows in groups.values() for r in rows)
     out = ["### " + title, "",
            "| op | threads | variant | ops/s median (min–max) | × off | %s median (min–max) | × off | %s%s"
            "writer µs/op | records lost |%s" % (cpu_title, "× noop | " if noop else "", path_head,
                                               " ship lag at window end, records (median) | topic holds every record |"
-                                              if ship else ""),
-           "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|%s" % ("---:|" if noop else "", path_cols,
-                                                                 "---:|---|" if ship else "")]
+                                              if ship else "") + (
+               " ops/s sealed / unsealed | NN CPU sealed / unsealed | seals per run (median) | trail verifies |"
+               if seal else ""),
+           "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|%s%s" % ("---:|" if noop else "", path_cols,
+                                                                   "---:|---|" if ship else "",
+                                                                   "---:|---:|---:|---|" if seal else "")]
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
@@ -103,15 +113,34 @@ def table(groups, title):
             ship_text = " %s | %s |" % (
                 "%.0f" % statistics.median(float(r["ship_lag_window_end"]) for r in shipped) if shipped else "–",
                 ("yes" if all(r["ship_topic_match"] == "yes" for r in shipped) else "NO") if shipped else "–")
-        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s%s | %s |%s" % (
+        seal_text = ""
+        if seal:
+            seal_text = " – | – | – | – |"
+            unsealed = groups.get((op, t, SEALED_OF.get(v)))
+            sealed_runs = [r for r in rows if r.get("seal_verify_exit")]
+            if sealed_runs:
+                exits = [r["seal_verify_exit"] for r in sealed_runs]
+                verdict = "NO" if any(e not in ("0", "2") for e in exits) else "yes" if all(
+                    e == "0" for e in exits) else "yes, %d of %d runs with records after the last seal" % (
+                    sum(e == "2" for e in exits), len(exits))
+                seal_text = " %s | %s | %.0f | %s |" % (
+                    "%.2f" % (ops / med(unsealed, "ops_per_sec")[0]) if unsealed else "–",
+                    "%.2f" % (cpu / med(unsealed, field)[0]) if unsealed else "–",
+                    statistics.median(float(r["seals"]) for r in sealed_runs), verdict)
+        out.append("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %.1f (%.1f–%.1f) | %s | %s%s%s | %s |%s%s" % (
             op, t, v, ops, ops_lo, ops_hi, r_ops, cpu, cpu_lo, cpu_hi, r_cpu, r_noop, path_text, writer, lost,
-            ship_text))
+            ship_text, seal_text))
     return "\n".join(out)
 
 
-ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block", "nnaudit-block-linger1", "nnaudit-block-linger20",
+ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block",
+         "nnaudit-sealed", "nnaudit-block-linger1", "nnaudit-block-linger20",
          "nnaudit-kafka", "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
+
+
+# A sealed variant -> the same logger unsealed, which its ratios are taken against.
+SEALED_OF = {"nnaudit-sealed": "nnaudit-block"}
 
 
 def order(v):
@@ -246,7 +275,12 @@ def update_results_md(name, text):
         f.write(head + begin + "\n" + body + "\n" + end + tail)
 
 
-JMH_ORDER = ["nnaudit-block", "nnaudit-drop", "hadoop-sync", "hadoop-async", "log4j2-sync", "log4j2-async"]
+JMH_ORDER = ["nnaudit-block", "nnaudit-block-sealed", "nnaudit-drop", "hadoop-sync", "hadoop-async", "log4j2-sync", "log4j2-async"]
+
+
+def jmh_variant(variant, seal):
+    """A JMH trial's variant, named apart when its file was sealed (-p seal=on): nnaudit-block-sealed."""
+    return variant + "-sealed" if seal == "on" else variant
 
 
 def load_jmh(d):
@@ -255,20 +289,23 @@ def load_jmh(d):
     for path in sorted(glob.glob(os.path.join(d, "throughput-t*.json"))):
         with open(path) as f:
             for b in json.load(f):
-                key = (int(b["threads"]), b["params"]["variant"])
+                key = (int(b["threads"]), jmh_variant(b["params"]["variant"], b["params"].get("seal", "off")))
                 sec = b.get("secondaryMetrics", {})
                 rows[key] = {"jmh_score": b["primaryMetric"]["score"],
                              "alloc": sec.get("gc.alloc.rate.norm", {}).get("score", float("nan")),
-                             "wall": [], "calls": 0, "dropped": 0, "lost": 0}
+                             "wall": [], "calls": 0, "dropped": 0, "lost": 0, "seals": 0, "verify": []}
     with open(os.path.join(d, "check.csv")) as f:
         for c in csv.DictReader(f):
-            r = rows.setdefault((int(c["threads"]), c["variant"]),
+            r = rows.setdefault((int(c["threads"]), jmh_variant(c["variant"], c.get("seal", "off"))),
                                 {"jmh_score": float("nan"), "alloc": float("nan"), "wall": [], "calls": 0,
-                                 "dropped": 0, "lost": 0})
+                                 "dropped": 0, "lost": 0, "seals": 0, "verify": []})
             r["wall"] += [float(x) for x in c["wall_calls_per_s_all"].split()]
             r["calls"] += int(c["calls"])
             r["dropped"] += int(c["dropped"])
             r["lost"] += int(c["lost"])
+            if c.get("seal") == "on":
+                r["seals"] += int(c["seals"])
+                r["verify"].append(c["verify_exit"])
     return rows
 
 
@@ -298,6 +335,27 @@ def jmh_table(rows, title):
     return "\n".join(out)
 
 
+def jmh_seal_table(rows, title):
+    """dev-support/bin/jmh --seal: nnaudit BLOCK with its file unsealed and sealed, by producer threads."""
+    out = ["### " + title, "",
+           "| threads | sealing | calls/s, wall clock: median (min–max) | sealed / unsealed | records/s | "
+           "bytes allocated per call | seals | records lost | trail verifies |",
+           "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+    for (t, v) in sorted(rows, key=lambda k: (k[0], JMH_ORDER.index(k[1]) if k[1] in JMH_ORDER else 99)):
+        r = rows[(t, v)]
+        if not r["wall"]:
+            continue
+        m = statistics.median(r["wall"])
+        sealed = v.endswith("-sealed")
+        base = rows.get((t, v[:-len("-sealed")])) if sealed else None
+        ratio = "%.2f" % (m / statistics.median(base["wall"])) if base and base["wall"] else "–" if sealed else "1.00"
+        verdict = ("yes" if r["verify"] and all(e == "0" for e in r["verify"]) else "NO") if sealed else "–"
+        out.append("| %d | %s | %.0f (%.0f–%.0f) | %s | %.0f | %.0f | %s | %d | %s |" % (
+            t, "on" if sealed else "off", m, min(r["wall"]), max(r["wall"]), ratio, written_rate(r), r["alloc"],
+            r["seals"] if sealed else "–", r["lost"], verdict))
+    return "\n".join(out)
+
+
 def drain_table(d, title):
     path = os.path.join(d, "drain.csv")
     if not os.path.exists(path):
@@ -306,11 +364,12 @@ def drain_table(d, title):
     with open(path) as f:
         for r in csv.DictReader(f):
             by[r["kind"]].append(r)
-    n, raw = by["nnaudit"], by["raw"]
+    n, sealed, raw = by["nnaudit"], by.get("nnaudit-sealed"), by["raw"]
     out = ["### " + title, "",
            "| | repeats | MB/s to the page cache (median) | MB/s fsynced (median, min–max) | events/s fsynced |",
            "|---|---:|---:|---:|---:|"]
-    for name, rs in (("nnaudit writer, full queue", n), ("raw FileChannel, 1 MiB writes", raw)):
+    kinds = [("nnaudit writer, full queue", n)] + ([("nnaudit writer, full queue, sealed", sealed)] if sealed else [])
+    for name, rs in kinds + [("raw FileChannel, 1 MiB writes", raw)]:
         w = statistics.median(float(r["written_mb_per_s"]) for r in rs)
         fs = [float(r["fsynced_mb_per_s"]) for r in rs]
         ev = statistics.median(float(r["events_per_s"]) for r in rs)
@@ -319,6 +378,12 @@ def drain_table(d, title):
     ratio = statistics.median(float(r["fsynced_mb_per_s"]) for r in n) / \
         statistics.median(float(r["fsynced_mb_per_s"]) for r in raw)
     out += ["", "Drain capacity / raw bandwidth (fsynced, medians): **%.2f**." % ratio]
+    if sealed:
+        def median_of(rs, field):
+            return statistics.median(float(r[field]) for r in rs)
+        out += ["", "Sealed / unsealed drain capacity (medians): **%.2f** fsynced, %.2f to the page cache." % (
+            median_of(sealed, "fsynced_mb_per_s") / median_of(n, "fsynced_mb_per_s"),
+            median_of(sealed, "written_mb_per_s") / median_of(n, "written_mb_per_s"))]
     return "\n".join(out)
 
 
@@ -365,7 +430,7 @@ def in_results(path):
 def report_jmh(d):
     name = os.path.basename(os.path.normpath(d))
     rows = load_jmh(d)
-    text = jmh_table(rows, name)
+    text = (jmh_seal_table if any(v.endswith("-sealed") for _, v in rows) else jmh_table)(rows, name)
     print(text)
     print()
     if in_results(d):

@@ -58,8 +58,9 @@ final class AuditBackend {
 
   /**
    * @param handlers the NameNode's handler count, which sizes nnaudit BLOCK's queue as in a NameNode
+   * @param seal the key to seal nnaudit's file with (nnaudit.seal.enabled), or null not to seal
    */
-  static AuditBackend open(String variant, Path dir, int handlers) throws IOException {
+  static AuditBackend open(String variant, Path dir, int handlers, SealingKey seal) throws IOException {
     Path file = dir.resolve(variant + ".log");
     Configuration conf = new Configuration(false);
     conf.setBoolean("hadoop.caller.context.enabled", true);
@@ -75,6 +76,9 @@ final class AuditBackend {
         if (variant.equals("nnaudit-drop")) {
           conf.set("nnaudit.queue.full.policy", "DROP");
           conf.setInt("nnaudit.queue.capacity", DROP_QUEUE_CAPACITY);
+        }
+        if (seal != null) {
+          seal.enable(conf);
         }
         // For experiments: -Dnnaudit.jmh.conf=key=value,key=value overrides nnaudit settings.
         for (String kv : System.getProperty("nnaudit.jmh.conf", "").split(",")) {
@@ -92,12 +96,20 @@ final class AuditBackend {
       }
       case "hadoop-sync":
       case "hadoop-async":
+        requireUnsealed(variant, seal);
         return reload4j(variant, file, conf, variant.equals("hadoop-async"));
       case "log4j2-sync":
       case "log4j2-async":
+        requireUnsealed(variant, seal);
         return log4j2(variant, file, conf, variant.equals("log4j2-async"));
       default:
         throw new IllegalArgumentException("unknown variant " + variant);
+    }
+  }
+
+  private static void requireUnsealed(String variant, SealingKey seal) {
+    if (seal != null) {
+      throw new IllegalArgumentException("sealing is nnaudit's: " + variant + " cannot seal");
     }
   }
 

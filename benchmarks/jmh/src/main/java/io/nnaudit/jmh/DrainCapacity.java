@@ -13,6 +13,7 @@ import java.util.Locale;
 
 import io.nnaudit.AuditStats;
 import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -23,11 +24,15 @@ import org.apache.hadoop.conf.Configuration;
  * {@code events} create events; then the sink is released and the writer drains the full queue (format,
  * encode, one write per batch). Timed from release to the last record written, and again after one fsync of
  * the file.</li>
+ * <li>nnaudit-sealed (with {@code seal}): the same drain with the file sealed (nnaudit.seal.enabled, an EC P-256
+ * key from {@link SealingKey}, the default intervals: a seal every 10000 records), so that the writer also
+ * hashes every byte and signs a seal every 10000 records. The seal of the last partial interval is written at
+ * close, outside the timing; the file is then checked with {@code nnaudit verify}.</li>
  * <li>raw: the same number of bytes written with a FileChannel from a 1 MiB buffer, timed the same two ways.</li>
  * </ul>
  * "After fsync" is the figure that counts: it is what the disk can take. "Written" is the page cache's speed.
  *
- * <pre>java -cp ... io.nnaudit.jmh.DrainCapacity DIR EVENTS REPEATS CSV</pre>
+ * <pre>java -cp ... io.nnaudit.jmh.DrainCapacity DIR EVENTS REPEATS CSV [seal]</pre>
  */
 public final class DrainCapacity {
   public static void main(String[] args) throws Exception {
@@ -35,7 +40,9 @@ public final class DrainCapacity {
     int events = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
     int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     Path csv = args.length > 3 ? Paths.get(args[3]) : null;
+    boolean sealed = args.length > 4 && args[4].equals("seal");
     Files.createDirectories(dir);
+    SealingKey key = sealed ? SealingKey.create(dir.resolve("seal-key")) : null;
     RealisticCreateEvent event = new RealisticCreateEvent();
     PrintWriter out = csv == null ? null : new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
     String header = "repeat,kind,events,bytes,written_s,fsynced_s,written_mb_per_s,fsynced_mb_per_s,events_per_s";
@@ -43,10 +50,17 @@ public final class DrainCapacity {
     if (out != null) {
       out.println(header);
     }
-    drain(dir, event, 50_000); // warm the JIT on a small queue first; not reported
+    drain(dir, event, 50_000, null); // warm the JIT on a small queue first; not reported
+    if (key != null) {
+      drain(dir, event, 50_000, key);
+    }
     for (int r = 1; r <= repeats; r++) {
-      long[] d = drain(dir, event, events);
+      long[] d = drain(dir, event, events, null);
       row(out, r, "nnaudit", events, d[0], d[1], d[2]);
+      if (key != null) {
+        long[] s = drain(dir, event, events, key);
+        row(out, r, "nnaudit-sealed", events, s[0], s[1], s[2]);
+      }
       long[] raw = raw(dir, d[0]);
       row(out, r, "raw", 0, raw[0], raw[1], raw[2]);
     }
@@ -67,18 +81,26 @@ public final class DrainCapacity {
     }
   }
 
-  /** Returns {bytes, ns to written, ns to fsynced}. */
-  private static long[] drain(Path dir, RealisticCreateEvent event, int events) throws Exception {
+  /** Returns {bytes, ns to written, ns to fsynced}. {@code key}: the key to seal with, or null not to seal. */
+  private static long[] drain(Path dir, RealisticCreateEvent event, int events, SealingKey key) throws Exception {
     Path file = dir.resolve("drain.log");
     Files.deleteIfExists(file);
+    SealingKey.deleteDigest(file);
     Configuration conf = new Configuration(false);
     conf.setBoolean("hadoop.caller.context.enabled", true);
     conf.set("nnaudit.file.path", file.toString());
     conf.set("nnaudit.file.max.size", "1t");
     conf.setInt("nnaudit.queue.capacity", events);
-    conf.set("nnaudit.sink", HeldFileSink.class.getName());
+    conf.setLong("nnaudit.queue.capacity.bytes", Long.MAX_VALUE / 4); // the whole queue, whatever its bytes
+    // The filling thread is no RPC handler: under the default ack policy (write) it would lead the first write
+    // itself and wait on the held sink for ever. The writer thread drains, as for handlers once they queue.
+    conf.set("nnaudit.ack.policy", "queue");
+    if (key != null) {
+      key.enable(conf);
+    }
     HeldFileSink.hold();
-    QueuedAuditLogger logger = new QueuedAuditLogger();
+    // The held sink given as a factory (nnaudit.sink would have to be "file" for sealing to be allowed).
+    QueuedAuditLogger logger = new QueuedAuditLogger(SinkFactory.of("held-file", HeldFileSink::new));
     logger.initialize(conf);
     for (int i = 0; i < events; i++) {
       event.logTo(logger);
@@ -100,6 +122,15 @@ public final class DrainCapacity {
     long fsynced = System.nanoTime() - start;
     logger.pipeline().close(60_000);
     long bytes = Files.size(file);
+    if (key != null) {
+      StringBuilder report = new StringBuilder();
+      int exit = key.verify(file, report);
+      if (exit != 0) {
+        throw new IllegalStateException("the sealed drain did not verify (nnaudit verify exit " + exit + "): "
+            + report);
+      }
+      SealingKey.deleteDigest(file);
+    }
     Files.delete(file);
     return new long[] {bytes, written, fsynced};
   }

@@ -1,7 +1,6 @@
 package io.nnaudit.jmh;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,6 +45,11 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * records of this event in the file are counted against the calls made (warm-up included) minus the drops,
  * and one row is appended to the file named by {@code -Dnnaudit.jmh.verify}: any record lost shows there.
  * Use {@code -prof gc} for bytes allocated per call (all threads, writers included).
+ *
+ * <p>{@code seal}: with {@code -p variant=nnaudit-block -p seal=off,on} one run measures nnaudit's file with
+ * and without sealing side by side. {@code on} seals it (nnaudit.seal.enabled) with an EC P-256 key made at the
+ * trial's setup ({@link SealingKey}), at the default intervals; the check then also runs
+ * {@code nnaudit verify} over the file and fails the trial unless every record is sealed and unchanged.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -61,8 +65,13 @@ public class LoggerThroughputBenchmark {
   @Param("64")
   public int handlers;
 
+  /** off, or on: nnaudit's file sealed with an EC P-256 key at the default intervals (nnaudit variants only). */
+  @Param("off")
+  public String seal;
+
   AuditBackend backend;
   RealisticCreateEvent event;
+  private SealingKey sealingKey;
   private int threads;
   private final List<Producer> producers = new CopyOnWriteArrayList<>();
   private final AtomicBoolean dropsClaimed = new AtomicBoolean();
@@ -74,14 +83,19 @@ public class LoggerThroughputBenchmark {
   private final List<Double> measuredWallRates = new ArrayList<>();
 
   @Setup(Level.Trial)
-  public void open(BenchmarkParams params) throws IOException {
+  public void open(BenchmarkParams params) throws Exception {
     threads = params.getThreads();
     warmupIterations = params.getWarmup().getCount();
     Path dir = Paths.get(System.getProperty("nnaudit.jmh.dir", "target/jmh-files"));
     Files.createDirectories(dir);
     Files.deleteIfExists(dir.resolve(variant + ".log"));
+    SealingKey.deleteDigest(dir.resolve(variant + ".log")); // a new file starts a new chain of seals
+    if (!seal.equals("off") && !seal.equals("on")) {
+      throw new IllegalArgumentException("seal must be off or on, not " + seal);
+    }
+    sealingKey = seal.equals("on") ? SealingKey.create(dir.resolve("seal-key")) : null;
     event = new RealisticCreateEvent();
-    backend = AuditBackend.open(variant, dir, handlers);
+    backend = AuditBackend.open(variant, dir, handlers, sealingKey);
   }
 
   @Setup(Level.Iteration)
@@ -134,11 +148,22 @@ public class LoggerThroughputBenchmark {
     }
     long bytes = Files.size(backend.file);
     long lost = calls - dropped - records;
+    long seals = 0;
+    int verified = -1; // not sealed
+    StringBuilder verifyOut = new StringBuilder();
+    if (sealingKey != null) {
+      seals = SealingKey.sealsIn(backend.file);
+      verified = sealingKey.verify(backend.file, verifyOut);
+    }
     List<Double> rates = new ArrayList<>(measuredWallRates);
     Collections.sort(rates);
     double wallRate = rates.isEmpty() ? 0 : rates.get(rates.size() / 2);
     System.out.printf("%n[check] %s t=%d calls=%d dropped=%d records=%d lost=%d bytes=%d wall_calls_per_s=%.0f"
-        + "%n[check] first record: %s%n", variant, threads, calls, dropped, records, lost, bytes, wallRate, firstRecord);
+        + " seal=%s seals=%d verify=%d%n[check] first record: %s%n", variant, threads, calls, dropped, records, lost,
+        bytes, wallRate, seal, seals, verified, firstRecord);
+    if (sealingKey != null) {
+      System.out.printf("[check] nnaudit verify: %s%n", verifyOut.toString().replace('\n', ' '));
+    }
     String verify = System.getProperty("nnaudit.jmh.verify");
     if (verify != null) {
       Path out = Paths.get(verify);
@@ -146,17 +171,23 @@ public class LoggerThroughputBenchmark {
       try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8,
           StandardOpenOption.CREATE, StandardOpenOption.APPEND))) {
         if (header) {
-          w.println("variant,threads,calls,dropped,records,lost,bytes,wall_calls_per_s_median,wall_calls_per_s_all");
+          w.println("variant,threads,calls,dropped,records,lost,bytes,wall_calls_per_s_median,wall_calls_per_s_all,"
+              + "seal,seals,verify_exit");
         }
         StringBuilder all = new StringBuilder();
         for (double r : measuredWallRates) {
           all.append(all.length() == 0 ? "" : " ").append(Math.round(r));
         }
-        w.printf("%s,%d,%d,%d,%d,%d,%d,%.0f,%s%n", variant, threads, calls, dropped, records, lost, bytes, wallRate,
-            all);
+        w.printf("%s,%d,%d,%d,%d,%d,%d,%.0f,%s,%s,%d,%d%n", variant, threads, calls, dropped, records, lost, bytes,
+            wallRate, all, seal, seals, verified);
       }
     }
     Files.deleteIfExists(backend.file); // gigabytes per trial: keep the disk for the next one
+    SealingKey.deleteDigest(backend.file);
+    if (sealingKey != null && verified != 0) {
+      throw new IllegalStateException("the sealed file did not verify (nnaudit verify exit " + verified + "): "
+          + verifyOut);
+    }
   }
 
   /** Per producer thread: its calls (for the check) and, for one thread per iteration, the drops. */
