@@ -221,6 +221,29 @@ public final class Sealer {
     }
   }
 
+  /**
+   * Before a rotation: the live file's last seal ({@link Seal.Kind#ROTATE}), which also raises the trail's
+   * oldest file to the oldest that the rotation keeps ({@code keep} rotated files, the live file among them once
+   * rotated). It says so before the rotation deletes anything, so that a kill between the deletion and the next
+   * file's first seal leaves no seal that still promises the deleted files. Written even when no record is
+   * unsealed if it raises the oldest file. Under fail-closed throws when it cannot be written (the rotation does
+   * not happen); under fail-open counts the failure and returns.
+   */
+  public void sealForRotation(int keep) throws IOException {
+    long oldest = Math.max(oldestFile, fileNumber - keep + 1);
+    if (segment.bytes() == 0 && pendingFirst == null && oldest == oldestFile) {
+      return;
+    }
+    oldestFile = oldest; // files older than the ones kept may be gone from now on, whatever becomes of this seal
+    try {
+      sealNow(Seal.Kind.ROTATE);
+    } catch (IOException e) {
+      if (failClosed) {
+        throw e;
+      }
+    }
+  }
+
   /** Writes the seal; counts and logs a failure, and throws it (the caller decides what the policy does). */
   private void sealNow(Seal.Kind kind) throws IOException {
     long now = wallClock.getAsLong();
@@ -290,16 +313,12 @@ public final class Sealer {
    * closed and the new file's first seal, chained to the old file's last, is written: OPEN for an empty file,
    * ADOPT for one that already holds {@code size} bytes (someone else's file at the path). The new digest is
    * opened by {@code opener} when that seal is written; if it cannot be, the seal stays owed (see
-   * {@link #seal}) and the digest is opened again with the next one. {@code keptBackups}: when the rotation
-   * deleted the oldest files, how many rotated files it kept (the file just rotated among them), else 0.
+   * {@link #seal}) and the digest is opened again with the next one. The oldest file the trail keeps was
+   * raised, for a rotation, by {@link #sealForRotation}.
    */
-  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener, int keptBackups)
-      throws IOException {
+  public void startFile(Path auditPath, FileChannel newAudit, long size, DigestOpener opener) throws IOException {
     closeDigest();
     digestPath = DigestFile.of(auditPath);
-    if (keptBackups > 0) {
-      oldestFile = Math.max(oldestFile, fileNumber - keptBackups + 1);
-    }
     audit = newAudit;
     digestOpener = opener;
     fileNumber++;

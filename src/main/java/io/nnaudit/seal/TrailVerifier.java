@@ -10,8 +10,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -54,23 +56,35 @@ public final class TrailVerifier {
         String name = p.getFileName().toString();
         if (name.endsWith(DigestFile.SUFFIX) && name.length() > DigestFile.SUFFIX.length()) {
           String audit = name.substring(0, name.length() - DigestFile.SUFFIX.length());
-          bases.add(dir.resolve(audit.replaceFirst("\\.[0-9]+$", "")));
+          // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
+          bases.add(dir.resolve(audit.replaceFirst("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$", "")));
         }
       }
     }
     return new ArrayList<>(bases);
   }
 
-  /** Checks the trail whose live file is {@code live}. */
+  /**
+   * Checks the trail whose live file is {@code live}. A rotation that a kill interrupted is read as finished
+   * (see {@link InterruptedRotation}), as the next start finishes it: files are checked by their seals, wherever
+   * the kill left their names, and the report says so.
+   */
   public VerifyReport verify(Path live) throws IOException {
     VerifyReport r = new VerifyReport(live);
+    InterruptedRotation left = InterruptedRotation.find(live, true);
+    Names names = new Names(live, left.unexpected() == null ? left.finishedNames()
+        : java.util.Collections.<Path, Path>emptyMap());
+    if (!left.renames().isEmpty()) {
+      r.notes.add("a rotation is half done (under way, or the NameNode was killed while rotating): the files are "
+          + "read as it leaves them, as the rotation, or the next start, finishes it: " + left.renames());
+    }
     Chain chain = new Chain();
     List<Path> unsealedHistory = new ArrayList<>();
-    for (int i : indices(live)) {
-      Path f = i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+    for (int i : names.indices()) {
+      Path f = names.file(i);
       Path d = DigestFile.of(f);
-      boolean hasFile = Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS);
-      boolean hasDigest = Files.isRegularFile(d, LinkOption.NOFOLLOW_LINKS);
+      boolean hasFile = names.isFile(f);
+      boolean hasDigest = names.isFile(d);
       if (!hasFile && !hasDigest) {
         continue;
       }
@@ -84,11 +98,24 @@ public final class TrailVerifier {
           unsealedHistory.add(f);
           continue;
         }
+        if (i == 0) {
+          // The live file is started before its first seal opens its digest: a kill in between (or, under
+          // fail-open, a digest that could not be written) leaves it without one. Its records are unsealed, as
+          // a tail after the last seal is; the next start seals them (adopt).
+          long records = countLines(names.at(f));
+          if (Files.size(names.at(f)) > 0) {
+            r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, records + " records in the live file, "
+                + "which has no digest yet (" + d.getFileName() + "): the NameNode stopped before the file's first "
+                + "seal (killed as it started the file?) or could not write it under fail-open; the next seal, or "
+                + "the next start, seals them", records));
+          }
+          continue;
+        }
         r.tampering = new Problem(Problem.Kind.DIGEST_MISSING, f, -1, -1, "it has no digest (" + d.getFileName()
             + "), though the files before it are sealed", -1);
         return r;
       }
-      if (!verifyFile(r, chain, live, f, d, i == 0)) {
+      if (!verifyFile(r, chain, names, f, d, i == 0)) {
         return r;
       }
     }
@@ -101,7 +128,7 @@ public final class TrailVerifier {
       }
       List<Problem> history = new ArrayList<>();
       for (Path f : unsealedHistory) {
-        long records = countLines(f);
+        long records = countLines(names.at(f));
         history.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, records + " records in a file older than the "
             + "first seal (written before sealing was turned on)", records));
       }
@@ -137,27 +164,68 @@ public final class TrailVerifier {
     }
   }
 
-  /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
-  private static List<Integer> indices(Path live) throws IOException {
-    String base = Pattern.quote(live.getFileName().toString());
-    Pattern p = Pattern.compile(base + "(?:\\.([0-9]{1,9}))?(?:" + Pattern.quote(DigestFile.SUFFIX) + ")?");
-    Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
-      for (Path f : ds) {
+  /**
+   * The names of a trail's files, read as if an interrupted rotation were finished: a name maps to the file that
+   * will have it ({@link InterruptedRotation#finishedNames}), every other name to itself.
+   */
+  private static final class Names {
+    final Path live;
+    private final Map<Path, Path> moved;
+
+    Names(Path live, Map<Path, Path> moved) {
+      this.live = live.toAbsolutePath();
+      this.moved = moved;
+    }
+
+    /** The live file (0) or the rotated file {@code i}. */
+    Path file(int i) {
+      return i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+    }
+
+    /** The file that has (or, once the rotation is finished, will have) the name {@code p}; null for none. */
+    Path at(Path p) {
+      Path a = p.toAbsolutePath();
+      return moved.containsKey(a) ? moved.get(a) : a;
+    }
+
+    boolean isFile(Path p) {
+      Path a = at(p);
+      return a != null && Files.isRegularFile(a, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
+    List<Integer> indices() throws IOException {
+      String base = Pattern.quote(live.getFileName().toString());
+      Pattern p = Pattern.compile(base + "(?:\\.([0-9]{1,9}))?(?:" + Pattern.quote(DigestFile.SUFFIX) + ")?");
+      Set<Path> present = new HashSet<>();
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
+        for (Path f : ds) {
+          present.add(live.resolveSibling(f.getFileName().toString()));
+        }
+      }
+      for (Map.Entry<Path, Path> e : moved.entrySet()) {
+        if (e.getValue() == null) {
+          present.remove(e.getKey());
+        } else {
+          present.add(e.getKey());
+        }
+      }
+      Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
+      for (Path f : present) {
         Matcher m = p.matcher(f.getFileName().toString());
         if (m.matches()) {
           found.add(m.group(1) == null ? 0 : Integer.parseInt(m.group(1)));
         }
       }
+      return new ArrayList<>(found);
     }
-    return new ArrayList<>(found);
   }
 
-  private boolean verifyFile(VerifyReport r, Chain chain, Path live, Path f, Path d, boolean isLive)
+  private boolean verifyFile(VerifyReport r, Chain chain, Names names, Path f, Path d, boolean isLive)
       throws IOException {
     List<Seal> seals = new ArrayList<>();
-    List<String> lines = readLines(d);
-    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    List<String> lines = readLines(names.at(d));
+    try (FileChannel ch = FileChannel.open(names.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       long size = ch.size();
       long line = 1; // the line of the audit file at the start of the next range
       for (int k = 0; k < lines.size(); k++) {
@@ -183,7 +251,7 @@ public final class TrailVerifier {
           return false;
         }
         if (!rangeMatches(ch, size, s)) {
-          r.tampering = classify(ch, size, seals, s, f, line, d, live);
+          r.tampering = classify(ch, size, seals, s, f, line, d, names);
           return false;
         }
         seals.add(s);
@@ -281,11 +349,11 @@ public final class TrailVerifier {
    * the line at which the range starts; everything before it verified.
    */
   private Problem classify(FileChannel ch, long size, List<Seal> verified, Seal s, Path f, long line, Path d,
-      Path live) throws IOException {
+      Names names) throws IOException {
     long c = s.from;
-    List<Seal> rest = laterSeals(d, s);
+    List<Seal> rest = laterSeals(names.at(d), s);
     if (s.from == 0) {
-      Problem moved = identifyFile(ch, size, f, live);
+      Problem moved = identifyFile(ch, size, f, names);
       if (moved != null) {
         return moved;
       }
@@ -359,13 +427,13 @@ public final class TrailVerifier {
    * The file's first sealed bytes differ: if they are the first sealed range of another file of the trail,
    * the files were swapped or renamed.
    */
-  private Problem identifyFile(FileChannel ch, long size, Path f, Path live) throws IOException {
-    for (int i : indices(live)) {
-      Path other = i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
-      if (other.equals(f)) {
+  private Problem identifyFile(FileChannel ch, long size, Path f, Names names) throws IOException {
+    for (int i : names.indices()) {
+      Path other = names.file(i);
+      if (other.equals(f.toAbsolutePath())) {
         continue;
       }
-      Seal firstRange = firstNonEmptySeal(DigestFile.of(other));
+      Seal firstRange = firstNonEmptySeal(names.at(DigestFile.of(other)));
       if (firstRange != null && firstRange.to <= size && matches(digestOf(ch, 0, firstRange.to), firstRange)) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records sealed for "
             + other.getFileName() + " (file " + firstRange.file + " of the trail): files were renamed or swapped",
@@ -376,7 +444,7 @@ public final class TrailVerifier {
   }
 
   private static Seal firstNonEmptySeal(Path digest) throws IOException {
-    if (!Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
+    if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
     for (String line : readLines(digest)) {

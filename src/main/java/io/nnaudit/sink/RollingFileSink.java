@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.InterruptedRotation;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.Sealer;
 import io.nnaudit.ship.SpoolGuard;
@@ -33,6 +34,9 @@ import io.nnaudit.ship.SpoolGuard;
  * <ul>
  * <li>Rotation happens before a write, never inside one, so a chunk is never split between two files, and the
  * fsync that follows a write covers the file that holds its records.</li>
+ * <li>A rotation that a kill or a power cut interrupts is finished at the next start, before the live file is
+ * opened ({@link InterruptedRotation}): no file stays under a temporary name, every backup gets its index back
+ * and every digest its file.</li>
  * <li>A rotation that fails (the live file made append-only or immutable with chattr, say, cannot be renamed)
  * deletes, shifts and loses nothing: see {@link #rotate}. The sink keeps appending to the live file, logs a WARN,
  * counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.</li>
@@ -126,6 +130,7 @@ public class RollingFileSink implements AuditSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
+      finishInterruptedRotation();
       switchTo(opener.open());
       if (sealer != null) {
         resumeSealing();
@@ -138,6 +143,30 @@ public class RollingFileSink implements AuditSink {
       throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
           + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
           + AuditFileOpener.describe(e) + ")", e);
+    }
+  }
+
+  /**
+   * At start-up, before the live file is opened: finishes a rotation that a kill or a power cut interrupted
+   * ({@link InterruptedRotation}), so that no record is left under a temporary name, every backup has its index
+   * and every digest is beside its file; the files the rotation had set aside to delete are deleted.
+   */
+  private void finishInterruptedRotation() throws IOException {
+    InterruptedRotation left = InterruptedRotation.find(path, sealer != null);
+    if (left.unexpected() != null) {
+      LOG.error("nnaudit: {}; leaving them as they are", left.unexpected());
+      return;
+    }
+    for (InterruptedRotation.Rename r : left.renames()) {
+      Files.move(r.from, r.to);
+    }
+    if (!left.renames().isEmpty()) {
+      LOG.warn("nnaudit: finished a rotation of {} that was interrupted (the process was killed while rotating): "
+          + "{}", path, left.renames());
+    }
+    for (Path e : left.expired()) {
+      Files.deleteIfExists(e);
+      LOG.info("nnaudit: deleted {}, which an interrupted rotation had set aside to delete", e.getFileName());
     }
   }
 
@@ -168,13 +197,10 @@ public class RollingFileSink implements AuditSink {
     }
   }
 
-  /**
-   * The sink has switched to a new file at the path: its first seal chains it to the file before.
-   * {@code keptBackups}: when a rotation deleted the oldest files, the rotated files it kept; else 0.
-   */
-  private void startSealing(int keptBackups) throws IOException {
+  /** The sink has switched to a new file at the path: its first seal chains it to the file before. */
+  private void startSealing() throws IOException {
     if (sealer != null) {
-      sealer.startFile(path, channel, size, () -> digestOpener.open().channel, keptBackups);
+      sealer.startFile(path, channel, size, () -> digestOpener.open().channel);
     }
   }
 
@@ -345,7 +371,7 @@ public class RollingFileSink implements AuditSink {
       moveDigestAside();
     }
     switchTo(next);
-    startSealing(0);
+    startSealing();
   }
 
   /**
@@ -439,12 +465,13 @@ public class RollingFileSink implements AuditSink {
    */
   void rotate() throws IOException {
     String stamp = Long.toString(System.currentTimeMillis());
-    Path staged = sibling(".rotating-" + stamp);
+    Path staged = InterruptedRotation.staged(path, stamp);
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
     if (sealer != null) {
-      sealer.seal(Seal.Kind.ROTATE); // the file's last seal; under fail-closed a failure stops the rotation here
+      // the file's last seal, saying which files the rotation keeps; under fail-closed a failure stops it here
+      sealer.sealForRotation(retention.keep);
     }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again
@@ -455,7 +482,7 @@ public class RollingFileSink implements AuditSink {
       renames.moveDigest(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
-        Path aside = sibling("." + i + ".expired-" + stamp);
+        Path aside = InterruptedRotation.expired(path, i, stamp);
         if (a != null) {
           renames.move(backup(i), aside);
           expired.add(new Expired(aside, a.fileKey(),
@@ -483,7 +510,7 @@ public class RollingFileSink implements AuditSink {
       }
     }
     switchTo(next);
-    startSealing(expired.isEmpty() ? 0 : retention.keep);
+    startSealing();
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
         spool.countLoss(e.fileKey, e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
@@ -630,10 +657,6 @@ public class RollingFileSink implements AuditSink {
         }
       }
     }
-  }
-
-  private Path sibling(String suffix) {
-    return path.resolveSibling(path.getFileName() + suffix);
   }
 
   private Path backup(int i) {
