@@ -56,6 +56,13 @@ class SettingsEqualityTest {
     m.put(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, "50");
     m.put(NnauditConfigKeys.KAFKA_RETRY_BACKOFF_MS_KEY, "200");
     m.put(NnauditConfigKeys.KAFKA_STOP_TIMEOUT_MS_KEY, "1000");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, dir.resolve("other-seal.p12").toString());
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_TYPE_KEY, "JCEKS");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, "other-store-pw");
+    m.put(NnauditConfigKeys.SEAL_KEY_ALIAS_KEY, "other-seal");
+    m.put(NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY, "other-key-pw");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, "500");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, "2000");
     return m;
   }
 
@@ -74,12 +81,14 @@ class SettingsEqualityTest {
 
   /**
    * key -> default, as documented, less the two keys that turn shipping on: each alone is refused (both are
-   * required), and shipping needs the nnaudit-kafka jar; the Kafka module's tests change them.
+   * required), and shipping needs the nnaudit-kafka jar; the Kafka module's tests change them. Less the key that
+   * turns sealing on, too, which needs a real keystore: the sealing tests change it (SealConfigTest).
    */
   private static Map<String, String> documented() {
     Map<String, String> m = DocumentedKeys.defaults();
     m.remove(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY);
     m.remove(NnauditConfigKeys.KAFKA_TOPIC_KEY);
+    m.remove(NnauditConfigKeys.SEAL_ENABLED_KEY);
     return m;
   }
 

@@ -188,6 +188,7 @@ public final class NnauditConfigKeys {
 
   /** The keystore's password, read through hadoop.security.credential.provider.path. */
   public static final String SEAL_KEYSTORE_PASSWORD_KEY = PREFIX + "seal.keystore.password";
+  public static final String SEAL_KEYSTORE_PASSWORD_DEFAULT = "";
 
   /** The alias of the sealing key in the keystore. */
   public static final String SEAL_KEY_ALIAS_KEY = PREFIX + "seal.key.alias";
@@ -195,6 +196,7 @@ public final class NnauditConfigKeys {
 
   /** The key's own password, read through the CredentialProvider; unset means the keystore's password. */
   public static final String SEAL_KEY_PASSWORD_KEY = PREFIX + "seal.key.password";
+  public static final String SEAL_KEY_PASSWORD_DEFAULT = "";
 
   /** A seal is written once this many records are unsealed (and at every rotation and close). */
   public static final String SEAL_INTERVAL_RECORDS_KEY = PREFIX + "seal.interval.records";
