@@ -102,12 +102,13 @@ public final class Sealer {
    * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). Throws
    * IOException when the file cannot be read, or under fail-closed when that first seal cannot be written.
    */
-  public void resume(Path auditPath, FileChannel auditChannel, long size, FileChannel digestChannel,
+  public void resume(Path auditPath, FileChannel auditChannel, long size, DigestOpener opener,
       Seal newestBackupSeal) throws IOException {
     this.audit = auditChannel;
-    this.digest = digestChannel;
+    this.digestOpener = opener;
+    this.digest = opener.open();
     this.digestPath = DigestFile.of(auditPath);
-    this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digestChannel);
+    this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
     Seal last;
     try {
       last = DigestFile.lastCompleteSeal(digestPath);
@@ -249,15 +250,17 @@ public final class Sealer {
     long now = wallClock.getAsLong();
     Seal s;
     try {
-      if (durable && segment.bytes() > 0) {
-        audit.force(false); // the bytes before the seal that vouches for them
+      // the bytes before the seal that vouches for them; a file whose channel an interrupt closed and that was
+      // moved away meanwhile (the sink's reopen) cannot be fsynced any more: its last seal is written all the same
+      if (durable && segment.bytes() > 0 && audit.isOpen()) {
+        audit.force(false);
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
       s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart, segmentStart + segment.bytes(),
           segment.records(), segment.lineSum(), segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
-      if (digest == null) {
+      if (digest == null || !digest.isOpen()) { // not yet opened, or closed by an interrupt of a write
         digest = digestOpener.open();
-        digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
+        digestSize = DigestFile.dropUnfinishedLine(digestPath, digest); // a seal cut short there
       }
       writeLine(s.line());
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
@@ -300,6 +303,14 @@ public final class Sealer {
     if (durable) {
       digest.force(false);
     }
+  }
+
+  /**
+   * The sink opened its file again after an interrupt closed the channel in the middle of a write (the same file:
+   * see {@code RollingFileSink}): the fsync before a seal goes through the new channel.
+   */
+  public void auditReopened(FileChannel newAudit) {
+    audit = newAudit;
   }
 
   /** Opens the digest file of the live audit file (creating it), refusing links and FIFOs as the sink does. */

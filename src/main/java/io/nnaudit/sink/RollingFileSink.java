@@ -175,14 +175,13 @@ public class RollingFileSink implements AuditSink {
    * file has none (see {@link Sealer#resume}).
    */
   private void resumeSealing() throws IOException {
-    FileChannel digest = digestOpener.open().channel;
     Seal newestBackup = null;
     List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Math.max(maxBackups,
         spool == null ? 0 : spool.maxHeldBackups()));
     if (!backups.isEmpty()) {
       newestBackup = lastSealOf(DigestFile.of(backups.get(0).path));
     }
-    sealer.resume(path, channel, size, digest, newestBackup);
+    sealer.resume(path, channel, size, () -> digestOpener.open().channel, newestBackup);
   }
 
   private static Seal lastSealOf(Path digest) {
@@ -251,7 +250,7 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void write(ByteBuffer chunk) throws IOException {
     if (channel == null || !channel.isOpen()) {
-      switchTo(opener.open());
+      reopen();
     }
     long now = clock.getAsLong();
     if (now - lastReplacementCheck >= REPLACEMENT_CHECK_INTERVAL_MS) {
@@ -281,6 +280,31 @@ public class RollingFileSink implements AuditSink {
       ByteBuffer written = chunk.duplicate();
       written.position(start);
       sealer.written(written);
+    }
+  }
+
+  /**
+   * The channel was closed under a write or an fsync (an interrupt of the writing thread: ClosedByInterruptException),
+   * or after a write that could not be undone: opens the file at the path again. With sealing the sealer goes on
+   * through the new channel when it is the same file; a different file there (ours was moved meanwhile) is taken
+   * up as {@link #followIfReplaced} does: our file's last seal, its digest set aside, the new file's first seal.
+   */
+  private void reopen() throws IOException {
+    Object before = fileKey;
+    AuditFileOpener.OpenFile next = opener.open();
+    boolean sameFile = before == null || Objects.equals(before, next.fileKey);
+    if (sealer != null && !sameFile) {
+      sealer.seal(Seal.Kind.MOVED);
+      sealer.closeDigest();
+      moveDigestAside();
+    }
+    switchTo(next);
+    if (sealer != null) {
+      if (sameFile) {
+        sealer.auditReopened(channel);
+      } else {
+        startSealing();
+      }
     }
   }
 
