@@ -60,6 +60,7 @@ class MiniClusterSealTest {
     conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 7);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger;
+    String anchor;
     try {
       logger = MiniClusterSupport.ourLogger(cluster);
       FileSystem fs = cluster.getFileSystem();
@@ -84,6 +85,7 @@ class MiniClusterSealTest {
       assertTrue(bean.get("SealsWritten").asLong() > 0, bean.toString());
       assertEquals(0, bean.get("SealFailures").asLong(), bean.toString());
       assertTrue(bean.get("MillisSinceLastSeal").asLong() >= 0, bean.toString());
+      anchor = bean.get("tag.LatestSealHash").asText(); // what an operator records off the host
     } finally {
       cluster.shutdown();
     }
@@ -102,6 +104,11 @@ class MiniClusterSealTest {
     assertEquals(BACKUPS + 1, files, "the live file and the backups kept: " + out);
     assertEquals(recordsInTrail(audit), records, "every record in the files is sealed: " + out);
     assertTrue(closeSealInABackup(audit), "the re-initialize's closing seal is in the verified trail");
+
+    // The hash /jmx showed anchors the chain: the trail holds that seal; one it never held is a change.
+    assertEquals(0, verify(ec, "--anchor", anchor, auditDir.toString()));
+    String notOurs = anchor.substring(1) + (anchor.charAt(0) == '0' ? '1' : '0');
+    assertEquals(1, verify(ec, "--anchor", notOurs, auditDir.toString()), "a seal the trail does not hold");
   }
 
   /** Creates, renames, lists, changes and deletes: each call a record (about 200 bytes). */
@@ -158,6 +165,19 @@ class MiniClusterSealTest {
     assertFalse(cp.isEmpty() || cp.contains(File.pathSeparator), "one entry, nnaudit's classes: " + cp);
     assertTrue(new File(cp, "io/nnaudit/seal/VerifyCommand.class").isFile(), cp);
     return cp;
+  }
+
+  private static int verify(SealKeys.KeyFiles key, String... args) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    String[] argv = new String[args.length + 3];
+    argv[0] = "verify";
+    argv[1] = "--cert";
+    argv[2] = key.certificate.toString();
+    System.arraycopy(args, 0, argv, 3, args.length);
+    java.io.PrintStream p = new java.io.PrintStream(out, true);
+    int code = io.nnaudit.seal.VerifyCommand.run(argv, p, p, null);
+    System.out.println("VERIFY " + String.join(" ", args) + " (exit " + code + "):\n" + out);
+    return code;
   }
 
   /** Whether a rotated file's digest holds a seal of kind close: one written when the pipeline was replaced. */
