@@ -23,6 +23,8 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
+import io.nnaudit.seal.TrailVerifier;
+import io.nnaudit.seal.VerifyReport;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -38,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code java -cp <nnaudit's classes> io.nnaudit.seal.VerifyCommand verify --cert CERT DIR} in a JVM of its own
  * that has nothing else on its classpath: every record in the files is sealed and the chain holds across the
  * rotations, the deletions and the re-initialize. Before the stop, /jmx shows the seals written and the hash
- * of the latest seal, which is the last seal in the live digest.
+ * of the latest seal, which is the last seal in the live digest, and the trail of the running NameNode is sealed
+ * to its end within nnaudit.seal.interval.ms of its last record.
  */
 class MiniClusterSealTest {
   @TempDir
@@ -58,6 +61,7 @@ class MiniClusterSealTest {
     conf.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "4k");
     conf.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, BACKUPS);
     conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 7);
+    conf.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 500);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger;
     String anchor;
@@ -80,6 +84,11 @@ class MiniClusterSealTest {
       assertTrue(Files.exists(auditDir.resolve("nnaudit-audit.log." + BACKUPS)), "rotated past the backups kept");
       assertFalse(Files.exists(auditDir.resolve("nnaudit-audit.log." + (BACKUPS + 1))));
       assertFalse(Files.exists(auditDir.resolve("nnaudit-audit.log." + (BACKUPS + 1) + ".seals")));
+
+      // With nothing more to write, the interval in time seals the last records while the NameNode runs.
+      TrailVerifier verifier = new TrailVerifier(ec.checkingKey(), null);
+      awaitTrue("the running NameNode's trail to be sealed to its end", 10_000, 100,
+          () -> verifyNow(verifier, audit).exitCode() == VerifyReport.VERIFIED);
 
       JsonNode bean = sealMetricsInJmx(cluster, logger, audit);
       assertTrue(bean.get("SealsWritten").asLong() > 0, bean.toString());
@@ -165,6 +174,16 @@ class MiniClusterSealTest {
     assertFalse(cp.isEmpty() || cp.contains(File.pathSeparator), "one entry, nnaudit's classes: " + cp);
     assertTrue(new File(cp, "io/nnaudit/seal/VerifyCommand.class").isFile(), cp);
     return cp;
+  }
+
+  private static VerifyReport verifyNow(TrailVerifier verifier, File audit) {
+    try {
+      VerifyReport r = verifier.verify(audit.toPath());
+      assertEquals(null, r.tampering(), String.join("\n", r.lines()));
+      return r;
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static int verify(SealKeys.KeyFiles key, String... args) {
