@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * sealed offset, or a few records earlier or later) and compares what lies between with what the seals say
  * was there: the same length and the same records in another order is a reordering; the same length
  * otherwise, a modification; more records, an insertion; fewer, a deletion; a file that ends inside its sealed
- * ranges, a truncation. Stateless apart from its key and anchor; one trail per call.
+ * ranges, a truncation. Stateless apart from its keys and anchor; one trail per call.
  */
 public final class TrailVerifier {
   /** How many records around the sealed count verify tries when it looks for where the next range starts. */
@@ -39,12 +39,24 @@ public final class TrailVerifier {
   /** How many sealed ranges past a changed one verify looks at for the next that is intact. */
   private static final int LOOK_AHEAD = 3;
 
-  private final SealKey key;
+  /** The keys that may have signed the trail's seals: more than one when the sealing key was changed. */
+  private final List<SealKey> keys;
   private final String anchor;
 
   /** Checks signatures with {@code key}; {@code anchor}, when not null, is a seal hash the trail must hold. */
   public TrailVerifier(SealKey key, String anchor) {
-    this.key = key;
+    this(java.util.Collections.singletonList(key), anchor);
+  }
+
+  /**
+   * Checks each seal's signature with the one of {@code keys} that it names (its key id): a trail sealed with a
+   * key, then with another after the key was changed, verifies with both.
+   */
+  public TrailVerifier(List<SealKey> keys, String anchor) {
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("no key to check seals with");
+    }
+    this.keys = new ArrayList<>(keys);
     this.anchor = anchor;
   }
 
@@ -287,10 +299,20 @@ public final class TrailVerifier {
 
   /** Signature and place in the chain of {@code s}, the next seal of file {@code f}; null when both are right. */
   private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine) {
-    if (!s.keyId.equals(key.keyId()) || !s.algorithm.equals(key.algorithm())) {
+    SealKey key = null;
+    for (SealKey k : keys) {
+      if (s.keyId.equals(k.keyId()) && s.algorithm.equals(k.algorithm())) {
+        key = k;
+      }
+    }
+    if (key == null) {
+      StringBuilder given = new StringBuilder();
+      for (SealKey k : keys) {
+        given.append(given.length() == 0 ? "" : ", ").append(k.keyId()).append(" (").append(k.algorithm()).append(')');
+      }
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " is signed by key "
-          + s.keyId + " (" + s.algorithm + "), not by the given key " + key.keyId() + " (" + key.algorithm() + ")",
-          -1);
+          + s.keyId + " (" + s.algorithm + "), not by " + (keys.size() == 1 ? "the given key " : "any given key: ")
+          + given + (keys.size() == 1 ? " (if the sealing key was changed, give each key's certificate)" : ""), -1);
     }
     if (!s.signatureValid(key)) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " does not match its "

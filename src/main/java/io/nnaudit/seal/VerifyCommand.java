@@ -18,22 +18,25 @@ import javax.crypto.SecretKey;
  * cluster, nothing of Hadoop).
  *
  * <pre>
- * nnaudit verify --cert audit.crt [--anchor SEAL_HASH] PATH...
+ * nnaudit verify --cert audit.crt [--cert earlier.crt ...] [--anchor SEAL_HASH] PATH...
  * nnaudit verify --keystore seal.jceks [--storetype JCEKS] [--alias nnaudit-seal] PATH...   (HmacSHA256)
  * </pre>
  * PATH is a directory (every trail in it: each audit file with a digest beside it) or an audit file. Prints,
  * per trail, {@code verified: N files, M records, from T1 to T2}, or the first change found with its file,
  * byte offset, line and kind, and any unsealed records. Exits 0 when everything verified, 1 when a trail was
- * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. The HMAC
+ * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. {@code --cert} is
+ * given once for each key that signed seals of the trail (the sealing key was changed). The HMAC
  * keystore's password is read from the environment variable {@code NNAUDIT_KEYSTORE_PASSWORD}.
  */
 public final class VerifyCommand {
   public static final int USAGE = 3;
   static final String PASSWORD_ENV = "NNAUDIT_KEYSTORE_PASSWORD";
-  private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--anchor SEAL_HASH] PATH...\n"
+  private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--cert CERT...] [--anchor SEAL_HASH] "
+      + "PATH...\n"
       + "       nnaudit verify --keystore KEYSTORE [--storetype PKCS12|JKS|JCEKS] [--alias ALIAS] PATH...\n"
       + "  PATH: a directory holding audit files and their .seals digests, or an audit file.\n"
-      + "  --cert: the X.509 certificate (PEM or DER) of the key that signs the seals.\n"
+      + "  --cert: the X.509 certificate (PEM or DER) of the key that signs the seals; once for each key the trail's "
+      + "seals were signed with, when the key was changed.\n"
       + "  --keystore: for HmacSHA256 seals, the keystore with the secret key; its password is read from "
       + PASSWORD_ENV + ".\n"
       + "  --anchor: a seal hash recorded off the host (the LatestSealHash metric): the trail must hold it.\n"
@@ -52,7 +55,7 @@ public final class VerifyCommand {
     if (!argv.isEmpty() && argv.get(0).equals("verify")) {
       argv.remove(0);
     }
-    String cert = null;
+    List<String> certs = new ArrayList<>();
     String keystore = null;
     String storetype = "PKCS12";
     String alias = "nnaudit-seal";
@@ -72,7 +75,7 @@ public final class VerifyCommand {
         String v = argv.get(++i);
         switch (a) {
           case "--cert":
-            cert = v;
+            certs.add(v);
             break;
           case "--keystore":
             keystore = v;
@@ -94,19 +97,23 @@ public final class VerifyCommand {
         paths.add(Paths.get(a));
       }
     }
-    if (paths.isEmpty() || (cert == null) == (keystore == null)) {
+    if (paths.isEmpty() || certs.isEmpty() == (keystore == null)) {
       err.println("nnaudit verify: give one of --cert or --keystore, and at least one PATH\n" + USAGE_TEXT);
       return USAGE;
     }
-    SealKey key;
+    List<SealKey> keys = new ArrayList<>();
     try {
-      key = cert != null ? certificateKey(Paths.get(cert)) : secretKey(Paths.get(keystore), storetype, alias,
-          hmacPassword);
+      for (String cert : certs) {
+        keys.add(certificateKey(Paths.get(cert)));
+      }
+      if (keystore != null) {
+        keys.add(secretKey(Paths.get(keystore), storetype, alias, hmacPassword));
+      }
     } catch (Exception e) {
       err.println("nnaudit verify: cannot read the key: " + e.getMessage());
       return USAGE;
     }
-    TrailVerifier verifier = new TrailVerifier(key, anchor);
+    TrailVerifier verifier = new TrailVerifier(keys, anchor);
     int tampered = 0;
     int unsealed = 0;
     int verified = 0;
