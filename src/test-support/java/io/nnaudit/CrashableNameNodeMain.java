@@ -8,8 +8,10 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
- * Run in a separate JVM by {@link CrashTest}: a NameNode with nnaudit at a given durability that serves RPC
- * until it is killed with SIGKILL. Arguments: baseDir auditFile durability ackPolicy. Prints {@code READY port=N}.
+ * Run in a separate JVM by {@link CrashTest} and {@link SealedCrashTest}: a NameNode with nnaudit at a given
+ * durability that serves RPC until it is killed with SIGKILL (or stopped with SIGTERM). Arguments: baseDir
+ * auditFile durability ackPolicy [key=value ...], each {@code key=value} one more setting (the sealing keys, say).
+ * Prints {@code READY port=N}.
  */
 public final class CrashableNameNodeMain {
   private CrashableNameNodeMain() {
@@ -21,6 +23,13 @@ public final class CrashableNameNodeMain {
     conf.set(NnauditConfigKeys.DURABILITY_KEY, args[2]);
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, args[3]);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 16);
+    for (int i = 4; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("not key=value: " + args[i]);
+      }
+      conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     System.out.println("READY port=" + cluster.getNameNodePort());
     System.out.flush();

@@ -86,8 +86,17 @@ final class KeystoreKeys {
       throw ConfigError.invalid(SEAL_KEYSTORE_TYPE_KEY, type, "a keystore type this Java knows: PKCS12, JKS or "
           + "JCEKS", e);
     }
-    try (InputStream in = Files.newInputStream(Paths.get(path))) {
-      ks.load(in, password);
+    InputStream in;
+    try {
+      in = Files.newInputStream(Paths.get(path));
+    } catch (IOException | RuntimeException e) { // not there, not readable, not a file: the path is wrong
+      throw ConfigError.invalid(SEAL_KEYSTORE_PATH_KEY, path, "a " + type + " keystore the NameNode user can read ("
+          + e + ")", e);
+    }
+    // Only what load says tells a wrong password from a file that is no keystore; the path, which an error
+    // message may repeat, does not (a directory may well be named "passwords").
+    try (InputStream keystore = in) {
+      ks.load(keystore, password);
     } catch (IOException e) {
       if (e.getCause() instanceof UnrecoverableKeyException || String.valueOf(e.getMessage()).contains("password")) {
         throw ConfigError.invalid(SEAL_KEYSTORE_PASSWORD_KEY, "(hidden)", "the password of the keystore " + path

@@ -42,7 +42,7 @@ public final class SealSettings {
    * {@link IllegalArgumentException} naming the key, the value and what is allowed.
    */
   public static SealSettings fromConf(Configuration conf) {
-    String enabled = conf.getTrimmed(SEAL_ENABLED_KEY, String.valueOf(SEAL_ENABLED_DEFAULT));
+    String enabled = trimmedOrDefault(conf, SEAL_ENABLED_KEY, String.valueOf(SEAL_ENABLED_DEFAULT));
     if (!"true".equalsIgnoreCase(enabled) && !"false".equalsIgnoreCase(enabled)) {
       throw ConfigError.invalid(SEAL_ENABLED_KEY, enabled, "true or false");
     }
@@ -52,13 +52,13 @@ public final class SealSettings {
     long records = longInRange(conf, SEAL_INTERVAL_RECORDS_KEY, SEAL_INTERVAL_RECORDS_DEFAULT, 1, 1_000_000_000L,
         "records");
     long ms = longInRange(conf, SEAL_INTERVAL_MS_KEY, SEAL_INTERVAL_MS_DEFAULT, 1, 86_400_000L, "milliseconds");
-    String path = conf.getTrimmed(SEAL_KEYSTORE_PATH_KEY, SEAL_KEYSTORE_PATH_DEFAULT);
+    String path = trimmedOrDefault(conf, SEAL_KEYSTORE_PATH_KEY, SEAL_KEYSTORE_PATH_DEFAULT);
     if (path.isEmpty()) {
       throw ConfigError.invalid(SEAL_KEYSTORE_PATH_KEY, path, "the path of the keystore holding the sealing key, "
           + "when " + SEAL_ENABLED_KEY + " is true");
     }
-    String type = conf.getTrimmed(SEAL_KEYSTORE_TYPE_KEY, SEAL_KEYSTORE_TYPE_DEFAULT);
-    String alias = conf.getTrimmed(SEAL_KEY_ALIAS_KEY, SEAL_KEY_ALIAS_DEFAULT);
+    String type = trimmedOrDefault(conf, SEAL_KEYSTORE_TYPE_KEY, SEAL_KEYSTORE_TYPE_DEFAULT);
+    String alias = trimmedOrDefault(conf, SEAL_KEY_ALIAS_KEY, SEAL_KEY_ALIAS_DEFAULT);
     char[] storePassword = password(conf, SEAL_KEYSTORE_PASSWORD_KEY);
     if (storePassword == null) {
       throw ConfigError.invalid(SEAL_KEYSTORE_PASSWORD_KEY, "(unset)", "the password of " + path + ", from a "
@@ -77,6 +77,12 @@ public final class SealSettings {
       throw ConfigError.invalid(key, "(hidden)", "a password that hadoop.security.credential.provider.path can "
           + "read (" + e + ")", e);
     }
+  }
+
+  /** The value of {@code key}, trimmed; an unset or empty key reads as its default, as every nnaudit key does. */
+  private static String trimmedOrDefault(Configuration conf, String key, String dflt) {
+    String raw = conf.getTrimmed(key);
+    return raw == null || raw.isEmpty() ? dflt : raw;
   }
 
   private static long longInRange(Configuration conf, String key, long dflt, long min, long max, String unit) {

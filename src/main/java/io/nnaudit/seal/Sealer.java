@@ -262,8 +262,11 @@ public final class Sealer {
    * the failure and returns, the bytes staying unsealed for the next seal.
    */
   public void seal(Seal.Kind kind) throws IOException {
+    if (segment.bytes() == 0 && pendingFirst == null) {
+      return;
+    }
     try {
-      sealOrThrow(kind);
+      sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
     } catch (IOException e) {
       if (failClosed) {
         throw e;
@@ -271,22 +274,23 @@ public final class Sealer {
     }
   }
 
-  /** As {@link #seal}, but throws a failure whatever the policy: a rotation must not go on without its seal. */
-  public void sealOrThrow(Seal.Kind kind) throws IOException {
-    if (segment.bytes() == 0 && pendingFirst == null) {
+  /**
+   * Before a rotation: the live file's last seal ({@link Seal.Kind#ROTATE}), which also raises the trail's
+   * oldest file to the oldest the rotation keeps: {@code keptFiles} files, the one being rotated and the
+   * {@code keptFiles - 1} before it (0: the rotation deletes nothing). It says so before the rotation deletes
+   * anything, so that a kill between the deletion and the next file's first seal leaves no seal that still
+   * promises the deleted files; it is written even with nothing unsealed when it raises the oldest file.
+   * Throws when it cannot be written, whatever the failure policy: the rotation then does not happen, so that a
+   * rotated file is always sealed to its end.
+   */
+  public void sealForRotation(int keptFiles) throws IOException {
+    long oldest = keptFiles > 0 ? Math.max(oldestFile, fileNumber - keptFiles + 1) : oldestFile;
+    boolean raised = oldest != oldestFile;
+    oldestFile = oldest; // files older than the ones kept may be gone from now on, whatever becomes of this seal
+    if (segment.bytes() == 0 && pendingFirst == null && !raised) {
       return;
     }
-    sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
-  }
-
-  /**
-   * Before a rotation that deletes the oldest files: after it, {@code keptFiles} rotated files are kept, the
-   * file being rotated and the ones before it, so the oldest kept is {@code keptFiles - 1} before this one
-   * ({@link Seal#oldest}). The rotation's own seal says so already, so that no seal ever names a file as kept
-   * that a finished rotation deleted.
-   */
-  public void rotationKeeps(int keptFiles) {
-    oldestFile = Math.max(oldestFile, fileNumber - keptFiles + 1);
+    sealNow(Seal.Kind.ROTATE);
   }
 
   /**
@@ -314,9 +318,9 @@ public final class Sealer {
       s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
           segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
           segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
-      if (digest == null) {
+      if (digest == null || !digest.isOpen()) { // not yet opened, or closed under a failed write
         digest = digestOpener.open();
-        digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
+        digestSize = DigestFile.dropUnfinishedLine(digestPath, digest); // a seal cut short there
       }
       writeLine(s.line());
     } catch (IOException | GeneralSecurityException | RuntimeException e) {

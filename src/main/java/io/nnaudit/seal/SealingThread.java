@@ -159,16 +159,13 @@ public final class SealingThread {
 
   /**
    * The last seal of a file about to be rotated, written whatever the failure policy or the rotation fails:
-   * see {@link Sealer#sealOrThrow} and {@link Sealer#rotationKeeps} ({@code keptFiles} 0: nothing deleted).
+   * see {@link Sealer#sealForRotation} ({@code keptFiles} 0: the rotation deletes nothing).
    */
   public void sealForRotation(int keptFiles) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        if (keptFiles > 0) {
-          s.rotationKeeps(keptFiles);
-        }
-        s.sealOrThrow(Seal.Kind.ROTATE);
+        s.sealForRotation(keptFiles);
       }
     });
   }

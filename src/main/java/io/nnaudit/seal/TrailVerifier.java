@@ -10,8 +10,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -39,6 +41,8 @@ public final class TrailVerifier {
   /** The keys seals may be signed with, by key id (several after a change of key). */
   private final java.util.Map<String, SealKey> keys = new java.util.LinkedHashMap<>();
   private final String anchor;
+  /** The names of the trail being verified (one trail per call; not thread-safe). */
+  private Names names;
 
   /** Checks signatures with {@code key}; {@code anchor}, when not null, is a seal hash the trail must hold. */
   public TrailVerifier(SealKey key, String anchor) {
@@ -61,7 +65,8 @@ public final class TrailVerifier {
         String name = p.getFileName().toString();
         if (name.endsWith(DigestFile.SUFFIX) && name.length() > DigestFile.SUFFIX.length()) {
           String audit = name.substring(0, name.length() - DigestFile.SUFFIX.length());
-          bases.add(dir.resolve(audit.replaceFirst("\\.[0-9]+$", "")));
+          // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
+          bases.add(dir.resolve(audit.replaceFirst("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$", "")));
         }
       }
     }
@@ -71,14 +76,21 @@ public final class TrailVerifier {
   /** Checks the trail whose live file is {@code live}. */
   public VerifyReport verify(Path live) throws IOException {
     VerifyReport r = new VerifyReport(live);
+    InterruptedRotation left = InterruptedRotation.find(live, true);
+    names = new Names(live, left.unexpected() == null ? left.finishedNames()
+        : java.util.Collections.<Path, Path>emptyMap());
+    if (!left.renames().isEmpty()) {
+      r.notes.add("a rotation is half done (under way, or the NameNode was killed while rotating): the files are "
+          + "read as it leaves them, as the rotation, or the next start, finishes it: " + left.renames());
+    }
     Chain chain = new Chain();
-    chain.trail = newestTrail(live);
+    chain.trail = newestTrail();
     List<Path> unsealedHistory = new ArrayList<>();
-    for (int i : indices(live)) {
-      Path f = fileAt(live, i);
+    for (int i : names.indices()) {
+      Path f = names.file(i);
       Path d = DigestFile.of(f);
-      boolean hasFile = Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS);
-      boolean hasDigest = Files.isRegularFile(d, LinkOption.NOFOLLOW_LINKS);
+      boolean hasFile = names.isFile(f);
+      boolean hasDigest = names.isFile(d);
       if (!hasFile && !hasDigest) {
         continue;
       }
@@ -100,7 +112,7 @@ public final class TrailVerifier {
       }
     }
     for (Path f : chain.unsealed) {
-      long records = countLines(f);
+      long records = countLines(names.at(f));
       r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " in a file without "
           + "a digest, newer than the last seal: sealing is off, or its digest was removed", records));
     }
@@ -113,14 +125,14 @@ public final class TrailVerifier {
       }
       List<Problem> history = new ArrayList<>();
       for (Path f : unsealedHistory) {
-        long records = countLines(f);
+        long records = countLines(names.at(f));
         history.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " in a file older "
             + "than the first seal (written before sealing was turned on)", records));
       }
       r.unsealed.addAll(0, history);
     }
     if (chain.first != null && chain.first.file > chain.last.oldest) {
-      r.tampering = new Problem(Problem.Kind.FILE_MISSING, fileAt(live, chain.firstIndex + 1), -1, -1,
+      r.tampering = new Problem(Problem.Kind.FILE_MISSING, names.file(chain.firstIndex + 1), -1, -1,
           "the oldest sealed file here is file "
           + chain.first.file + " of the trail, but the last seal says files from file " + chain.last.oldest
           + " are kept: the oldest rotated file(s) were deleted", -1);
@@ -163,6 +175,63 @@ public final class TrailVerifier {
     }
   }
 
+  /**
+   * The names of a trail's files, read as if an interrupted rotation were finished: a name maps to the file that
+   * will have it ({@link InterruptedRotation#finishedNames}), every other name to itself.
+   */
+  private static final class Names {
+    final Path live;
+    private final Map<Path, Path> moved;
+
+    Names(Path live, Map<Path, Path> moved) {
+      this.live = live.toAbsolutePath();
+      this.moved = moved;
+    }
+
+    /** The live file (0) or the rotated file {@code i}. */
+    Path file(int i) {
+      return i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+    }
+
+    /** The file that has (or, once the rotation is finished, will have) the name {@code p}; null for none. */
+    Path at(Path p) {
+      Path a = p.toAbsolutePath();
+      return moved.containsKey(a) ? moved.get(a) : a;
+    }
+
+    boolean isFile(Path p) {
+      Path a = at(p);
+      return a != null && Files.isRegularFile(a, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
+    List<Integer> indices() throws IOException {
+      String base = Pattern.quote(live.getFileName().toString());
+      Pattern p = Pattern.compile(base + "(?:\\.([0-9]{1,9}))?(?:" + Pattern.quote(DigestFile.SUFFIX) + ")?");
+      Set<Path> present = new HashSet<>();
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
+        for (Path f : ds) {
+          present.add(live.resolveSibling(f.getFileName().toString()));
+        }
+      }
+      for (Map.Entry<Path, Path> e : moved.entrySet()) {
+        if (e.getValue() == null) {
+          present.remove(e.getKey());
+        } else {
+          present.add(e.getKey());
+        }
+      }
+      Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
+      for (Path f : present) {
+        Matcher m = p.matcher(f.getFileName().toString());
+        if (m.matches()) {
+          found.add(m.group(1) == null ? 0 : Integer.parseInt(m.group(1)));
+        }
+      }
+      return new ArrayList<>(found);
+    }
+  }
+
   /** Digests of the trail's files set aside at a start ({@code <digest>.stale-<time>}). */
   private static List<Path> setAside(Path live) throws IOException {
     List<Path> out = new ArrayList<>();
@@ -195,20 +264,16 @@ public final class TrailVerifier {
     return new ArrayList<>(found);
   }
 
-  private static Path fileAt(Path live, int index) {
-    return index == 0 ? live : live.resolveSibling(live.getFileName() + "." + index);
-  }
-
   /**
    * The trail of the newest file's last seal, if its signature holds: a file whose seals name another trail
    * came from elsewhere. Null when there is no such seal (the walk then reports what is wrong where it is).
    */
-  private String newestTrail(Path live) throws IOException {
-    for (int i : reversed(indices(live))) {
-      Path d = DigestFile.of(fileAt(live, i));
-      if (Files.isRegularFile(d, LinkOption.NOFOLLOW_LINKS)) {
+  private String newestTrail() throws IOException {
+    for (int i : reversed(names.indices())) {
+      Path d = DigestFile.of(names.file(i));
+      if (names.isFile(d)) {
         try {
-          Seal s = DigestFile.lastCompleteSeal(d);
+          Seal s = DigestFile.lastCompleteSeal(names.at(d));
           if (s != null) {
             SealKey key = keys.get(s.keyId);
             return key != null && s.signatureValid(key) ? s.trail : null;
@@ -228,12 +293,12 @@ public final class TrailVerifier {
   }
 
   private boolean verifyFile(VerifyReport r, Chain chain, Path live, int index) throws IOException {
-    Path f = fileAt(live, index);
+    Path f = names.file(index);
     Path d = DigestFile.of(f);
     boolean isLive = index == 0;
     List<Seal> seals = new ArrayList<>();
-    List<String> lines = readLines(d);
-    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    List<String> lines = readLines(names.at(d));
+    try (FileChannel ch = FileChannel.open(names.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       long size = ch.size();
       long line = 1; // the line of the audit file at the start of the next range
       for (int k = 0; k < lines.size(); k++) {
@@ -255,7 +320,7 @@ public final class TrailVerifier {
         }
         Problem p = seals.isEmpty() ? unsealedBefore(r, chain, s) : null;
         if (p == null) {
-          p = checkSeal(chain, seals, s, f, d, k + 1, fileAt(live, index + 1));
+          p = checkSeal(chain, seals, s, f, d, k + 1, names.file(index + 1));
         }
         if (p != null) {
           r.tampering = p;
@@ -324,7 +389,7 @@ public final class TrailVerifier {
           + DigestFile.of(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
     }
     for (Path f : chain.unsealed) {
-      long records = countLines(f);
+      long records = countLines(names.at(f));
       r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, count(records, "record") + " written while "
           + "sealing was off", records));
     }
@@ -417,7 +482,7 @@ public final class TrailVerifier {
     }
     List<Seal> ranges = new ArrayList<>();
     ranges.add(s);
-    ranges.addAll(laterSeals(d, s));
+    ranges.addAll(laterSeals(names.at(d), s));
     Seal last = ranges.get(ranges.size() - 1);
     // a rotated file sealed for good; the live file's last seal says rotate when that rotation failed
     boolean closed = !isLive && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED);
@@ -575,12 +640,12 @@ public final class TrailVerifier {
    * the files were swapped or renamed.
    */
   private Problem identifyFile(FileChannel ch, long size, Path f, Path live) throws IOException {
-    for (int i : indices(live)) {
-      Path other = i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+    for (int i : names.indices()) {
+      Path other = names.file(i);
       if (other.equals(f)) {
         continue;
       }
-      Seal firstRange = firstNonEmptySeal(DigestFile.of(other));
+      Seal firstRange = firstNonEmptySeal(names.at(DigestFile.of(other)));
       if (firstRange != null && firstRange.to <= size && matches(digestOf(ch, 0, firstRange.to), firstRange)) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records sealed for "
             + other.getFileName() + " (file " + firstRange.file + " of the trail): files were renamed or swapped",
@@ -591,7 +656,7 @@ public final class TrailVerifier {
   }
 
   private static Seal firstNonEmptySeal(Path digest) throws IOException {
-    if (!Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
+    if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
     for (String line : readLines(digest)) {

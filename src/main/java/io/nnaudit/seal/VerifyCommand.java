@@ -24,7 +24,8 @@ import javax.crypto.SecretKey;
  * PATH is a directory (every trail in it: each audit file with a digest beside it) or an audit file. Prints,
  * per trail, {@code verified: N files, M records, from T1 to T2}, or the first change found with its file,
  * byte offset, line and kind, and any unsealed records. Exits 0 when everything verified, 1 when a trail was
- * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. The HMAC
+ * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. {@code --cert} is
+ * given once for each key that signed seals of the trail (the sealing key was changed). The HMAC
  * keystore's password is read from the environment variable {@code NNAUDIT_KEYSTORE_PASSWORD}.
  */
 public final class VerifyCommand {

@@ -24,6 +24,8 @@ public final class VerifyReport {
   /** Records sealed at a start-up after an earlier run left them unsealed (killed), or adopted unsealed. */
   long sealedLate;
   String lastSealHash;
+  /** What the reader should know about how the trail was read (an interrupted rotation read as finished). */
+  final List<String> notes = new ArrayList<>();
 
   VerifyReport(Path trail) {
     this.trail = trail;
@@ -78,6 +80,9 @@ public final class VerifyReport {
     }
     if (lastSealHash != null) {
       out.add("  last verified seal: " + lastSealHash);
+    }
+    for (String n : notes) {
+      out.add("  note: " + n);
     }
     return out;
   }

@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.InterruptedRotation;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.Sealer;
 import io.nnaudit.seal.SealingThread;
@@ -34,6 +35,9 @@ import io.nnaudit.ship.SpoolGuard;
  * <ul>
  * <li>Rotation happens before a write, never inside one, so a chunk is never split between two files, and the
  * fsync that follows a write covers the file that holds its records.</li>
+ * <li>A rotation that a kill or a power cut interrupts is finished at the next start, before the live file is
+ * opened ({@link InterruptedRotation}): no file stays under a temporary name, every backup gets its index back
+ * and every digest its file.</li>
  * <li>A rotation that fails (the live file made append-only or immutable with chattr, say, cannot be renamed)
  * deletes, shifts and loses nothing: see {@link #rotate}. The sink keeps appending to the live file, logs a WARN,
  * counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.</li>
@@ -130,7 +134,7 @@ public class RollingFileSink implements AuditSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      InterruptedRotation.finish(path);
+      finishInterruptedRotation();
       switchTo(opener.open());
       if (sealer != null) {
         resumeSealing();
@@ -144,6 +148,30 @@ public class RollingFileSink implements AuditSink {
       throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
           + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
           + AuditFileOpener.describe(e) + ")", e);
+    }
+  }
+
+  /**
+   * At start-up, before the live file is opened: finishes a rotation that a kill or a power cut interrupted
+   * ({@link InterruptedRotation}), so that no record is left under a temporary name, every backup has its index
+   * and every digest is beside its file; the files the rotation had set aside to delete are deleted.
+   */
+  private void finishInterruptedRotation() throws IOException {
+    InterruptedRotation left = InterruptedRotation.find(path, sealer != null);
+    if (left.unexpected() != null) {
+      LOG.error("nnaudit: {}; leaving them as they are", left.unexpected());
+      return;
+    }
+    for (InterruptedRotation.Rename r : left.renames()) {
+      Files.move(r.from, r.to);
+    }
+    if (!left.renames().isEmpty()) {
+      LOG.warn("nnaudit: finished a rotation of {} that was interrupted (the process was killed while rotating): "
+          + "{}", path, left.renames());
+    }
+    for (Path e : left.expired()) {
+      Files.deleteIfExists(e);
+      LOG.info("nnaudit: deleted {}, which an interrupted rotation had set aside to delete", e.getFileName());
     }
   }
 
@@ -239,10 +267,7 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void write(ByteBuffer chunk) throws IOException {
     if (channel == null || !channel.isOpen()) {
-      switchTo(opener.open());
-      if (sealing != null) {
-        sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
-      }
+      reopen();
     }
     long now = clock.getAsLong();
     if (now - lastReplacementCheck >= REPLACEMENT_CHECK_INTERVAL_MS) {
@@ -272,6 +297,36 @@ public class RollingFileSink implements AuditSink {
       ByteBuffer written = chunk.duplicate();
       written.position(start);
       sealing.written(written);
+    }
+  }
+
+  /**
+   * The channel was closed under a write or an fsync (an interrupt of the writing thread:
+   * ClosedByInterruptException), or after a write that could not be undone: opens the file at the path again.
+   * With sealing the sealing thread hashes what the same file holds beyond what it hashed; a different file
+   * there (ours was moved meanwhile) is taken up as {@link #followIfReplaced} does: our file's last seal, its
+   * digest set aside, the new file's first seal.
+   */
+  private void reopen() throws IOException {
+    Object before = fileKey;
+    AuditFileOpener.OpenFile next = opener.open();
+    boolean sameFile = before == null || Objects.equals(before, next.fileKey);
+    if (sealing != null && !sameFile) {
+      try {
+        sealing.seal(Seal.Kind.MOVED);
+      } catch (IOException e) {
+        closeQuietly(next.channel);
+        throw e;
+      }
+      moveDigestAside();
+    }
+    switchTo(next);
+    if (sealing != null) {
+      if (sameFile) {
+        sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
+      } else {
+        startSealing();
+      }
     }
   }
 
@@ -452,7 +507,7 @@ public class RollingFileSink implements AuditSink {
    */
   void rotate() throws IOException {
     String stamp = Long.toString(System.currentTimeMillis());
-    Path staged = sibling(".rotating-" + stamp);
+    Path staged = InterruptedRotation.staged(path, stamp);
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
@@ -470,7 +525,7 @@ public class RollingFileSink implements AuditSink {
       renames.moveDigest(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
-        Path aside = sibling("." + i + ".expired-" + stamp);
+        Path aside = InterruptedRotation.expired(path, i, stamp);
         if (a != null) {
           renames.move(backup(i), aside);
           expired.add(new Expired(aside, a.fileKey(),
@@ -655,10 +710,6 @@ public class RollingFileSink implements AuditSink {
         }
       }
     }
-  }
-
-  private Path sibling(String suffix) {
-    return path.resolveSibling(path.getFileName() + suffix);
   }
 
   private Path backup(int i) {

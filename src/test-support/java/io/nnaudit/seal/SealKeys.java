@@ -63,10 +63,28 @@ public final class SealKeys {
 
   /** A 256-bit secret key (HmacSHA256) in a JCEKS keystore. */
   public static KeyFiles hmac(Path dir) throws Exception {
+    Files.createDirectories(dir);
     Path ks = dir.resolve("hmac-seal.jceks");
     keytool("-genseckey", "-alias", ALIAS, "-keyalg", "HmacSHA256", "-keysize", "256", "-keystore", ks.toString(),
         "-storetype", "JCEKS", "-storepass", PASSWORD, "-keypass", PASSWORD);
     return new KeyFiles(ks, "JCEKS", null);
+  }
+
+  /** A DSA key pair: keytool makes one, but a DSA key cannot sign seals. */
+  public static KeyFiles dsa(Path dir) throws Exception {
+    return pair(dir, "dsa", "-keyalg", "DSA", "-keysize", "2048");
+  }
+
+  /**
+   * A keystore holding only the certificate of {@code signer} under the sealing alias (a trusted-certificate
+   * entry, as a verifier's truststore has it): no key that can sign.
+   */
+  public static KeyFiles certificateOnly(Path dir, KeyFiles signer) throws Exception {
+    Files.createDirectories(dir);
+    Path ks = dir.resolve("cert-only-" + System.nanoTime() + ".p12");
+    keytool("-importcert", "-noprompt", "-alias", ALIAS, "-file", signer.certificate.toString(), "-keystore",
+        ks.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD);
+    return new KeyFiles(ks, "PKCS12", signer.certificate);
   }
 
   private static KeyFiles pair(Path dir, String name, String... alg) throws Exception {
@@ -88,11 +106,16 @@ public final class SealKeys {
    * provider file under {@code dir}.
    */
   public static Configuration enable(Configuration conf, KeyFiles key, Path dir) throws Exception {
+    return enable(conf, key, dir, PASSWORD);
+  }
+
+  /** As {@link #enable(Configuration, KeyFiles, Path)}, with {@code password} in the credential provider. */
+  public static Configuration enable(Configuration conf, KeyFiles key, Path dir, String password) throws Exception {
     Path creds = dir.resolve("seal-creds-" + System.nanoTime() + ".jceks");
     String provider = "jceks://file" + creds.toAbsolutePath();
     conf.set(CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH, provider);
     CredentialProvider p = CredentialProviderFactory.getProviders(conf).get(0);
-    p.createCredentialEntry(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, PASSWORD.toCharArray());
+    p.createCredentialEntry(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, password.toCharArray());
     p.flush();
     conf.setBoolean(NnauditConfigKeys.SEAL_ENABLED_KEY, true);
     conf.set(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, key.keystore.toString());

@@ -1,0 +1,118 @@
+package io.nnaudit.seal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import io.nnaudit.NnauditSettings;
+import io.nnaudit.TestFiles;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.sink.RollingFileSink;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An interrupt of the writing thread in the middle of a sealed write closes the channel it was in
+ * (ClosedByInterruptException): the audit file's, in the write of a chunk or the fsync before a seal, or the
+ * digest's, in the write of a seal. The write fails; the next ones, on a thread no longer interrupted, must
+ * work again, seals included, under fail-closed (the default), and the trail must verify. The file sink
+ * already reopened its own file after an interrupt; sealing must not leave it unable to write.
+ */
+class SealInterruptTest {
+  private static final int INTERVAL = 5;
+
+  @TempDir
+  static Path keys;
+  static SealKeys.KeyFiles ec;
+
+  @TempDir
+  Path dir;
+
+  private RollingFileSink sink;
+  private Path live;
+  private int next;
+
+  @BeforeAll
+  static void makeKey() throws Exception {
+    ec = SealKeys.ec(keys);
+  }
+
+  private void open(String durability) throws Exception {
+    live = dir.resolve("audit.log");
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, live.toString());
+    c.set(NnauditConfigKeys.DURABILITY_KEY, durability);
+    c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, INTERVAL);
+    c.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 86_400_000L);
+    SealKeys.enable(c, ec, dir);
+    sink = new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
+  }
+
+  private void write(int records) throws Exception {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < records; i++) {
+      b.append(String.format("allowed=true\tcmd=mkdirs\tsrc=/interrupt/%06d\tproto=rpc%n", next + i));
+    }
+    sink.write(ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
+    next += records;
+  }
+
+  /** A write on an interrupted thread: it fails with the channel closed under it; the flag is then cleared. */
+  private void interruptedWrite() {
+    Thread.currentThread().interrupt();
+    try {
+      assertThrows(ClosedByInterruptException.class, () -> write(2));
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  /** The writes after the interrupt work and are sealed; the trail verifies with every record written. */
+  private void writesGoOnAndTheTrailVerifies(long failedSeals) throws Exception {
+    long seals = sink.sealsWritten();
+    for (int i = 0; i < 6; i++) {
+      write(2);
+    }
+    assertEquals(failedSeals, sink.sealFailures());
+    assertEquals(seals + 2, sink.sealsWritten(), "seals due every " + INTERVAL + " records were written");
+    sink.close();
+    VerifyReport r = new TrailVerifier(ec.checkingKey(), null).verify(live);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), String.join("\n", r.lines()));
+    assertEquals(next, r.records(), String.join("\n", r.lines()));
+    assertEquals(next, TestFiles.lines(live.toFile()).size(), "no record lost or written twice");
+    assertFalse(Thread.currentThread().isInterrupted());
+  }
+
+  @Test
+  void anInterruptInTheWriteOfASealClosesTheDigestWhichIsOpenedAgain() throws Exception {
+    open("none");
+    write(4);
+    write(2); // 6 unsealed: a seal is due before the next write
+    interruptedWrite(); // the seal's write to the digest is interrupted: the digest's channel is closed
+    writesGoOnAndTheTrailVerifies(1);
+  }
+
+  @Test
+  void anInterruptInTheFsyncBeforeASealClosesTheFileWhichTheSealerFollows() throws Exception {
+    open("batch");
+    write(4);
+    write(2);
+    interruptedWrite(); // the fsync of the audit file before the seal is interrupted: the file's channel is closed
+    writesGoOnAndTheTrailVerifies(1);
+  }
+
+  @Test
+  void anInterruptInTheWriteOfRecordsClosesTheFileWhichTheSealerFollows() throws Exception {
+    open("batch");
+    write(2); // no seal due before the next write
+    interruptedWrite(); // the chunk's write is interrupted: the file's channel is closed, the chunk undone
+    writesGoOnAndTheTrailVerifies(0);
+  }
+}
