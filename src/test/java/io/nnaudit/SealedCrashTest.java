@@ -86,7 +86,8 @@ class SealedCrashTest {
     assertEquals(Problem.Kind.UNSEALED_TAIL, tail.kind, killed.output);
     assertTrue(tail.records > 0, "records after the last seal: " + killed.output);
     assertTrue(tail.records < INTERVAL + QUEUE, "at most an interval and one write unsealed: " + killed.output);
-    assertTrue(killed.output.contains(": unsealed tail: " + tail.records + " records after the last seal"),
+    assertTrue(killed.output.contains(": unsealed tail: " + tail.records + (tail.records == 1 ? " record" : " records")
+        + " after the last seal"),
         killed.output);
     assertEquals(lines, report.records() + tail.records, "every complete record is sealed or in the tail");
 
@@ -114,7 +115,7 @@ class SealedCrashTest {
     assertEquals(VerifyReport.VERIFIED, restarted.code, restarted.output);
     long total = completeLines(audit);
     long sealedLate = tail.records + records.partialFiles; // a cut last line is ended, and sealed, at the start
-    assertTrue(restarted.output.startsWith("verified: 1 files, " + total + " records, from "), restarted.output);
+    assertTrue(restarted.output.startsWith("verified: 1 file, " + total + " records, from "), restarted.output);
     assertTrue(restarted.output.contains("(" + sealedLate + " of them sealed at a later start: written after the "
         + "last seal of a run that was killed"), restarted.output);
     assertFalse(restarted.output.contains("UNSEALED"), restarted.output);

@@ -404,7 +404,9 @@ public final class TrailVerifier {
     SealKey key = keys.get(s.keyId);
     if (key == null || !s.algorithm.equals(key.algorithm())) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " is signed by key "
-          + s.keyId + " (" + s.algorithm + "), not by a key given (" + keys.keySet() + ")", -1);
+          + s.keyId + " (" + s.algorithm + "), " + (keys.size() == 1 ? "not by the given key " + keys.keySet()
+          + " (if the sealing key was changed, give each key's certificate)" : "not by any given key "
+          + keys.keySet()), -1);
     }
     if (!s.signatureValid(key)) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " does not match its "

@@ -115,19 +115,6 @@ class SealRecoveryTest {
   }
 
   @Test
-  void aBackupMovedUpWithoutItsDigestGetsItBack() throws Exception {
-    trail();
-    int highest = 1;
-    while (Files.exists(backup(highest + 1))) {
-      highest++;
-    }
-    Files.move(backup(highest), backup(highest + 1)); // killed before its digest followed
-    restartAndClose();
-    VerifyReport r = verify();
-    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
-  }
-
-  @Test
   void aFileCutShortWhileDownIsNotHiddenNorCalledNnauditsOwn() throws Exception {
     trail();
     byte[] b = Files.readAllBytes(live());
