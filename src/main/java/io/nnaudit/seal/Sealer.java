@@ -56,6 +56,8 @@ public final class Sealer {
 
   /** The audit file, read-only, for the fsync before a seal; null when durability is none. */
   private FileChannel audit;
+  /** Where the live audit file is, for opening {@link #audit} again. */
+  private Path fsyncPath;
   /** The live file's digest; null when it is yet to be opened by {@link #digestOpener}. */
   private FileChannel digest;
   private DigestOpener digestOpener;
@@ -81,8 +83,11 @@ public final class Sealer {
   private static final long NEVER = Long.MIN_VALUE;
   /** After a failed seal, the interval's seal is tried again this much later (a request tries at once). */
   private static final long RETRY_AFTER_FAILURE_NANOS = TimeUnit.SECONDS.toNanos(1);
-  /** When the latest seal failed (nanoTime), or NEVER once one works. */
-  private long failedAtNanos = NEVER;
+  /**
+   * When the latest seal failed (nanoTime), or NEVER once one works. Volatile: the writing thread reads it
+   * ({@link SealingThread#checkBeforeWrite}); set before the failure is counted.
+   */
+  private volatile long failedAtNanos = NEVER;
 
   private volatile long sealsWritten;
   private volatile long sealFailures;
@@ -263,6 +268,7 @@ public final class Sealer {
    */
   public void seal(Seal.Kind kind) throws IOException {
     if (segment.bytes() == 0 && pendingFirst == null) {
+      failedAtNanos = NEVER; // nothing is unsealed: nothing is failing
       return;
     }
     try {
@@ -311,7 +317,11 @@ public final class Sealer {
     long now = wallClock.getAsLong();
     Seal s;
     try {
-      if (audit != null && segment.bytes() > 0) {
+      if (durable && segment.bytes() > 0) {
+        if (audit == null || !audit.isOpen()) { // not opened, or closed by a stray interrupt: opened again
+          Thread.interrupted();
+          openForFsync(fsyncPath);
+        }
         audit.force(false); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
@@ -347,8 +357,8 @@ public final class Sealer {
 
   /** Counts and logs (at most every 10 s) a seal that failed; returns the failure to throw. */
   private IOException failed(long now, Exception e) {
-    sealFailures++;
     failedAtNanos = nanoClock.getAsLong();
+    sealFailures++;
     if (now >= nextFailureLog) {
       nextFailureLog = now + FAILURE_LOG_INTERVAL_MS;
       LOG.error("nnaudit: could not write a seal of the audit file, or fsync it ({} failures since start-up); {}",
@@ -394,17 +404,24 @@ public final class Sealer {
    */
   public void startFile(Path auditPath, long size, DigestOpener opener) throws IOException {
     closeDigest();
+    // the new file's state first: whatever fails below, its bytes are never sealed as the old file's
     digestPath = DigestFile.of(auditPath);
-    openForFsync(auditPath);
+    fsyncPath = auditPath;
     digestOpener = opener;
     fileNumber++;
     segment.reset();
     segmentStart = 0;
+    pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
+    openForFsync(auditPath);
     if (size > 0) {
       hashRange(auditPath, 0, size);
     }
-    pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
     seal(pendingFirst);
+  }
+
+  /** Whether the latest seal tried failed, and none has worked since. */
+  boolean failing() {
+    return failedAtNanos != NEVER;
   }
 
   /**
@@ -413,7 +430,11 @@ public final class Sealer {
    */
   private void openForFsync(Path auditPath) throws IOException {
     closeQuietly(audit);
-    audit = durable ? FileChannel.open(auditPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS) : null;
+    audit = null;
+    fsyncPath = auditPath;
+    if (durable) {
+      audit = FileChannel.open(auditPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    }
   }
 
   private static void closeQuietly(FileChannel ch) {

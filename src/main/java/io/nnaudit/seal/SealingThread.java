@@ -122,6 +122,9 @@ public final class SealingThread {
 
   /** A copy of the bytes just written, for the sealing thread to hash; waits while too much is queued. */
   public void written(ByteBuffer bytes) {
+    if (!thread.isAlive()) {
+      return; // sealing is over (closed): nothing will hash it
+    }
     byte[] copy = new byte[bytes.remaining()];
     bytes.duplicate().get(copy);
     if (queuedBytes.get() > MAX_QUEUED_BYTES) {
@@ -195,24 +198,47 @@ public final class SealingThread {
    * hashes what is queued) and throws if it fails too, so that nothing more is written unsealed.
    */
   public void checkBeforeWrite() throws IOException {
-    if (failClosed && failure != null) {
+    if (!thread.isAlive()) {
+      throw new IOException("the sealing thread has ended: the audit file is closed to sealed writes");
+    }
+    if (failClosed && (failure != null || sealer.failing())) {
       seal(Seal.Kind.INTERVAL);
+      if (sealer.failing()) {
+        throw new IOException("the audit file cannot be sealed", failure);
+      }
     }
   }
 
-  /** Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then stops the thread, which closes the digest. */
+  /**
+   * Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then stops the thread, which closes the digest (or,
+   * if the thread has ended already, closes it here). Throws the CLOSE seal's failure, after stopping.
+   */
   public void close() throws IOException {
+    IOException failed = null;
     try {
       seal(Seal.Kind.CLOSE);
-    } finally {
-      Stop stop = new Stop();
-      call(stop);
-      stopped = true;
+    } catch (IOException e) {
+      failed = e;
+    }
+    if (thread.isAlive()) {
       try {
-        thread.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        call(new Stop());
+      } catch (IOException e) {
+        failed = failed != null ? failed : e;
       }
+    }
+    stopped = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (!thread.isAlive()) {
+      sealer.closeDigest(); // done already by a Stop; else the thread is gone and nothing else touches it
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
@@ -227,20 +253,21 @@ public final class SealingThread {
 
   private void run() {
     while (!stopped) {
-      Object next = queue.poll();
-      if (next == null) {
-        sealWhenDue();
-        LockSupport.parkNanos(this, NAP_NANOS);
-        Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
-        continue;
-      }
       try {
-        if (next instanceof byte[]) {
+        Object next = queue.poll();
+        if (next == null) {
+          sealWhenDue();
+          LockSupport.parkNanos(this, NAP_NANOS);
+          Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
+        } else if (next instanceof byte[]) {
           byte[] b = (byte[]) next;
-          sealer.written(ByteBuffer.wrap(b));
-          if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
-            synchronized (space) {
-              space.notifyAll();
+          try {
+            sealer.written(ByteBuffer.wrap(b));
+          } finally {
+            if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
+              synchronized (space) {
+                space.notifyAll();
+              }
             }
           }
           sealWhenDue();
@@ -248,12 +275,12 @@ public final class SealingThread {
           Request r = (Request) next;
           try {
             r.apply(sealer);
-            failure = null;
+            settled();
             r.finish(null);
           } catch (IOException e) {
             failure = e;
             r.finish(e);
-          } catch (RuntimeException | Error e) {
+          } catch (Throwable e) {
             IOException wrapped = new IOException("sealing failed: " + e, e);
             failure = wrapped;
             r.finish(wrapped);
@@ -263,6 +290,7 @@ public final class SealingThread {
           }
         }
       } catch (Throwable t) {
+        failure = new IOException("the sealing thread failed: " + t, t);
         LOG.error("nnaudit: the sealing thread caught an unexpected error; it goes on", t);
       }
     }
@@ -272,9 +300,16 @@ public final class SealingThread {
   private void sealWhenDue() {
     try {
       sealer.sealIfDue();
-      failure = null;
+      settled();
     } catch (IOException e) {
       failure = e; // counted and logged by the Sealer
+    }
+  }
+
+  /** Forgets a failure once sealing works again: not while the latest seal tried failed and none worked since. */
+  private void settled() {
+    if (!sealer.failing()) {
+      failure = null;
     }
   }
 }

@@ -226,7 +226,13 @@ public class RollingFileSink implements AuditSink {
    * fragment is kept as evidence.
    */
   private void switchTo(AuditFileOpener.OpenFile next) throws IOException {
-    long length = next.channel.size();
+    long length;
+    try {
+      length = next.channel.size();
+    } catch (IOException e) {
+      closeQuietly(next.channel);
+      throw e;
+    }
     FileChannel old = channel;
     channel = next.channel;
     fileKey = next.fileKey;
@@ -320,12 +326,15 @@ public class RollingFileSink implements AuditSink {
       }
       moveDigestAside();
     }
-    switchTo(next);
-    if (sealing != null) {
-      if (sameFile) {
-        sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
-      } else {
-        startSealing();
+    try {
+      switchTo(next);
+    } finally {
+      if (sealing != null && channel == next.channel) { // switched, even if ending a partial line then failed
+        if (sameFile) {
+          sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
+        } else {
+          startSealing();
+        }
       }
     }
   }
@@ -412,8 +421,13 @@ public class RollingFileSink implements AuditSink {
       }
       moveDigestAside();
     }
-    switchTo(next);
-    startSealing();
+    try {
+      switchTo(next);
+    } finally {
+      if (channel == next.channel) { // switched, even if ending a partial line then failed
+        startSealing();
+      }
+    }
   }
 
   /**
@@ -552,8 +566,13 @@ public class RollingFileSink implements AuditSink {
         spool.rotationDone();
       }
     }
-    switchTo(next);
-    startSealing();
+    try {
+      switchTo(next);
+    } finally {
+      if (channel == next.channel) { // switched, even if ending a partial line then failed
+        startSealing();
+      }
+    }
     for (Expired e : expired) {
       if (e.unshippedBytes >= 0) {
         spool.countLoss(e.fileKey, e.unshippedBytes, linesAtTheEnd(e.file, e.unshippedBytes));
