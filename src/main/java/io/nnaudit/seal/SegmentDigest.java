@@ -1,6 +1,7 @@
 package io.nnaudit.seal;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.zip.CRC32;
@@ -50,19 +51,40 @@ public final class SegmentDigest {
   public void update(byte[] b, int off, int len) {
     sha.update(b, off, len);
     bytes += len;
+    ByteBuffer words = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
     int lineStart = off;
     int end = off + len;
-    for (int i = off; i < end; i++) {
-      if (b[i] == '\n') {
-        lineCrc.update(b, lineStart, i + 1 - lineStart);
-        endLine(lineLength + i + 1 - lineStart);
-        lineStart = i + 1;
-      }
+    int nl;
+    while ((nl = indexOfNewline(words, b, lineStart, end)) >= 0) {
+      lineCrc.update(b, lineStart, nl + 1 - lineStart);
+      endLine(lineLength + nl + 1 - lineStart);
+      lineStart = nl + 1;
     }
     if (lineStart < end) {
       lineCrc.update(b, lineStart, end - lineStart);
       lineLength += end - lineStart;
     }
+  }
+
+  /**
+   * The index of the first newline in {@code b[from, end)}, or -1: eight bytes at a time (a byte of
+   * {@code word ^ 0x0a..} is zero where a newline is; the lowest such byte is found exactly).
+   */
+  private static int indexOfNewline(ByteBuffer words, byte[] b, int from, int end) {
+    int i = from;
+    for (; i + 8 <= end; i += 8) {
+      long v = words.getLong(i) ^ 0x0a0a0a0a0a0a0a0aL;
+      long zero = (v - 0x0101010101010101L) & ~v & 0x8080808080808080L;
+      if (zero != 0) {
+        return i + (Long.numberOfTrailingZeros(zero) >>> 3);
+      }
+    }
+    for (; i < end; i++) {
+      if (b[i] == '\n') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private void endLine(long length) {
