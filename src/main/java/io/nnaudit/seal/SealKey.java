@@ -92,10 +92,6 @@ public final class SealKey {
     return keyId;
   }
 
-  public boolean canSign() {
-    return signing != null;
-  }
-
   byte[] sign(byte[] text) throws GeneralSecurityException {
     if (signing == null) {
       throw new GeneralSecurityException("this key only checks seals");

@@ -182,17 +182,8 @@ public final class Sealer {
     }
     SegmentDigest d = new SegmentDigest();
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer b = ByteBuffer.allocate(1 << 16);
-      for (long pos = last.from; pos < last.to; ) {
-        b.clear();
-        b.limit((int) Math.min(b.capacity(), last.to - pos));
-        int n = in.read(b, pos);
-        if (n < 0) {
-          return false;
-        }
-        b.flip();
-        d.update(b);
-        pos += n;
+      if (d.update(in, last.from, last.to) < last.to) {
+        return false;
       }
     }
     return d.records() == last.records && Seal.hex(d.peekSha256()).equals(last.sha256);
@@ -221,18 +212,9 @@ public final class Sealer {
   /** Feeds the unsealed bytes [from, to) of the file into the segment. */
   private void hashRange(Path file, long from, long to) throws IOException {
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer b = ByteBuffer.allocate(1 << 16);
-      long pos = from;
-      while (pos < to) {
-        b.clear();
-        b.limit((int) Math.min(b.capacity(), to - pos));
-        int n = in.read(b, pos);
-        if (n < 0) {
-          throw new IOException(file + " ended at byte " + pos + " while " + to + " were expected");
-        }
-        b.flip();
-        segment.update(b);
-        pos += n;
+      long reached = segment.update(in, from, to);
+      if (reached < to) {
+        throw new IOException(file + " ended at byte " + reached + " while " + to + " were expected");
       }
     }
     firstUnsealedNanos = nanoClock.getAsLong();
@@ -483,10 +465,5 @@ public final class Sealer {
   /** The SHA-256 of the latest seal's line, hex, or empty before the first: anchor it off the host. */
   public String latestSealHash() {
     return latestHash;
-  }
-
-  /** The trail's identity (the chain's UUID). */
-  public String trail() {
-    return trail;
   }
 }

@@ -1,7 +1,9 @@
 package io.nnaudit.seal;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.zip.CRC32;
@@ -46,6 +48,27 @@ public final class SegmentDigest {
       buf.duplicate().get(copy, 0, n);
       update(copy, 0, n);
     }
+  }
+
+  /**
+   * Adds the bytes {@code [from, to)} of the file {@code ch}, read at those positions; stops early at the end of
+   * the file. Returns where it stopped: {@code to}, or the file's end before it.
+   */
+  public long update(FileChannel ch, long from, long to) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate((int) Math.min(1 << 16, Math.max(1, to - from)));
+    long pos = from;
+    while (pos < to) {
+      b.clear();
+      b.limit((int) Math.min(b.capacity(), to - pos));
+      int n = ch.read(b, pos);
+      if (n < 0) {
+        break;
+      }
+      b.flip();
+      update(b);
+      pos += n;
+    }
+    return pos;
   }
 
   public void update(byte[] b, int off, int len) {

@@ -557,7 +557,7 @@ public final class TrailVerifier {
       if (r.to > size) {
         return null;
       }
-      feed(ch, fed, r.to, actual);
+      actual.update(ch, fed, r.to);
       fed = r.to;
       boolean intactAfter = j + 1 == ranges.size() || rangeMatches(ch, size, ranges.get(j + 1));
       if (intactAfter && actual.records() == sealed.records && actual.lineSum() == sealed.sum) {
@@ -714,25 +714,11 @@ public final class TrailVerifier {
 
   static SegmentDigest digestOf(FileChannel ch, long from, long to) throws IOException {
     SegmentDigest d = new SegmentDigest();
-    feed(ch, from, to, d);
+    d.update(ch, from, to);
     return d;
   }
 
-  private static void feed(FileChannel ch, long from, long to, SegmentDigest d) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(1 << 16);
-    long pos = from;
-    while (pos < to) {
-      b.clear();
-      b.limit((int) Math.min(b.capacity(), to - pos));
-      int n = ch.read(b, pos);
-      if (n < 0) {
-        break;
-      }
-      b.flip();
-      d.update(b);
-      pos += n;
-    }
-  }
+
 
   /** The offset just after the {@code n}-th newline from {@code from}, or -1 if the file has fewer. */
   private static long offsetAfterLines(FileChannel ch, long from, long n) throws IOException {
