@@ -27,7 +27,9 @@ public final class DigestFile {
 
   /**
    * Removes a last line that has no newline (a seal half-written when the process was killed: it was never
-   * complete, so nothing vouched for is lost), and returns the digest's size afterwards.
+   * complete, so nothing vouched for is lost), and returns the digest's size afterwards. A digest that ends in
+   * more than a seal's length without a newline is not cut: that is not a seal cut short, and it stays as
+   * evidence ({@link #lastCompleteSeal} reports it).
    */
   static long dropUnfinishedLine(Path path, FileChannel digest) throws IOException {
     long size = digest.size();
@@ -37,6 +39,9 @@ public final class DigestFile {
     long end;
     try (FileChannel in = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       end = lastNewlineBefore(in, size);
+    }
+    if (end < 0 && size > MAX_LINE) {
+      return size;
     }
     long keep = end < 0 ? 0 : end + 1;
     if (keep < size) {
@@ -57,8 +62,12 @@ public final class DigestFile {
    * none. Throws {@link IllegalArgumentException} when that line is not a seal.
    */
   public static Seal lastCompleteSeal(FileChannel digest) throws IOException {
-    long lastNl = lastNewlineBefore(digest, digest.size()); // the newline ending the last complete line
+    long size = digest.size();
+    long lastNl = lastNewlineBefore(digest, size); // the newline ending the last complete line
     if (lastNl < 0) {
+      if (size > MAX_LINE) {
+        throw new IllegalArgumentException("the digest ends in " + MAX_LINE + " bytes or more without a newline");
+      }
       return null;
     }
     long start = lastNewlineBefore(digest, lastNl) + 1;

@@ -19,7 +19,11 @@ public final class Problem {
     BAD_SIGNATURE("bad signature", true),
     ANCHOR_MISSING("anchored seal missing", true),
     UNSEALED_TAIL("unsealed tail", false),
-    UNSEALED_FILE("unsealed file", false);
+    UNSEALED_FILE("unsealed file", false),
+    /** Records a later start sealed, not the run that wrote them (a killed run's tail, an adopted file). */
+    SEALED_LATE("sealed late", false),
+    /** In a directory: a file that looks like an audit file or a digest and belongs to no trail verified. */
+    UNACCOUNTED("not in a sealed trail", false);
 
     public final String text;
     /** Whether this kind means the trail was changed (exit 1), rather than left unsealed (exit 2). */

@@ -18,6 +18,13 @@ import javax.crypto.SecretKey;
  * checks cannot sign. A secret key does both ({@code HmacSHA256}): whoever checks could also forge, which is
  * why it is the weaker choice.
  *
+ * <p>One form per signature. An ECDSA signature (r, s) is also valid as (r, n - s), and DER can write the same
+ * numbers in more than one way, so anyone could change a seal's signature bytes without the key and keep it
+ * valid, and with them the seal's hash, which the next seal's {@code prev} and an anchor name. So this class
+ * writes every ECDSA signature in one form, the low {@code s} (at most n / 2) in the shortest DER, and, for
+ * seals of version 2 on, accepts no other ({@link EcdsaForm}). An RSA (PKCS #1 v1.5) or HMAC signature has one
+ * form already.
+ *
  * <p>Thread-safe: each call makes its own {@link Signature} or {@link Mac}.
  */
 public final class SealKey {
@@ -102,12 +109,21 @@ public final class SealKey {
     Signature s = Signature.getInstance(algorithm);
     s.initSign((PrivateKey) signing);
     s.update(text);
-    return s.sign();
+    byte[] sig = s.sign();
+    return ECDSA.equals(algorithm) ? EcdsaForm.canonical(sig, EcdsaForm.order(checking)) : sig;
   }
 
-  boolean verify(byte[] text, byte[] signature) throws GeneralSecurityException {
+  /**
+   * Whether {@code signature} is this key's over {@code text}; with {@code oneForm}, an ECDSA signature must
+   * also be in the one form {@link #sign} writes.
+   */
+  boolean verify(byte[] text, byte[] signature, boolean oneForm) throws GeneralSecurityException {
     if (checking instanceof SecretKey) {
       return MessageDigest.isEqual(mac(text), signature);
+    }
+    if (oneForm && ECDSA.equals(algorithm)
+        && !Arrays.equals(signature, EcdsaForm.canonical(signature, EcdsaForm.order(checking)))) {
+      return false;
     }
     Signature s = Signature.getInstance(algorithm);
     s.initVerify((PublicKey) checking);

@@ -44,6 +44,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Sealer {
   private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
+  /**
+   * The bytes a killed run may leave unhashed after its last seal, beyond the interval's records: the copies
+   * queued for the sealing thread ({@link SealingThread#MAX_QUEUED_BYTES}, plus the one added past it), and the
+   * write in flight (the writer writes at most 1 MiB at once), with room to spare. Every seal records it
+   * ({@code tail}).
+   */
+  static final long TAIL_BYTES = SealingThread.MAX_QUEUED_BYTES + (4L << 20);
   private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final SealKey key;
@@ -111,13 +118,19 @@ public final class Sealer {
   /**
    * At start-up: picks up the chain where the live file's digest left it, or, for a file without seals, where
    * the newest rotated file with a digest did ({@code newestBackupSeal}, the last seal of {@code file.N} for
-   * {@code newestBackupIndex} N; null when there is none: a new chain).
-   * Records in the file after its last seal (a killed process) are sealed now ({@link Seal.Kind#RECOVER});
-   * a file without seals is sealed as it is ({@link Seal.Kind#ADOPT}, or OPEN when empty). A digest whose last
-   * seal the file does not hold (the file is shorter, or its bytes differ: a rotation killed half-way, sealing
-   * turned off across a rotation, or the file changed while the NameNode was down) is not trusted: it is renamed
-   * {@code <digest>.stale-<time>}, which verify reports, and the file is adopted. Throws IOException when the
-   * file cannot be read, or under fail-closed when that first seal cannot be written.
+   * {@code newestBackupIndex} N; null when there is none: a new chain). Whatever it finds, it writes one seal
+   * that says so, and the records this run writes follow it:
+   * <ul>
+   * <li>the file holds its last seal's range as sealed and nothing after it: {@link Seal.Kind#RESUME};</li>
+   * <li>records after a last seal that did not close the file (the run was killed): {@link Seal.Kind#RECOVER},
+   * for at most what that seal's {@code tail} allows; anything beyond is {@link Seal.Kind#FOUND};</li>
+   * <li>records after a close seal, or a file that does not hold what its seals cover (changed or cut while the
+   * NameNode was down), or a digest whose last line is not a seal: {@link Seal.Kind#FOUND}, which vouches for
+   * nothing. The digest is kept as it is: its seals are the evidence of the change, which verify reports;</li>
+   * <li>a file without seals: {@link Seal.Kind#ADOPT} (OPEN when empty), which verify reports as sealed late.</li>
+   * </ul>
+   * Throws IOException when the file cannot be read, or under fail-closed when that first seal cannot be
+   * written.
    */
   public void resume(Path auditPath, long size, DigestOpener opener, Seal newestBackupSeal, int newestBackupIndex)
       throws IOException {
@@ -130,26 +143,60 @@ public final class Sealer {
     try {
       last = DigestFile.lastCompleteSeal(digestPath);
     } catch (IllegalArgumentException e) {
-      LOG.error("nnaudit: the last line of the digest of {} is not a seal ({})", auditPath, e.getMessage());
-      last = null;
-      setDigestAside(auditPath);
+      LOG.error("nnaudit: the last line of the digest of {} is not a seal ({}); the digest is kept as evidence, "
+          + "and the file as found is recorded in a new chain (verify reports the trail as changed)", auditPath,
+          e.getMessage());
+      newChain();
+      endLastLine();
+      startFound(auditPath, 0, size);
+      return;
     }
-    if (last != null && !holds(auditPath, size, last)) {
-      LOG.error("nnaudit: {} does not hold the bytes its digest's last seal covers (a rotation killed half-way, "
-          + "sealing turned off across a rotation, or the file changed while the NameNode was down); the digest "
-          + "is set aside and the file sealed as it is now (verify reports both)", auditPath);
-      last = null;
-      setDigestAside(auditPath);
+    if (last != null && last.keyId.equals(key.keyId()) && !last.signatureValid(key)) {
+      LOG.error("nnaudit: the last seal of the digest of {} does not match its signature (it was changed); the "
+          + "digest is kept as evidence, and the file as found is recorded in a new chain (verify reports the "
+          + "trail as changed)", auditPath);
+      newChain();
+      startFound(auditPath, 0, size);
+      return;
     }
     if (last != null) {
       startAfter(last);
       fileNumber = last.file;
+      if (!holds(auditPath, size, last)) {
+        LOG.error("nnaudit: {} does not hold the bytes its digest's last seal covers (it was changed or cut while "
+            + "the NameNode was down, or lost bytes in a power cut with durability none); the digest is kept as "
+            + "evidence, the file as found is recorded (verify reports the trail as changed)", auditPath);
+        startFound(auditPath, 0, size);
+        return;
+      }
       segmentStart = last.to;
-      if (size > last.to) {
-        hashRange(auditPath, last.to, size);
-        LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); "
-            + "sealing them now", auditPath, segment.records(), size - last.to);
-        seal(Seal.Kind.RECOVER);
+      if (size == last.to) {
+        pendingFirst = Seal.Kind.RESUME;
+        seal(Seal.Kind.RESUME);
+        return;
+      }
+      if (last.kind == Seal.Kind.CLOSE) {
+        LOG.error("nnaudit: {} holds {} bytes after its close seal: nothing writes there after a close; the bytes "
+            + "are recorded as found (verify reports them as inserted)", auditPath, size - last.to);
+        startFound(auditPath, last.to, size);
+        return;
+      }
+      long allowed = crashTailEnd(auditPath, last, size);
+      hashRange(auditPath, last.to, allowed);
+      LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); sealing "
+          + "them now as recovered", auditPath, segment.records(), allowed - last.to);
+      pendingFirst = Seal.Kind.RECOVER;
+      seal(Seal.Kind.RECOVER);
+      if (allowed < size) {
+        LOG.error("nnaudit: {} holds {} bytes after its last seal beyond what a killed run can leave unsealed "
+            + "({} records, then {} bytes); they are recorded as found (verify reports them as inserted)",
+            auditPath, size - allowed, last.tailRecords, last.tailBytes);
+        if (pendingFirst != null) { // the RECOVER seal failed (fail-open): all of it is owed, as found
+          hashRange(auditPath, allowed, size);
+          pendingFirst = Seal.Kind.FOUND;
+          return;
+        }
+        startFound(auditPath, allowed, size);
       }
       return;
     }
@@ -159,20 +206,61 @@ public final class Sealer {
       // takes them for files written unsealed, which this signed seal vouches for
       fileNumber = newestBackupSeal.file + newestBackupIndex;
     } else {
-      trail = UUID.randomUUID().toString();
-      fileNumber = 1;
-      oldestFile = 1;
-      nextSealNumber = 1;
-      prev = Seal.GENESIS;
-      sinceMillis = wallClock.getAsLong();
+      newChain();
     }
     segmentStart = 0;
     if (size > 0) {
       hashRange(auditPath, 0, size);
-      LOG.info("nnaudit: {} has no seals; sealing its {} records as they are", auditPath, segment.records());
+      LOG.info("nnaudit: {} has no seals; sealing its {} records as they are (verify reports them as sealed "
+          + "late)", auditPath, segment.records());
     }
     pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
     seal(pendingFirst);
+  }
+
+  /** Ends the digest's last line if it has no newline (garbage kept as evidence), so that a seal starts a line. */
+  private void endLastLine() throws IOException {
+    digestSize = digest.size();
+    ByteBuffer last = ByteBuffer.allocate(1);
+    try (FileChannel in = FileChannel.open(digestPath, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      if (digestSize > 0 && in.read(last, digestSize - 1) == 1 && last.get(0) != '\n') {
+        writeLine("");
+      }
+    }
+  }
+
+  private void newChain() {
+    trail = UUID.randomUUID().toString();
+    fileNumber = 1;
+    oldestFile = 1;
+    nextSealNumber = 1;
+    prev = Seal.GENESIS;
+    sinceMillis = wallClock.getAsLong();
+  }
+
+  /** Seals {@code [from, to)} of the file as {@link Seal.Kind#FOUND}; this run's records follow it. */
+  private void startFound(Path auditPath, long from, long to) throws IOException {
+    segment.reset();
+    segmentStart = from;
+    if (to > from) {
+      hashRange(auditPath, from, to);
+    }
+    pendingFirst = Seal.Kind.FOUND;
+    seal(Seal.Kind.FOUND);
+  }
+
+  /**
+   * Where the tail a killed run may have left after {@code last} ends in the file: after at most
+   * {@code last.tailRecords} records, then at most {@code last.tailBytes} bytes more, at a record's end (or the
+   * file's end).
+   */
+  private static long crashTailEnd(Path file, Seal last, long size) throws IOException {
+    if (last.tailRecords == Seal.UNBOUNDED) {
+      return size;
+    }
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      return CrashTail.end(in, last, size);
+    }
   }
 
   /** Whether the file holds the range {@code last} covers, as it was sealed. */
@@ -187,16 +275,6 @@ public final class Sealer {
       }
     }
     return d.records() == last.records && Seal.hex(d.peekSha256()).equals(last.sha256);
-  }
-
-  /** Renames the live digest to {@code <digest>.stale-<time>} and opens a new one. */
-  private void setDigestAside(Path auditPath) throws IOException {
-    digest.close();
-    Path aside = digestPath.resolveSibling(digestPath.getFileName() + ".stale-" + wallClock.getAsLong());
-    java.nio.file.Files.move(digestPath, aside);
-    LOG.warn("nnaudit: the digest of {} is now {}", auditPath, aside);
-    digest = digestOpener.open();
-    digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
   }
 
   private void startAfter(Seal last) {
@@ -245,16 +323,24 @@ public final class Sealer {
 
   /**
    * Seals what is not yet sealed, if anything is (a seal owed for the file's start is written even when
-   * nothing is). Under fail-closed, throws when the seal cannot be written; under fail-open counts and logs
+   * nothing is, and so is a CLOSE seal: it says that nothing follows in this file until a start's seal). Under
+   * fail-closed, throws when the seal cannot be written; under fail-open counts and logs
    * the failure and returns, the bytes staying unsealed for the next seal.
    */
   public void seal(Seal.Kind kind) throws IOException {
-    if (segment.bytes() == 0 && pendingFirst == null) {
+    if (segment.bytes() == 0 && pendingFirst == null && kind != Seal.Kind.CLOSE) {
       failedAtNanos = NEVER; // nothing is unsealed: nothing is failing
       return;
     }
     try {
-      sealNow(pendingFirst != null && kind == Seal.Kind.INTERVAL ? pendingFirst : kind);
+      Seal.Kind owed = pendingFirst;
+      if (owed != null) { // the file's first seal (or a start's) says what its bytes are; then the one asked for
+        sealNow(owed);
+        if (kind == Seal.Kind.INTERVAL || kind == owed) {
+          return;
+        }
+      }
+      sealNow(kind);
     } catch (IOException e) {
       if (failClosed) {
         throw e;
@@ -309,7 +395,7 @@ public final class Sealer {
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
       s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
           segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
-          segment.peekSha256(), sinceMillis, now, prev).signedWith(key);
+          segment.peekSha256(), sinceMillis, now, intervalRecords, TAIL_BYTES, prev).signedWith(key);
       if (digest == null || !digest.isOpen()) { // not yet opened, or closed under a failed write
         digest = digestOpener.open();
         digestSize = DigestFile.dropUnfinishedLine(digestPath, digest); // a seal cut short there
@@ -324,7 +410,6 @@ public final class Sealer {
     sinceMillis = now;
     nextSealNumber++;
     pendingFirst = null;
-    latestHash = prev;
     lastSealMillis = now;
     sealsWritten++;
     failedAtNanos = NEVER;
@@ -335,6 +420,7 @@ public final class Sealer {
         throw failed(now, e);
       }
     }
+    latestHash = prev; // only once it is on disk: an anchor taken from it must not name a seal a power cut loses
   }
 
   /** Counts and logs (at most every 10 s) a seal that failed; returns the failure to throw. */

@@ -41,6 +41,8 @@ public final class TrailVerifier {
   /** The keys seals may be signed with, by key id (several after a change of key). */
   private final java.util.Map<String, SealKey> keys = new java.util.LinkedHashMap<>();
   private final String anchor;
+  /** Whether records sealed late are accepted (exit 0, still listed): verify --accept-late. */
+  private final boolean acceptLate;
   /** The names of the trail being verified (one trail per call; not thread-safe). */
   private Names names;
 
@@ -51,10 +53,16 @@ public final class TrailVerifier {
 
   /** Checks signatures with whichever of {@code keys} a seal names (after a change of key, the old and new). */
   public TrailVerifier(List<SealKey> keys, String anchor) {
+    this(keys, anchor, false);
+  }
+
+  /** As above; {@code acceptLate}: records sealed late count as verified (they are still listed). */
+  public TrailVerifier(List<SealKey> keys, String anchor, boolean acceptLate) {
     for (SealKey k : keys) {
       this.keys.put(k.keyId(), k);
     }
     this.anchor = anchor;
+    this.acceptLate = acceptLate;
   }
 
   /** The trails in {@code dir}: the live path of every audit file that has a digest there, sorted. */
@@ -73,9 +81,20 @@ public final class TrailVerifier {
     return new ArrayList<>(bases);
   }
 
+  /**
+   * Whether {@code name} is one of the names the trail of {@code live} uses: the live file, a rotated file, a
+   * name a rotation uses on the way ({@code .rotating-T}, {@code .N.expired-T}), or a digest of any of them,
+   * including one set aside at a start or after a move ({@code .seals.stale-T}, {@code .seals.moved-T}).
+   */
+  public static boolean isTrailName(Path live, String name) {
+    return name.matches(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
+        + "(?:\\.rotating-[0-9]+|\\.expired-[0-9]+)?(?:" + Pattern.quote(DigestFile.SUFFIX)
+        + "(?:\\.(?:stale|moved)-[0-9]+)?)?");
+  }
+
   /** Checks the trail whose live file is {@code live}. */
   public VerifyReport verify(Path live) throws IOException {
-    VerifyReport r = new VerifyReport(live);
+    VerifyReport r = new VerifyReport(live, acceptLate);
     InterruptedRotation left = InterruptedRotation.find(live, true);
     names = new Names(live, left.unexpected() == null ? left.finishedNames()
         : java.util.Collections.<Path, Path>emptyMap());
@@ -110,6 +129,16 @@ public final class TrailVerifier {
       if (!verifyFile(r, chain, live, i)) {
         return r;
       }
+    }
+    if (chain.last != null && !names.isFile(live) && !names.isFile(DigestFile.of(live))) {
+      r.tampering = new Problem(Problem.Kind.FILE_MISSING, live, -1, -1, "the live file and its digest are gone, "
+          + "but the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file after it",
+          -1);
+      return r;
+    }
+    if (chain.first == null) {
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the trail holds no seal: nothing in it "
+          + "is verified", -1));
     }
     for (Path f : chain.unsealed) {
       long records = countLines(names.at(f));
@@ -265,25 +294,34 @@ public final class TrailVerifier {
   }
 
   /**
-   * The trail of the newest file's last seal, if its signature holds: a file whose seals name another trail
-   * came from elsewhere. Null when there is no such seal (the walk then reports what is wrong where it is).
+   * The trail most of the files' last seals name (only seals whose signature holds count; a tie goes to the
+   * older files): a file whose seals name another trail came from elsewhere, and is the one named. Null when no
+   * file has such a seal (the walk then reports what is wrong where it is).
    */
   private String newestTrail() throws IOException {
-    for (int i : reversed(names.indices())) {
+    Map<String, Integer> votes = new java.util.LinkedHashMap<>(); // oldest file's trail first
+    for (int i : names.indices()) {
       Path d = DigestFile.of(names.file(i));
-      if (names.isFile(d)) {
-        try {
-          Seal s = DigestFile.lastCompleteSeal(names.at(d));
-          if (s != null) {
-            SealKey key = keys.get(s.keyId);
-            return key != null && s.signatureValid(key) ? s.trail : null;
-          }
-        } catch (IllegalArgumentException e) {
-          return null; // a damaged digest: the walk reports it where it is
+      if (!names.isFile(d)) {
+        continue;
+      }
+      try (FileChannel ch = FileChannel.open(names.at(d), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        Seal s = DigestFile.lastCompleteSeal(ch);
+        SealKey key = s == null ? null : keys.get(s.keyId);
+        if (key != null && s.signatureValid(key)) {
+          votes.merge(s.trail, 1, Integer::sum);
         }
+      } catch (IllegalArgumentException e) {
+        // a damaged digest: the walk reports it where it is
       }
     }
-    return null;
+    String best = null;
+    for (Map.Entry<String, Integer> e : votes.entrySet()) {
+      if (best == null || e.getValue() > votes.get(best)) {
+        best = e.getKey();
+      }
+    }
+    return best;
   }
 
   private static List<Integer> reversed(List<Integer> in) {
@@ -296,18 +334,23 @@ public final class TrailVerifier {
     Path f = names.file(index);
     Path d = DigestFile.of(f);
     boolean isLive = index == 0;
-    List<Seal> seals = new ArrayList<>();
-    List<String> lines = readLines(names.at(d));
-    try (FileChannel ch = FileChannel.open(names.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    Seal last = null; // the file's last seal that verified
+    try (FileChannel ch = FileChannel.open(names.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        DigestLines lines = new DigestLines(names.at(d))) {
       long size = ch.size();
       long line = 1; // the line of the audit file at the start of the next range
-      for (int k = 0; k < lines.size(); k++) {
-        String text = lines.get(k);
-        if (text == null) { // an unfinished last line: a seal half-written when the process was killed
-          if (isLive && k == lines.size() - 1) {
+      String text;
+      for (int k = 0; (text = lines.next()) != null; k++) {
+        if (text == DigestLines.UNFINISHED) { // a seal half-written when the process was killed
+          if (isLive && lines.next() == null) {
             break;
           }
           r.tampering = new Problem(Problem.Kind.SEAL_ALTERED, d, -1, k + 1, "the line does not end", -1);
+          return false;
+        }
+        if (text == DigestLines.TOO_LONG) {
+          r.tampering = new Problem(Problem.Kind.SEAL_ALTERED, d, -1, k + 1, "line " + (k + 1) + " is longer than "
+              + "any seal (" + DigestFile.MAX_LINE + " bytes or more): not a seal", -1);
           return false;
         }
         Seal s;
@@ -318,9 +361,9 @@ public final class TrailVerifier {
               + e.getMessage(), -1);
           return false;
         }
-        Problem p = seals.isEmpty() ? unsealedBefore(r, chain, s) : null;
+        Problem p = last == null ? unsealedBefore(r, chain, s) : null;
         if (p == null) {
-          p = checkSeal(chain, seals, s, f, d, k + 1, names.file(index + 1));
+          p = checkSeal(chain, last, s, f, d, k + 1, names.file(index + 1), ch, size);
         }
         if (p != null) {
           r.tampering = p;
@@ -330,46 +373,92 @@ public final class TrailVerifier {
           r.tampering = classify(ch, size, s, f, line, d, live, isLive);
           return false;
         }
-        seals.add(s);
+        p = startOfRun(ch, last, s, f, line, r);
+        if (p != null) {
+          r.tampering = p;
+          return false;
+        }
+        last = s;
         chain.add(s);
         if (chain.firstIndex < 0) {
           chain.firstIndex = index;
         }
         line += s.records;
         r.records += s.records;
-        if (s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) {
-          r.sealedLate += s.records;
-        }
-        if (s.kind == Seal.Kind.ADOPT && !Seal.GENESIS.equals(s.prev) && s.records > 0) {
-          r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, s.from, line - s.records,
-              count(s.records, "record") + " were sealed when a start found them without a valid digest, not as "
-              + "they were written: the file's digest was missing or set aside (a rotation killed half-way, or "
-              + "the file or its digest changed while the NameNode was down)", s.records));
-        }
         if (r.firstMillis < 0) {
           r.firstMillis = s.sinceMillis;
         }
         r.lastMillis = s.timeMillis;
         r.lastSealHash = s.hash();
       }
-      Seal last = seals.isEmpty() ? null : seals.get(seals.size() - 1);
       long sealedEnd = last == null ? 0 : last.to;
       if (size > sealedEnd) {
         long records = countLines(ch, sealedEnd, size);
-        if (!isLive && last != null && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED)) {
+        if (last != null && (last.kind == Seal.Kind.CLOSE
+            || !isLive && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED))) {
           r.tampering = new Problem(Problem.Kind.RECORDS_INSERTED, f, sealedEnd, line, count(records, "record")
-              + " after "
-              + "the file's last seal, which closed it (" + last.kind.text() + ")", records);
+              + " after the file's last seal, which closed it (" + last.kind.text() + "): nothing is written there "
+              + "until a start's seal", records);
+          return false;
+        }
+        long allowed = last == null ? size : CrashTail.end(ch, last, size);
+        if (allowed < size) {
+          long beyond = countLines(ch, allowed, size);
+          r.tampering = new Problem(Problem.Kind.RECORDS_INSERTED, f, allowed, line + countLines(ch, sealedEnd,
+              allowed), count(beyond, "record") + " after the last seal beyond what a run can leave unsealed ("
+              + last.tailRecords + " records, then " + last.tailBytes + " bytes)", beyond);
           return false;
         }
         r.unsealed.add(new Problem(Problem.Kind.UNSEALED_TAIL, f, sealedEnd, line, count(records, "record")
-            + " after the last seal" + (isLive ? " (the NameNode is running, or was killed: the next seal, or the "
-            + "next start, "
-            + "seals them)" : " of a rotated file (a seal failed under fail-open?)"), records));
+            + " after the last seal" + (isLive ? " (the NameNode is running, or was killed: the next start seals "
+            + "them as recovered)" : " of a rotated file (a seal failed under fail-open?)"), records));
       }
       r.files++;
       return true;
     }
+  }
+
+  /**
+   * What a seal made at a start says about the records before it: a start's own seal (RESUME) vouches for
+   * nothing; records a later start sealed (RECOVER after a killed run, ADOPT of a file without seals) are
+   * listed as sealed late, within what the killed run's last seal allows; FOUND, and anything but a start's
+   * seal after a close seal, means records were put where no run wrote them. Null when the seal is right.
+   */
+  private Problem startOfRun(FileChannel ch, Seal before, Seal s, Path f, long line, VerifyReport r)
+      throws IOException {
+    boolean afterClose = before != null && before.kind == Seal.Kind.CLOSE;
+    if (s.kind == Seal.Kind.FOUND) {
+      boolean inserted = before != null && s.from == before.to;
+      return new Problem(inserted ? Problem.Kind.RECORDS_INSERTED : Problem.Kind.MODIFIED, f, s.from, line,
+          inserted ? count(s.records, "record") + " (bytes " + s.from + "-" + s.to + ") were found after seal "
+              + before.number + " by the start at " + Seal.formatTime(s.timeMillis) + ", where no run wrote them: "
+              + (afterClose ? "after a close seal" : "more than a killed run can leave unsealed")
+          : "the start at " + Seal.formatTime(s.timeMillis) + " found the file (" + s.to + " bytes) not holding what "
+              + "its seals say", s.records);
+    }
+    if (afterClose && (s.kind == Seal.Kind.RECOVER || s.version >= 2 && s.kind != Seal.Kind.RESUME)) {
+      return new Problem(Problem.Kind.RECORDS_INSERTED, f, s.from, line, count(s.records, "record") + " after "
+          + "seal " + before.number + ", which closed the file, sealed by seal " + s.number + " (" + s.kind.text()
+          + ") with no start's seal between them", s.records);
+    }
+    if (s.kind == Seal.Kind.RECOVER && before != null) {
+      long allowed = CrashTail.end(ch, before, s.to);
+      if (allowed < s.to) {
+        long beyond = countLines(ch, allowed, s.to);
+        return new Problem(Problem.Kind.RECORDS_INSERTED, f, allowed, line + countLines(ch, s.from, allowed),
+            count(beyond, "record") + " sealed as recovered beyond what a killed run can leave after seal "
+            + before.number + " (" + before.tailRecords + " records, then " + before.tailBytes + " bytes)", beyond);
+      }
+    }
+    if ((s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) && s.records > 0) {
+      r.sealedLate += s.records;
+      r.late.add(new Problem(Problem.Kind.SEALED_LATE, f, s.from, line, count(s.records, "record") + " sealed at "
+          + "the start at " + Seal.formatTime(s.timeMillis) + (s.kind == Seal.Kind.RECOVER ? ", after the run "
+          + "that wrote them was killed (seal " + s.number + ", recover)" : ", which found the file without a "
+          + "digest (seal " + s.number + ", adopt): sealing was just turned on, or the digest was removed"),
+          s.records));
+    }
+    return null;
   }
 
   /**
@@ -399,8 +488,8 @@ public final class TrailVerifier {
   }
 
   /** Signature and place in the chain of {@code s}, the next seal of file {@code f}; null when both are right. */
-  private Problem checkSeal(Chain chain, List<Seal> fileSeals, Seal s, Path f, Path d, int digestLine,
-      Path olderName) {
+  private Problem checkSeal(Chain chain, Seal prevInFile, Seal s, Path f, Path d, int digestLine,
+      Path olderName, FileChannel ch, long size) throws IOException {
     SealKey key = keys.get(s.keyId);
     if (key == null || !s.algorithm.equals(key.algorithm())) {
       return new Problem(Problem.Kind.BAD_SIGNATURE, d, -1, digestLine, "seal " + s.number + " is signed by key "
@@ -413,14 +502,14 @@ public final class TrailVerifier {
           + "signature: the seal was changed after it was signed", -1);
     }
     Seal before = chain.last;
-    boolean firstOfFile = fileSeals.isEmpty();
+    boolean firstOfFile = prevInFile == null;
     if (chain.skipped) { // files written while sealing was off come between: the seal numbers them past those
       chain.skipped = false;
       before = null;
     }
     if (chain.trail != null && !s.trail.equals(chain.trail)) {
-      return new Problem(Problem.Kind.FOREIGN_FILE, f, 0, 1, "its seals belong to trail " + s.trail + ", the newest "
-          + "file's to trail " + chain.trail, -1);
+      return new Problem(Problem.Kind.FOREIGN_FILE, f, 0, 1, "its seals belong to trail " + s.trail + ", most of "
+          + "the files' to trail " + chain.trail, -1);
     }
     if (before != null && !s.prev.equals(before.hash())) {
       if (!firstOfFile) {
@@ -430,6 +519,10 @@ public final class TrailVerifier {
       if (!s.trail.equals(before.trail)) {
         return new Problem(Problem.Kind.FOREIGN_FILE, f, 0, 1, "its seals belong to trail " + s.trail + ", the files "
             + "before it to trail " + before.trail, -1);
+      }
+      Problem misplaced = misplaced(ch, size, s, before, f, d);
+      if (misplaced != null) {
+        return misplaced;
       }
       if (s.file > before.file + 1) {
         return new Problem(Problem.Kind.FILE_MISSING, olderName, -1, -1, (s.file - before.file - 1) + " file(s) of "
@@ -444,7 +537,6 @@ public final class TrailVerifier {
           + "seal of the file before it", -1);
     }
     if (!firstOfFile) {
-      Seal prevInFile = fileSeals.get(fileSeals.size() - 1);
       if (!s.trail.equals(prevInFile.trail) || s.file != prevInFile.file || s.from != prevInFile.to) {
         return new Problem(Problem.Kind.SEAL_ALTERED, d, -1, digestLine, "seal " + s.number + " does not continue "
             + "the file's seals (file " + s.file + " bytes " + s.from + "-, after file " + prevInFile.file
@@ -455,6 +547,55 @@ public final class TrailVerifier {
           + s.from, -1);
     }
     return null;
+  }
+
+  /**
+   * The first seal of file {@code f} does not follow the file before it: were files renamed or swapped, or only
+   * their digests? The file is named by what it holds: if its bytes are another digest's first sealed range, the
+   * digests were swapped (the digest is named); if its seals are right for it but another file of the trail is
+   * the one that follows {@code before}, the files were renamed or swapped (the file is named). Null otherwise.
+   */
+  private Problem misplaced(FileChannel ch, long size, Seal first, Seal before, Path f, Path d) throws IOException {
+    Seal own = firstNonEmptySeal(names.at(d));
+    if (own != null && !(own.to <= size && matches(digestOf(ch, own.from, own.to), own))) {
+      for (int i : names.indices()) {
+        Path other = names.file(i);
+        if (other.equals(f)) {
+          continue;
+        }
+        Seal theirs = firstNonEmptySeal(names.at(DigestFile.of(other)));
+        if (theirs != null && theirs.to <= size && matches(digestOf(ch, 0, theirs.to), theirs)) {
+          return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of file " + own.file
+              + " of the trail, but " + f.getFileName() + " holds what " + DigestFile.of(other).getFileName()
+              + " seals: digests were renamed or swapped", -1);
+        }
+      }
+      return null;
+    }
+    for (int i : names.indices()) {
+      Path other = names.file(i);
+      if (other.equals(f)) {
+        continue;
+      }
+      Seal theirs = firstSealOf(names.at(DigestFile.of(other)));
+      if (theirs != null && theirs.trail.equals(first.trail) && theirs.file == before.file + 1) {
+        return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it is file " + first.file + " of the trail, "
+            + "but follows file " + before.file + ", and file " + theirs.file + " is " + other.getFileName()
+            + ": files were renamed or swapped", -1);
+      }
+    }
+    return null;
+  }
+
+  private static Seal firstSealOf(Path digest) throws IOException {
+    if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    try (DigestLines lines = new DigestLines(digest)) {
+      return Seal.parse(lines.next());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return null;
+    }
   }
 
   private static boolean rangeMatches(FileChannel ch, long size, Seal s) throws IOException {
@@ -510,7 +651,13 @@ public final class TrailVerifier {
     sealed.add(last);
     // No later range is intact: where do the last range's records end now? Its last record, found by its
     // checksum a few records before or after where it was, says; else the sealed end, or the file's end.
-    long end = endOfLastRecord(ch, c, sealed.records, last.lastLine);
+    long lastLine = 0; // the checksum of the last record sealed: in the last range that has records
+    for (Seal r : ranges) {
+      if (r.records > 0) {
+        lastLine = r.lastLine;
+      }
+    }
+    long end = endOfLastRecord(ch, c, sealed.records, lastLine);
     if (end >= 0 && (!closed || end == size)) {
       return describe(f, c, line, digestOf(ch, c, end), sealed, s, true);
     }
@@ -661,53 +808,52 @@ public final class TrailVerifier {
     if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
-    for (String line : readLines(digest)) {
-      try {
-        Seal s = line == null ? null : Seal.parse(line);
-        if (s != null && s.to > 0) {
+    try (DigestLines lines = new DigestLines(digest)) {
+      String line;
+      while ((line = lines.next()) != null) {
+        Seal s = Seal.parse(line);
+        if (s.to > 0) {
           return s;
         }
-      } catch (IllegalArgumentException e) {
-        return null;
       }
+    } catch (IllegalArgumentException e) {
+      return null;
     }
     return null;
   }
 
-  /** The seals of digest {@code d} after {@code s} that parse, in order, stopping at the first that does not. */
+  /** Later seals read when placing a change, at most: enough to find where the records shifted to. */
+  private static final int MAX_LATER_SEALS = 10_000;
+
+  /**
+   * The seals of digest {@code d} after {@code s} that parse and continue the ranges before them, in order,
+   * stopping at the first that does not (a start's FOUND seal over the whole file as it found it starts again at
+   * byte 0: the ranges sealed before are what tells where records shifted).
+   */
   private static List<Seal> laterSeals(Path d, Seal s) throws IOException {
     List<Seal> out = new ArrayList<>();
+    long end = s.to;
     boolean after = false;
-    for (String line : readLines(d)) {
-      if (line == null) {
-        break;
-      }
-      if (after) {
-        try {
-          out.add(Seal.parse(line));
-        } catch (IllegalArgumentException e) {
-          break;
+    String wanted = s.line();
+    try (DigestLines lines = new DigestLines(d)) {
+      String line;
+      while ((line = lines.next()) != null && out.size() < MAX_LATER_SEALS) {
+        if (after) {
+          Seal next;
+          try {
+            next = Seal.parse(line);
+          } catch (IllegalArgumentException e) {
+            break;
+          }
+          if (next.from != end || next.kind == Seal.Kind.FOUND) { // FOUND: what a start found, not what was written
+            break;
+          }
+          out.add(next);
+          end = next.to;
+        } else if (line.equals(wanted)) {
+          after = true;
         }
-      } else if (line.equals(s.line())) {
-        after = true;
       }
-    }
-    return out;
-  }
-
-  /** The digest's lines; an unfinished last line (no newline) is given as null. */
-  private static List<String> readLines(Path digest) throws IOException {
-    byte[] all = Files.readAllBytes(digest);
-    List<String> out = new ArrayList<>();
-    int start = 0;
-    for (int i = 0; i < all.length; i++) {
-      if (all[i] == '\n') {
-        out.add(new String(all, start, i - start, StandardCharsets.UTF_8));
-        start = i + 1;
-      }
-    }
-    if (start < all.length) {
-      out.add(null);
     }
     return out;
   }

@@ -18,13 +18,17 @@ import javax.crypto.SecretKey;
  * cluster, nothing of Hadoop).
  *
  * <pre>
- * nnaudit verify --cert audit.crt [--cert old.crt]... [--anchor SEAL_HASH] PATH...
+ * nnaudit verify --cert audit.crt [--cert old.crt]... [--anchor SEAL_HASH] [--accept-late] PATH...
  * nnaudit verify --keystore seal.jceks [--storetype JCEKS] [--alias nnaudit-seal] PATH...   (HmacSHA256)
  * </pre>
- * PATH is a directory (every trail in it: each audit file with a digest beside it) or an audit file. Prints,
- * per trail, {@code verified: N files, M records, from T1 to T2}, or the first change found with its file,
- * byte offset, line and kind, and any unsealed records. Exits 0 when everything verified, 1 when a trail was
- * changed, 2 when nothing was changed but records are unsealed, 3 on a usage or read error. {@code --cert} is
+ * PATH is a directory (every trail in it: each audit file with a digest beside it; every other file there that
+ * looks like an audit file or a digest is reported as not verified) or an audit file. Prints, per trail,
+ * {@code verified: N files, M records, from T1 to T2}, or the first change found with its file, byte offset,
+ * line and kind, and any unsealed records and records sealed late. Exits 0 when every record was sealed by the
+ * run that wrote it, 1 when a trail was changed, 2 when nothing was changed but records are unsealed, were
+ * sealed late (by a later start: a killed run's tail, an adopted file; {@code --accept-late} accepts these,
+ * still listing them), or nothing at all was verified, 3 on a usage or read error. No stack trace: every
+ * failure is one line. {@code --cert} is
  * given once for each key that signed seals of the trail (the sealing key was changed). The HMAC
  * keystore's password is read from the environment variable {@code NNAUDIT_KEYSTORE_PASSWORD}.
  */
@@ -32,7 +36,7 @@ public final class VerifyCommand {
   public static final int USAGE = 3;
   static final String PASSWORD_ENV = "NNAUDIT_KEYSTORE_PASSWORD";
   private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--cert CERT]... [--anchor SEAL_HASH] "
-      + "PATH...\n"
+      + "[--accept-late] PATH...\n"
       + "       nnaudit verify --keystore KEYSTORE [--storetype PKCS12|JKS|JCEKS] [--alias ALIAS] PATH...\n"
       + "  PATH: a directory holding audit files and their .seals digests, or an audit file.\n"
       + "  --cert: the X.509 certificate (PEM or DER) of the key that signs the seals; after a change of key, give\n"
@@ -40,7 +44,10 @@ public final class VerifyCommand {
       + "  --keystore: for HmacSHA256 seals, the keystore with the secret key; its password is read from "
       + PASSWORD_ENV + ".\n"
       + "  --anchor: a seal hash recorded off the host (the LatestSealHash metric): the trail must hold it.\n"
-      + "Exit: 0 verified, 1 tampered, 2 unsealed records (nothing changed), 3 usage or read error.";
+      + "  --accept-late: records sealed by a later start than the run that wrote them (a killed run's tail, a file\n"
+      + "    adopted when sealing was turned on) count as verified; they are still listed.\n"
+      + "Exit: 0 verified (every record sealed by the run that wrote it), 1 tampered, 2 unsealed records, records\n"
+      + "  sealed late or nothing verified (nothing changed), 3 usage or read error.";
 
   private VerifyCommand() {
   }
@@ -60,12 +67,17 @@ public final class VerifyCommand {
     String storetype = "PKCS12";
     String alias = "nnaudit-seal";
     String anchor = null;
+    boolean acceptLate = false;
     List<Path> paths = new ArrayList<>();
     for (int i = 0; i < argv.size(); i++) {
       String a = argv.get(i);
       if (a.equals("-h") || a.equals("--help")) {
         out.println(USAGE_TEXT);
         return 0;
+      }
+      if (a.equals("--accept-late")) {
+        acceptLate = true;
+        continue;
       }
       if (a.startsWith("--")) {
         if (i + 1 >= argv.size()) {
@@ -113,7 +125,7 @@ public final class VerifyCommand {
       err.println("nnaudit verify: cannot read the key: " + e.getMessage());
       return USAGE;
     }
-    TrailVerifier verifier = new TrailVerifier(keys, anchor);
+    TrailVerifier verifier = new TrailVerifier(keys, anchor, acceptLate);
     int tampered = 0;
     int unsealed = 0;
     int verified = 0;
@@ -122,9 +134,15 @@ public final class VerifyCommand {
         List<Path> trails;
         if (Files.isDirectory(p)) {
           trails = TrailVerifier.trailsIn(p);
+          List<Path> strays = DirectoryAccount.strays(p, trails);
+          for (Path stray : strays) {
+            out.println("NOT VERIFIED: " + stray + ": " + Problem.Kind.UNACCOUNTED.text + ": it looks like an audit "
+                + "file or a digest, but belongs to no trail with a digest here");
+          }
+          unsealed += strays.size();
           if (trails.isEmpty()) {
             err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + DigestFile.SUFFIX + " file)");
-            return USAGE;
+            return strays.isEmpty() ? USAGE : VerifyReport.UNSEALED;
           }
         } else if (Files.exists(p)) {
           trails = java.util.Collections.singletonList(p.toAbsolutePath());
@@ -149,8 +167,8 @@ public final class VerifyCommand {
           }
         }
       }
-    } catch (Exception e) {
-      err.println("nnaudit verify: " + e);
+    } catch (Exception | OutOfMemoryError | StackOverflowError e) {
+      err.println("nnaudit verify: could not read the trail: " + e);
       return USAGE;
     }
     if (verified + unsealed + tampered > 1) {

@@ -16,6 +16,10 @@ public final class VerifyReport {
 
   public final Path trail;
   final List<Problem> unsealed = new ArrayList<>();
+  /** Records sealed by a later start than the run that wrote them (RECOVER, ADOPT seals), oldest first. */
+  final List<Problem> late = new ArrayList<>();
+  /** Whether the reader accepts records sealed late (verify --accept-late): listed, but not exit 2. */
+  final boolean acceptLate;
   Problem tampering;
   int files;
   long records;
@@ -27,8 +31,14 @@ public final class VerifyReport {
   /** What the reader should know about how the trail was read (an interrupted rotation read as finished). */
   final List<String> notes = new ArrayList<>();
 
-  VerifyReport(Path trail) {
+  VerifyReport(Path trail, boolean acceptLate) {
     this.trail = trail;
+    this.acceptLate = acceptLate;
+  }
+
+  /** Records sealed late, each with its place (see {@link Problem.Kind#SEALED_LATE}). */
+  public List<Problem> late() {
+    return Collections.unmodifiableList(late);
   }
 
   /** The first change found, or null. */
@@ -56,9 +66,13 @@ public final class VerifyReport {
     return lastSealHash;
   }
 
-  /** 0 verified, 1 tampered, 2 unsealed records but nothing changed. */
+  /**
+   * 0 verified: every record sealed by the run that wrote it (or sealed late and accepted); 1 tampered; 2 nothing
+   * changed, but records are unsealed or were sealed late.
+   */
   public int exitCode() {
-    return tampering != null ? TAMPERED : unsealed.isEmpty() ? VERIFIED : UNSEALED;
+    return tampering != null ? TAMPERED : unsealed.isEmpty() && (late.isEmpty() || acceptLate) ? VERIFIED
+        : UNSEALED;
   }
 
   /** What verify prints for this trail. */
@@ -66,17 +80,21 @@ public final class VerifyReport {
     List<String> out = new ArrayList<>();
     String summary = TrailVerifier.count(files, "file") + ", " + TrailVerifier.count(records, "record")
         + (firstMillis < 0 ? "" : ", from " + Seal.formatTime(firstMillis) + " to " + Seal.formatTime(lastMillis))
-        + (sealedLate > 0 ? " (" + sealedLate + " of them sealed at a later start: written after the last seal of a "
-            + "run that was killed, or before sealing was turned on)" : "");
+        + (sealedLate > 0 ? " (" + sealedLate + " of them sealed late, by a later start than the run that wrote "
+            + "them)" : "");
     if (tampering != null) {
       out.add("TAMPERED: " + tampering);
       out.add("  verified before it: " + summary);
     } else {
-      out.add((unsealed.isEmpty() ? "verified: " : "verified, with unsealed records: ") + summary + " (trail "
-          + trail + ")");
+      boolean lateCounts = !late.isEmpty() && !acceptLate;
+      out.add((unsealed.isEmpty() && !lateCounts ? "verified: " : unsealed.isEmpty() ? "verified, with records "
+          + "sealed late: " : "verified, with unsealed records: ") + summary + " (trail " + trail + ")");
+    }
+    for (Problem p : late) {
+      out.add((acceptLate ? "SEALED LATE (accepted): " : "SEALED LATE: ") + p);
     }
     for (Problem p : unsealed) {
-      out.add("UNSEALED: " + p);
+      out.add((p.kind == Problem.Kind.UNACCOUNTED ? "NOT VERIFIED: " : "UNSEALED: ") + p);
     }
     if (lastSealHash != null) {
       out.add("  last verified seal: " + lastSealHash);

@@ -97,10 +97,23 @@ class SealedFileSinkTest {
     assertEquals(VerifyReport.UNSEALED, r.exitCode());
     RollingFileSink next = new RollingFileSink(context(f, "1m", 3, 100));
     next.close();
+    // sealed by the next start, not by the run that wrote them: exit 2 unless the reader accepts that
     VerifyReport after = verify(f);
-    assertEquals(VerifyReport.VERIFIED, after.exitCode(), String.join("\n", after.lines()));
+    assertEquals(VerifyReport.UNSEALED, after.exitCode(), String.join("\n", after.lines()));
     assertEquals(180, after.records());
-    List<String> out = after.lines();
+    assertEquals(1, after.late().size(), after.lines().toString());
+    assertEquals(30, after.late().get(0).records);
+    assertEquals(Problem.Kind.SEALED_LATE, after.late().get(0).kind);
+    assertTrue(after.lines().toString().contains("SEALED LATE: "), after.lines().toString());
+    VerifyReport accepted = new TrailVerifier(java.util.Collections.singletonList(ec.checkingKey()), null, true)
+        .verify(f.toPath());
+    assertEquals(VerifyReport.VERIFIED, accepted.exitCode(), String.join("\n", accepted.lines()));
+    List<String> out = accepted.lines();
     assertTrue(out.get(0).startsWith("verified: 1 file, 180 records, from "), out.toString());
+    assertTrue(out.toString().contains("SEALED LATE (accepted): "), out.toString());
+    // and so across any number of later clean starts and stops
+    new RollingFileSink(context(f, "1m", 3, 100)).close();
+    new RollingFileSink(context(f, "1m", 3, 100)).close();
+    assertEquals(VerifyReport.UNSEALED, verify(f).exitCode(), String.join("\n", verify(f).lines()));
   }
 }

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * change shifted, and may call it modified.
  */
 class TamperPropertyTest {
-  private static final int CASES = Integer.getInteger("tamper.cases", 2500);
+  private static final int CASES = Integer.getInteger("tamper.cases", 1000);
   private static final long SEED = Long.getLong("tamper.seed", 0x5EA1ED5EEDL);
 
   @TempDir
@@ -58,7 +58,18 @@ class TamperPropertyTest {
 
   enum Change {
     FLIP_BYTE, DELETE_LINE, INSERT_LINE, DUPLICATE_LINE, SWAP_LINES, TRUNCATE, DELETE_FILE, DELETE_FILE_ONLY,
-    DELETE_DIGEST_ONLY, RENAME_FILE, SWAP_FILES, SWAP_FILES_WITH_DIGESTS, FOREIGN_FILE, EDIT_SEAL, RESIGN
+    DELETE_DIGEST_ONLY, RENAME_FILE, SWAP_FILES, SWAP_FILES_WITH_DIGESTS, FOREIGN_FILE, EDIT_SEAL, RESIGN,
+    /** Records appended to the live file: after a close seal, or after a killed run's tail. */
+    APPEND_RECORDS,
+    /** A record of the live file changed and its digest deleted. */
+    EDIT_LIVE_DELETE_DIGEST,
+    /** A record changed and every digest deleted. */
+    EDIT_DELETE_ALL_DIGESTS
+  }
+
+  /** What happens after the change, before verify: nothing, clean starts and stops, or a crash and a start. */
+  enum After {
+    NOTHING, RESTART, RESTARTS, CRASH_RESTART
   }
 
   @BeforeAll
@@ -70,20 +81,27 @@ class TamperPropertyTest {
     templates.add(writeTrail(work.resolve("t-tail"), 5, 9, 1, 12));
     templates.add(writeTrail(work.resolve("t-restarts"), 13, 0, 4, 13));
     templates.add(writeTrail(work.resolve("t-restarts-tail"), 3, 4, 3, 14));
+    templates.add(writeTrail(work.resolve("t-single"), 7, 0, 2, 16, "1m"));
+    templates.add(writeTrail(work.resolve("t-single-tail"), 5, 6, 1, 17, "1m"));
     foreign = writeTrail(work.resolve("t-foreign"), 7, 0, 1, 15);
     for (Path t : templates) {
       VerifyReport r = new TrailVerifier(checking, null).verify(t.resolve("audit.log"));
       assertNull(r.tampering(), t + ": " + r.lines());
-      assertTrue(r.files() >= 4, t + ": " + r.lines());
+      assertTrue(r.files() >= (t.getFileName().toString().startsWith("t-single") ? 1 : 4), t + ": " + r.lines());
     }
   }
 
-  /**
-   * A trail of several files: records of random lengths (all different) written in batches through the sink,
-   * closed and reopened {@code runs} times, then {@code tail} records appended after the last seal, as a killed
-   * writer leaves them.
-   */
   static Path writeTrail(Path dir, int interval, int tail, int runs, long seed) throws Exception {
+    return writeTrail(dir, interval, tail, runs, seed, "3k");
+  }
+
+  /**
+   * A trail (of several files, when {@code maxSize} is small): records of random lengths (all different) written
+   * in batches through the sink, closed and reopened {@code runs} times; with a {@code tail}, the last run is
+   * not closed but left as a kill leaves it: everything it wrote sealed, then {@code tail} records written after
+   * its last seal that it never hashed.
+   */
+  static Path writeTrail(Path dir, int interval, int tail, int runs, long seed, String maxSize) throws Exception {
     Files.createDirectories(dir);
     Random rnd = new Random(seed);
     File f = dir.resolve("audit.log").toFile();
@@ -91,9 +109,10 @@ class TamperPropertyTest {
     for (int run = 0; run < runs; run++) {
       Configuration c = new Configuration(false);
       c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
-      c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "3k");
+      c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
       c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 4);
       c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, interval);
+      c.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 86_400_000L); // no seal by time: the test says when
       SealKeys.enable(c, key, work);
       RollingFileSink sink = new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
       for (int b = 0; b < 120 / runs; b++) {
@@ -103,7 +122,11 @@ class TamperPropertyTest {
         }
         sink.write(ByteBuffer.wrap(batch.toString().getBytes(StandardCharsets.UTF_8)));
       }
-      sink.close();
+      if (tail > 0 && run == runs - 1) {
+        sink.seal(); // all it wrote sealed; then killed: never closed (its sealing thread has nothing to seal)
+      } else {
+        sink.close();
+      }
     }
     StringBuilder t = new StringBuilder();
     for (int i = 0; i < tail; i++) {
@@ -136,6 +159,7 @@ class TamperPropertyTest {
   void everyChangeIsFoundNamedAndPlaced() throws Exception {
     Map<Change, Integer> made = new EnumMap<>(Change.class);
     Map<Problem.Kind, Integer> reported = new EnumMap<>(Problem.Kind.class);
+    Map<After, Integer> madeAfter = new EnumMap<>(After.class);
     Long only = Long.getLong("tamper.seed.only");
     for (int i = 0; i < CASES; i++) {
       long seed = only != null ? only : SEED + i;
@@ -155,13 +179,29 @@ class TamperPropertyTest {
       if (want == null) {
         continue; // this trail offers no place for this change (retried with other seeds)
       }
-      VerifyReport r = new TrailVerifier(checking, null).verify(trail.live);
+      After after = After.values()[rnd.nextInt(After.values().length)];
+      Path verified = restart(after, dir, work.resolve("crash-image"));
+      VerifyReport r = new TrailVerifier(checking, null).verify(verified.resolve("audit.log"));
       Problem p = r.tampering();
-      String context = "case seed " + seed + ": " + change + " on " + template.getFileName() + " (" + want + ")\n"
-          + String.join("\n", r.lines());
+      String context = "case seed " + seed + ": " + change + " on " + template.getFileName() + ", then " + after
+          + " (" + want + ")\n" + String.join("\n", r.lines());
+      madeAfter.merge(after, 1, Integer::sum);
+      if (want.exit == VerifyReport.UNSEALED) {
+        assertNull(p, "a change verify can only call unsealed, called a change: " + context);
+        assertEquals(VerifyReport.UNSEALED, r.exitCode(), "never verified: " + context);
+        made.merge(change, 1, Integer::sum);
+        continue;
+      }
       assertNotNull(p, "a change passed: " + context);
       assertEquals(VerifyReport.TAMPERED, r.exitCode(), context);
-      assertTrue(want.kinds.contains(p.kind), "kind " + p.kind + ", expected " + want.kinds + ": " + context);
+      Set<Problem.Kind> kinds = EnumSet.copyOf(want.kinds);
+      if (after != After.NOTHING && kinds.contains(Problem.Kind.TRUNCATED)) {
+        // a start ends the cut record's line before it writes (its own bytes are then recorded as found): the
+        // cut is then a shorter record, and fewer records, where the file was cut
+        kinds.add(Problem.Kind.RECORDS_DELETED);
+        kinds.add(Problem.Kind.MODIFIED);
+      }
+      assertTrue(kinds.contains(p.kind), "kind " + p.kind + ", expected " + want.kinds + ": " + context);
       assertTrue(want.files.contains(p.file.getFileName().toString()), "file " + p.file.getFileName() + ": " + context);
       if (want.offset >= 0) {
         assertEquals(want.offset, p.offset, "offset: " + context);
@@ -175,7 +215,7 @@ class TamperPropertyTest {
         break;
       }
     }
-    System.out.println("tamper cases by change: " + made + "\nreported kinds: " + reported);
+    System.out.println("tamper cases by change: " + made + "\nreported kinds: " + reported + "\nthen: " + madeAfter);
     if (only == null) {
       for (Change c : Change.values()) {
         assertTrue(made.getOrDefault(c, 0) >= CASES / Change.values().length / 3, "too few cases of " + c + ": "
@@ -190,17 +230,29 @@ class TamperPropertyTest {
     final Set<String> files;
     final long offset;
     final long line;
+    /** 1 (tampered, as kinds, files, offset and line say), or 2: a change verify can only call unsealed. */
+    final int exit;
 
     Expected(Set<Problem.Kind> kinds, List<String> files, long offset, long line) {
+      this(kinds, files, offset, line, VerifyReport.TAMPERED);
+    }
+
+    Expected(Set<Problem.Kind> kinds, List<String> files, long offset, long line, int exit) {
       this.kinds = kinds;
       this.files = new java.util.HashSet<>(files);
       this.offset = offset;
       this.line = line;
+      this.exit = exit;
+    }
+
+    /** Unsealed or sealed late, never verified: what deleting digests, or a killed run's tail, leaves. */
+    static Expected notVerified() {
+      return new Expected(EnumSet.noneOf(Problem.Kind.class), List.of(), -1, -1, VerifyReport.UNSEALED);
     }
 
     @Override
     public String toString() {
-      return "expect " + kinds + " in " + files + (offset >= 0 ? " at byte " + offset : "")
+      return "expect exit " + exit + ", " + kinds + " in " + files + (offset >= 0 ? " at byte " + offset : "")
           + (line > 0 ? " line " + line : "");
     }
   }
@@ -284,6 +336,45 @@ class TamperPropertyTest {
     }
   }
 
+  /**
+   * Starts and stops the sink on the changed trail as {@code after} says, and returns the directory to verify:
+   * the trail itself, or, for a crash, the image a kill of the restarted run leaves (the files as they are while
+   * it runs), which is then started and stopped once more.
+   */
+  static Path restart(After after, Path dir, Path image) throws Exception {
+    switch (after) {
+      case NOTHING:
+        return dir;
+      case RESTART:
+        openSink(dir).close();
+        return dir;
+      case RESTARTS:
+        openSink(dir).close();
+        openSink(dir).close();
+        openSink(dir).close();
+        return dir;
+      default: {
+        RollingFileSink running = openSink(dir);
+        running.seal(); // the start's own seal is written; a kill now leaves the files as they are
+        deleteTree(image);
+        copyTree(dir, image);
+        running.close();
+        openSink(image).close();
+        return image;
+      }
+    }
+  }
+
+  static RollingFileSink openSink(Path dir) throws Exception {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("audit.log").toString());
+    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "3k");
+    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 4);
+    c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 5);
+    SealKeys.enable(c, key, work);
+    return new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
+  }
+
   /** Makes the change; returns what verify must say, or null when this trail has no place for it. */
   static Expected apply(Change change, Trail t, Random rnd) throws Exception {
     int i = t.indices.get(rnd.nextInt(t.indices.size()));
@@ -355,7 +446,41 @@ class TamperPropertyTest {
   }
 
   static Expected applyToFiles(Change change, Trail t, Random rnd) throws Exception {
+    switch (change) {
+      case APPEND_RECORDS: {
+        long end = Files.size(t.live);
+        boolean killed = t.hasTail(0);
+        StringBuilder more = new StringBuilder();
+        for (int k = 1 + rnd.nextInt(500); k > 0; k--) {
+          more.append(record(800_000 + k, rnd));
+        }
+        Files.write(t.live, more.toString().getBytes(StandardCharsets.UTF_8), java.nio.file.StandardOpenOption.APPEND);
+        // after a close seal: inserted, wherever; after a killed run's tail: as much as it may have left, unsealed
+        return killed ? Expected.notVerified()
+            : new Expected(EnumSet.of(Problem.Kind.RECORDS_INSERTED), List.of("audit.log"), end, -1);
+      }
+      case EDIT_LIVE_DELETE_DIGEST:
+      case EDIT_DELETE_ALL_DIGESTS: {
+        long end = t.sealedEnd(0);
+        if (end == 0) {
+          return null;
+        }
+        byte[] b = Files.readAllBytes(t.live);
+        int p = (int) (rnd.nextDouble() * end);
+        b[p] = b[p] == (byte) 'x' ? (byte) 'y' : (byte) 'x';
+        Files.write(t.live, b);
+        for (int k : change == Change.EDIT_LIVE_DELETE_DIGEST ? List.of(0) : t.indices) {
+          Files.delete(t.digest(k));
+        }
+        return Expected.notVerified();
+      }
+      default:
+        break;
+    }
     List<Integer> rotated = t.rotated();
+    if (rotated.isEmpty()) {
+      return null; // a trail of one file: no rotated file to delete, rename, swap or replace
+    }
     int i = rotated.get(rnd.nextInt(rotated.size()));
     String name = t.file(i).getFileName().toString();
     switch (change) {

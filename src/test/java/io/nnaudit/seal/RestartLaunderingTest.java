@@ -1,0 +1,252 @@
+package io.nnaudit.seal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The changes an attacker without the key makes to a sealed trail and then hides behind a start of the
+ * NameNode's sink, or behind verify's directory mode, a huge digest or a re-encoded signature: each one, after
+ * any number of starts and stops, is exit 1 or 2, never 0, and names the file it concerns. Trails are written
+ * and restarted by the real file sink ({@link TamperPropertyTest#writeTrail}, {@link TamperPropertyTest#openSink});
+ * verify is the command as an auditor runs it.
+ */
+class RestartLaunderingTest {
+  @TempDir
+  Path work;
+  Path dir;
+
+  @BeforeEach
+  void keys() throws Exception {
+    TamperPropertyTest.work = work;
+    TamperPropertyTest.key = SealKeys.ec(work.resolve("keys"));
+    dir = work.resolve("trail");
+  }
+
+  private Result verify(String... extra) {
+    List<String> args = new ArrayList<>();
+    args.add("verify");
+    args.add("--cert");
+    args.add(TamperPropertyTest.key.certificate.toString());
+    args.addAll(java.util.Arrays.asList(extra));
+    if (extra.length == 0 || extra[extra.length - 1].startsWith("--")) {
+      args.add(dir.toString());
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrintStream p = new PrintStream(out, true);
+    int code = VerifyCommand.run(args.toArray(new String[0]), p, p, null);
+    return new Result(code, out.toString());
+  }
+
+  private static final class Result {
+    final int code;
+    final String out;
+
+    Result(int code, String out) {
+      this.code = code;
+      this.out = out;
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + code + ":\n" + out;
+    }
+  }
+
+  private void startAndStop(int times) throws Exception {
+    for (int i = 0; i < times; i++) {
+      TamperPropertyTest.openSink(dir).close();
+    }
+  }
+
+  private static String records(int n) {
+    StringBuilder b = new StringBuilder();
+    Random rnd = new Random(n);
+    for (int i = 0; i < n; i++) {
+      b.append(TamperPropertyTest.record(700_000 + i, rnd));
+    }
+    return b.toString();
+  }
+
+  @Test
+  void recordsAppendedAfterACleanStopAreInsertedBeforeAndAfterAnyNumberOfStarts() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 2, 31);
+    Path live = dir.resolve("audit.log");
+    long end = Files.size(live);
+    Files.write(live, records(500).getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    for (int starts = 0; starts <= 3; starts++) {
+      Result r = verify();
+      assertEquals(VerifyReport.TAMPERED, r.code, "after " + starts + " starts: " + r);
+      assertTrue(r.out.contains("audit.log at byte " + end + " ") && r.out.contains("records inserted"), r.toString());
+      assertTrue(r.out.contains("500 records"), r.toString());
+      startAndStop(1);
+    }
+  }
+
+  @Test
+  void aOneFileTrailEditedWithItsDigestDeletedIsNeverVerified() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 32, "1m");
+    Path live = dir.resolve("audit.log");
+    byte[] b = Files.readAllBytes(live);
+    b[100] = (byte) (b[100] == 'x' ? 'y' : 'x');
+    Files.write(live, b);
+    Files.delete(DigestFile.of(live));
+    for (int starts = 0; starts <= 2; starts++) {
+      Result r = verify();
+      assertEquals(VerifyReport.UNSEALED, r.code, "after " + starts + " starts: " + r);
+      startAndStop(1);
+    }
+    Result r = verify();
+    assertTrue(r.out.contains("SEALED LATE: ") && r.out.contains("adopt"), r.toString());
+    Result accepted = verify("--accept-late");
+    assertEquals(VerifyReport.VERIFIED, accepted.code, accepted.toString());
+    assertTrue(accepted.out.contains("SEALED LATE (accepted): "), accepted.toString());
+  }
+
+  @Test
+  void editingTheLastSealedRangeAcrossAStartIsTamperedAndLeavesNoDigestToDelete() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 33, "1m");
+    Path live = dir.resolve("audit.log");
+    byte[] b = Files.readAllBytes(live);
+    b[b.length - 20] = (byte) (b[b.length - 20] == 'x' ? 'y' : 'x');
+    Files.write(live, b);
+    startAndStop(2);
+    Result r = verify();
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    try (Stream<Path> s = Files.list(dir)) {
+      assertFalse(s.anyMatch(p -> p.getFileName().toString().contains(".stale-")), "nothing set aside");
+    }
+  }
+
+  @Test
+  void aDecoyTrailOrFilesRenamedAwayDoNotMakeADirectoryVerify() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 34);
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : (Iterable<Path>) s::iterator) {
+        if (p.getFileName().toString().endsWith(".seals")) {
+          Files.delete(p);
+        }
+      }
+    }
+    Files.write(dir.resolve("zz"), new byte[0]);
+    Files.write(dir.resolve("zz.seals"), new byte[0]);
+    Result r = verify();
+    assertEquals(VerifyReport.UNSEALED, r.code, r.toString());
+    assertTrue(r.out.contains("NOT VERIFIED: " + dir.resolve("audit.log")), r.toString());
+    assertTrue(r.out.contains("holds no seal"), r.toString());
+
+    Path other = work.resolve("renamed");
+    TamperPropertyTest.writeTrail(other, 7, 0, 1, 35);
+    try (Stream<Path> s = Files.list(other)) {
+      for (Path p : (Iterable<Path>) s::iterator) {
+        Files.move(p, p.resolveSibling(p.getFileName() + ".expired-1"));
+      }
+    }
+    dir = other;
+    Result renamed = verify();
+    assertNotEquals(VerifyReport.VERIFIED, renamed.code, renamed.toString());
+  }
+
+  @Test
+  void aHugeOrGarbageDigestGivesAMessageNotAStackTrace() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 36, "1m");
+    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    try (RandomAccessFile f = new RandomAccessFile(digest.toFile(), "rw")) {
+      f.setLength(f.length() + 2200L * 1024 * 1024); // sparse: 2.2 GB of zeros after the seals
+    }
+    Result r = verify();
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    assertTrue(r.out.contains("altered seal") && !r.out.contains("Exception") && !r.out.contains("\tat "),
+        r.toString());
+    Files.delete(digest);
+    byte[] junk = new byte[1 << 20];
+    new Random(1).nextBytes(junk);
+    Files.write(digest, junk);
+    Result binary = verify();
+    assertTrue(binary.code == VerifyReport.TAMPERED || binary.code == VerifyReport.UNSEALED
+        || binary.code == VerifyCommand.USAGE, binary.toString());
+    assertFalse(binary.out.contains("Exception") || binary.out.contains("\tat "), binary.toString());
+  }
+
+  @Test
+  void aSignatureReencodedWithTheOtherSIsRejected() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 37, "1m");
+    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    List<String> lines = Files.readAllLines(digest);
+    String lastLine = lines.get(lines.size() - 1);
+    Seal s = Seal.parse(lastLine);
+    byte[] der = Base64.getDecoder().decode(s.signature);
+    BigInteger n = new BigInteger("FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551", 16);
+    // DER: 30 len 02 rlen r 02 slen s
+    int rlen = der[3];
+    int sAt = 4 + rlen + 2;
+    BigInteger sv = new BigInteger(1, java.util.Arrays.copyOfRange(der, sAt, der.length));
+    assertTrue(sv.compareTo(n.shiftRight(1)) <= 0, "seals are written with the low s");
+    byte[] other = EcdsaForm.encode(new BigInteger(1, java.util.Arrays.copyOfRange(der, 4, 4 + rlen)),
+        n.subtract(sv));
+    String forged = lastLine.replace("sig=" + s.signature, "sig=" + Base64.getEncoder().encodeToString(other));
+    lines.set(lines.size() - 1, forged);
+    Files.write(digest, lines);
+    Result r = verify();
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    assertTrue(r.out.contains("bad signature"), r.toString());
+  }
+
+  @Test
+  void renamedSwappedAndReplacedFilesAreNamedForWhatTheyHold() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 38);
+    Path foreign = TamperPropertyTest.writeTrail(work.resolve("foreign"), 7, 0, 1, 39);
+    Path clean = work.resolve("clean");
+    TamperPropertyTest.copyTree(dir, clean);
+
+    swap(dir.resolve("audit.log.2"), dir.resolve("audit.log.3"));
+    swap(dir.resolve("audit.log.2.seals"), dir.resolve("audit.log.3.seals"));
+    Result both = verify();
+    assertEquals(VerifyReport.TAMPERED, both.code, both.toString());
+    assertTrue(both.out.contains("files out of order") && !both.out.contains("audit.log.4"), both.toString());
+
+    TamperPropertyTest.deleteTree(dir);
+    TamperPropertyTest.copyTree(clean, dir);
+    swap(dir.resolve("audit.log.2.seals"), dir.resolve("audit.log.3.seals"));
+    Result digests = verify();
+    assertEquals(VerifyReport.TAMPERED, digests.code, digests.toString());
+    assertTrue(digests.out.contains("audit.log.3.seals") && digests.out.contains("digests were renamed or swapped"),
+        digests.toString());
+
+    TamperPropertyTest.deleteTree(dir);
+    TamperPropertyTest.copyTree(clean, dir);
+    Files.copy(foreign.resolve("audit.log"), dir.resolve("audit.log"), StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(foreign.resolve("audit.log.seals"), dir.resolve("audit.log.seals"), StandardCopyOption.REPLACE_EXISTING);
+    Result replaced = verify();
+    assertEquals(VerifyReport.TAMPERED, replaced.code, replaced.toString());
+    assertTrue(replaced.out.contains("TAMPERED: " + dir.resolve("audit.log") + " ")
+        && replaced.out.contains("file from another trail"), replaced.toString());
+  }
+
+  private static void swap(Path a, Path b) throws Exception {
+    Path tmp = a.resolveSibling("swap.tmp");
+    Files.move(a, tmp);
+    Files.move(b, a);
+    Files.move(tmp, b);
+  }
+}
