@@ -1,5 +1,6 @@
 package io.nnaudit;
 
+import java.time.Instant;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,27 +47,43 @@ import io.nnaudit.config.NnauditConfigKeys;
  * </ul>
  * A handler that finds the queue full also unparks the writer, ending its linger (see {@link AuditWriter}).
  * Beyond the queue's own lock, a handler takes a lock only to lead a write ({@link #lead}, a
- * {@code tryLock} that never waits) or after the hand-over. A leader formats the batch, makes the write(2)
- * and completes the batch's tickets (serializing those responses) while it holds the write lock; the
+ * {@code tryLock} that never waits) or after the hand-over (below). A leader formats the batch, makes the
+ * write(2) and completes the batch's tickets (serializing those responses) while it holds the write lock; the
  * write(2) is the one wait no setting can bound. What happens when the disk fails is the committer's
  * business: under fail-closed the queue backs up and BLOCK handlers wait.
  *
  * <p>Two ways to stop, in this order of events:
  * <ul>
- * <li>{@link #shutdown}, the JVM shutdown hook (registered with Hadoop's {@link ShutdownHookManager}). A real
- * NameNode goes on serving RPCs while the hooks run, so the pipeline does not close: (1) handlers stop
- * queueing and wait for the hand-over; (2) the writer drains everything accepted, writes the last drop report
- * and ends, leaving the sink open; (3) the hook fsyncs (durability other than none) and hands the sink over;
- * (4) from then until the JVM halts, each handler writes (and under sync fsyncs) its own record under
- * {@link #writeLock} before its operation is acknowledged; it waits for the lock, and retries a refusing
- * disk, for at most {@code nnaudit.handler.max.wait.ms}, after which its operation is answered with an error. If the writer cannot drain within
- * {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are never acknowledged.</li>
+ * <li>At the JVM's exit (SIGTERM), two hooks registered with Hadoop's {@link ShutdownHookManager}, which runs
+ * its hooks one after the other, highest priority first. A real NameNode goes on serving RPCs while the hooks
+ * run, and the JVM halts when the last has returned, wherever the handlers are. {@link #shutdown} runs before
+ * Hadoop's SHUTDOWN_MSG hook: (1) handlers stop queueing and wait for the hand-over; (2) the writer drains
+ * everything accepted, writes the last drop report and ends, leaving the sink open; (3) the hook fsyncs
+ * (durability other than none), seals and hands the sink over; (4) from then on each handler writes (and under
+ * sync fsyncs) its own record and has it sealed, all under {@link #writeLock}, before its operation is
+ * acknowledged; it waits for the lock, and retries a refusing disk, for at most
+ * {@code nnaudit.handler.max.wait.ms}, after which its operation is answered with an error. If the writer
+ * cannot drain within {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are
+ * never acknowledged. {@link #closeAtExit} runs after every other Hadoop hook, SHUTDOWN_MSG's included, so that
+ * the JVM halts right after it: (5) it marks the pipeline ended; (6) it waits for the write lock, which no
+ * handler holds between its record and its seal, and for the writer thread, should (2) have abandoned it;
+ * (7) it fsyncs what is not yet fsynced and closes the sink, which seals whatever is still unsealed (the file
+ * sink's CLOSE seal; none is needed when each record was sealed as it was written), so nothing follows the
+ * last seal. A handler that comes after (5) writes nothing: its event is refused, counted, and its operation
+ * answered with an error, so every operation acknowledged has its record, and every record its seal. The
+ * waits of (6) end at {@code nnaudit.shutdown.timeout.ms}; past it (a handler held in write(2)) the sink stays
+ * open and that handler's record may be left unsealed when the JVM halts. SHUTDOWN_MSG's hook shuts log4j
+ * down, so the last hook writes its one line to standard error, and the refusals after (5) are counted but
+ * not logged.</li>
  * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
  * (the logger follows its slot to the replacement, or refuses the event); (2) wait for handlers already
  * inside {@code offer}; (3) the writer, seeing the pipeline closed, quiet and empty, writes what is left,
- * closes the sink and ends; (4) wait for it, up to the timeout, after which it stops retrying.</li>
+ * closes the sink and ends; (4) wait for it, up to the timeout, after which it stops retrying. It removes both
+ * hooks, and {@link #closeAtExit} does nothing for a pipeline that never went direct. Called on a pipeline that
+ * went direct, it ends the direct writes and closes the sink as (5) to (7) do, within its timeout.</li>
  * </ul>
- * A writer that dies of an error it could not handle switches the pipeline to direct writing in the same way.
+ * A writer that dies of an error it could not handle switches the pipeline to direct writing in the same way,
+ * from (4) on, and at the JVM's exit {@link #closeAtExit} closes its sink as well.
  */
 public final class AuditPipeline {
   /*
@@ -79,20 +96,29 @@ public final class AuditPipeline {
    * committer) belongs to one writing thread at a time: see AuditWriter.
    *
    * Locks. The pipeline's monitor (synchronized (this)) only orders the changes of the lifecycle's flags
-   * between close(), shutdown(), a dying writer and failUnopened(); nothing waits or takes another lock while
-   * holding it. writeLock is the one lock held across I/O: a leader's or a direct writer's write(2), the
-   * hook's last fsync. open() runs under the registry's lock, and so does close() when a pipeline is
-   * replaced; a handler never takes it.
+   * between close(), shutdown(), closeAtExit(), a dying writer and failUnopened(); nothing waits or takes
+   * another lock while holding it. writeLock is the one lock held across I/O: a leader's or a direct writer's
+   * write(2) and seal, the hook's last fsync and seal, the last hook's fsync and close. open() runs under the
+   * registry's lock, and so does close() when a pipeline is replaced; a handler never takes it.
    *
    * Counting. Each count is made by the thread that settles that part of an event's fate: the handler
-   * (accepted, blocked, dropped at the queue, refused, capture failed), the writing thread (written, failed,
-   * given up under fail-open, tickets aborted, not durable).
+   * (accepted, blocked, dropped at the queue, refused, capture failed, refused after the last hook), the
+   * writing thread (written, failed, given up under fail-open, tickets aborted, not durable).
    */
   private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
   /** Runs before Hadoop's SHUTDOWN_MSG hook (priority 0), after the FileSystem cache's (10). */
   static final int SHUTDOWN_HOOK_PRIORITY = 1;
+  /**
+   * Runs after every other Hadoop hook, SHUTDOWN_MSG's (0) included. Not Integer.MIN_VALUE: Hadoop orders
+   * hooks by subtracting priorities, which would overflow and run it first.
+   */
+  static final int CLOSE_HOOK_PRIORITY = Integer.MIN_VALUE / 2;
+  /** What the last hook may take beyond nnaudit.shutdown.timeout.ms: its fsync and the sink's close (a seal). */
+  private static final long CLOSE_HOOK_SLACK_MS = 5000;
   private static final long BLOCK_WAIT_SLICE_MS = 10;
   private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
+  /** Why a handler that comes after the last shutdown hook began is refused. */
+  private static final String ENDED = "the audit file was closed for good as the NameNode stopped";
   /**
    * What a shipper's stop may take beyond nnaudit.kafka.stop.timeout.ms: a send blocked for the producer's
    * max.block.ms (2 s by default) and the close of its producer.
@@ -118,12 +144,15 @@ public final class AuditPipeline {
   private final Lifecycle life = new Lifecycle();
   /** Immutable: registered by open(), removed by close(). */
   private final Runnable shutdownHook;
+  /** Immutable: registered by open(), removed by close(). */
+  private final Runnable closeHook;
   /** Any thread that refuses an event, and a handler whose lead failed. */
   private final RateLimitedLog refusals = new RateLimitedLog(LOG, REFUSAL_LOG_INTERVAL_MS);
   /**
    * Guards the writer's formatter, buffer and sink whenever more than one thread may write: held by a handler
    * leading a write ({@link #lead}) and by the writer thread in that mode, by the shutdown hook and a dying
-   * writer as they hand the sink over, and by a handler writing its own record after the hand-over.
+   * writer as they hand the sink over, by a handler writing and sealing its own record after the hand-over,
+   * and by the last hook as it closes the sink.
    */
   private final ReentrantLock writeLock = new ReentrantLock();
   /** Written once by open(); read by stats(). */
@@ -151,6 +180,7 @@ public final class AuditPipeline {
     this.metrics = new AuditMetrics(settings.percentileIntervals());
     this.drops = new DropTracker(metrics, settings.dropWarnIntervalMs(), LOG, settings.file().getPath());
     this.shutdownHook = this::shutdown;
+    this.closeHook = this::closeAtExit;
     this.spoolGuard = settings.shipperFactory() == null ? null : new SpoolGuard(settings.spoolMaxBackups());
   }
 
@@ -181,7 +211,7 @@ public final class AuditPipeline {
     return new AuditPipeline(settings);
   }
 
-  /** Starts writing to {@code sink}: the writer thread, the metrics source and the shutdown hook. */
+  /** Starts writing to {@code sink}: the writer thread, the metrics source and the two shutdown hooks. */
   void open(AuditSink sink) {
     RecordFormatter formatter = settings.recordFormat() == RecordFormat.JSON
         ? new JsonRecordFormatter(settings.formatOptions()) : new HdfsRecordFormatter(settings.formatOptions());
@@ -198,6 +228,8 @@ public final class AuditPipeline {
       ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
           settings.shutdownTimeoutMs() + (sh == null ? 0 : settings.shipStopTimeoutMs() + SHIPPER_STOP_SLACK_MS) + 1000,
           TimeUnit.MILLISECONDS);
+      ShutdownHookManager.get().addShutdownHook(closeHook, CLOSE_HOOK_PRIORITY,
+          settings.shutdownTimeoutMs() + CLOSE_HOOK_SLACK_MS, TimeUnit.MILLISECONDS);
     } catch (IllegalStateException shutdownInProgress) {
       LOG.warn("nnaudit: the JVM is already stopping; {} gets no shutdown hook", settings.file());
     }
@@ -338,7 +370,7 @@ public final class AuditPipeline {
   enum Offer {
     /** In the queue; the writer will write it. */
     ACCEPTED,
-    /** Written on the calling thread (after the shutdown hook handed the sink over). */
+    /** Written on the calling thread (after the shutdown hook handed the sink over, before the last hook). */
     WRITTEN,
     /** Dropped by the DROP policy; counted. The operation may be acknowledged (DROP is lossy by choice). */
     DROPPED,
@@ -487,7 +519,8 @@ public final class AuditPipeline {
 
   /**
    * For an event that found this pipeline closed (and no replacement): after the shutdown hook, writes it on
-   * the calling thread once the sink is handed over; otherwise refuses it. Never throws.
+   * the calling thread once the sink is handed over, until the last hook takes it back; otherwise refuses it.
+   * Never throws.
    */
   Offer afterClose(AuditEvent e) {
     if (!life.direct) {
@@ -510,6 +543,10 @@ public final class AuditPipeline {
     boolean interrupted = false; // interrupts during the wait, restored after the write
     try {
       while (!life.handedOver) {
+        if (life.ended) {
+          refuse(e, ENDED);
+          return Offer.REFUSED;
+        }
         if (life.abandoned || System.nanoTime() - deadline >= 0) {
           refuse(e, "the audit writer did not finish before the NameNode stopped");
           return Offer.REFUSED;
@@ -530,6 +567,10 @@ public final class AuditPipeline {
         }
       }
       try {
+        if (life.ended) { // checked under the lock: the last hook closes the sink under it
+          refuse(e, ENDED);
+          return Offer.REFUSED;
+        }
         if (writer.writeDirect(e, deadline)) {
           metrics.countDirectWrite();
           return Offer.WRITTEN;
@@ -591,8 +632,9 @@ public final class AuditPipeline {
   }
 
   /**
-   * The JVM shutdown hook: drains what was accepted, then hands the open sink to the handlers, which write
-   * their own records until the JVM halts (see the design note). Returns whether the hand-over happened.
+   * The first of the two JVM shutdown hooks: drains what was accepted, then hands the open sink to the
+   * handlers, which write their own records until {@link #closeAtExit} (see the design note). Returns whether
+   * the hand-over happened.
    */
   boolean shutdown() {
     synchronized (this) {
@@ -606,7 +648,7 @@ public final class AuditPipeline {
     if (done) {
       writeLock.lock(); // a writer that died meanwhile may have handed over already
       try {
-        if (!life.handedOver) {
+        if (!life.handedOver && !life.ended) { // ended: a close() of an embedder's closed the sink meanwhile
           writer.forceBeforeHandOver();
           life.handedOver = true;
         }
@@ -614,15 +656,95 @@ public final class AuditPipeline {
         writeLock.unlock();
       }
       LOG.info("nnaudit: the NameNode is stopping; {} drained, handlers now write their own records until the "
-          + "JVM halts: {}", settings.file(), stats());
+          + "last shutdown hook closes it: {}", settings.file(), stats());
     }
     stopShipper(); // what handlers write from now on is shipped at the next start
     return done;
   }
 
   /**
-   * Stops taking events, drains what was accepted into the sink and closes it; idempotent. Returns true when
-   * the writer finished within {@code timeoutMs}.
+   * The last of Hadoop's shutdown hooks, after which the JVM halts: ends the handlers' direct writes and closes
+   * the sink, so that nothing is written after its last seal (see the design note, steps 5 to 7). Waits, for at
+   * most {@code nnaudit.shutdown.timeout.ms} in all, for a writer thread the first hook abandoned and for the
+   * write lock; an interrupt (Hadoop cancels a hook past its timeout) ends the wait. Does nothing for a
+   * pipeline that never went direct: {@link #close} or its writer closes that sink. Returns whether it closed
+   * the sink without an error.
+   */
+  boolean closeAtExit() {
+    return endDirectWrites(settings.shutdownTimeoutMs(), true);
+  }
+
+  /**
+   * For a pipeline gone direct (the shutdown hook ran, or the writer died) and not yet ended: refuses the
+   * handlers' direct writes from now on, waits, for at most {@code timeoutMs} in all, for the writer thread to
+   * have ended and for the write lock, and closes the sink under it. Returns whether it closed the sink without
+   * an error; false at once when the pipeline is not direct or was ended already.
+   */
+  private boolean endDirectWrites(long timeoutMs, boolean atExit) {
+    synchronized (this) {
+      if (!life.direct || life.ended) {
+        return false;
+      }
+      life.ended = true; // before the lock: a handler that takes it after us writes nothing
+    }
+    AuditWriter w = writer;
+    Thread t = writerThread;
+    if (w == null || t == null) {
+      return false;
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    String holder = "the audit writer";
+    try {
+      t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      if (!t.isAlive()) {
+        holder = "a handler writing its own record";
+        if (writeLock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+          boolean closed;
+          try {
+            closed = w.closeAtExit();
+          } finally {
+            writeLock.unlock();
+          }
+          String line = "closed " + settings.file() + (atExit ? " as the NameNode stops" : "")
+              + (closed ? "" : " (with an error: " + w.lastCloseFailure() + ")")
+              + "; later operations are answered with an error: " + stats();
+          if (atExit) {
+            exitLine(closed ? "INFO" : "ERROR", line);
+          } else if (closed) {
+            LOG.info("nnaudit: {}", line);
+          } else {
+            LOG.error("nnaudit: {}", line);
+          }
+          return closed;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // at exit: Hadoop gave up on this hook, and the JVM halts now
+      holder += " (the wait was interrupted)";
+    }
+    String line = "could not close " + settings.file() + (atExit ? " as the NameNode stops" : "") + ": " + holder
+        + " held it past " + timeoutMs + " ms" + (atExit ? " (" + NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY + ")" : "")
+        + "; a record written meanwhile may be left without a seal: " + stats();
+    if (atExit) {
+      exitLine("ERROR", line);
+    } else {
+      LOG.error("nnaudit: {}", line);
+    }
+    return false;
+  }
+
+  /**
+   * A line of the last hook. Hadoop's SHUTDOWN_MSG hook, which runs before it, shuts log4j down, so the line
+   * goes to standard error (a NameNode's .out file) instead of the log.
+   */
+  private static void exitLine(String level, String text) {
+    System.err.println(Instant.now() + " " + level + " nnaudit: " + text);
+  }
+
+  /**
+   * Stops taking events, drains what was accepted into the sink and closes it; idempotent. A pipeline gone
+   * direct (after {@link #shutdown}, or a writer that died) has its direct writes ended and its sink closed, as
+   * {@link #closeAtExit} does. Returns true when the writer finished within {@code timeoutMs}.
    */
   public boolean close(long timeoutMs) {
     boolean already;
@@ -630,13 +752,16 @@ public final class AuditPipeline {
       already = life.closed;
       life.closed = true;
     }
-    if (already) {
-      return writerThread == null || joinWriter(timeoutMs);
-    }
     try {
       ShutdownHookManager.get().removeShutdownHook(shutdownHook);
+      ShutdownHookManager.get().removeShutdownHook(closeHook);
     } catch (IllegalStateException shutdownInProgress) {
-      // The JVM is already running hooks: nothing to remove.
+      // The JVM is already running hooks: nothing to remove; the last one does nothing once the sink is closed.
+    }
+    if (already) {
+      boolean done = writerThread == null || joinWriter(timeoutMs);
+      endDirectWrites(timeoutMs, false);
+      return done;
     }
     boolean done = finishWriter(timeoutMs);
     stopShipper();

@@ -35,7 +35,7 @@ import io.nnaudit.event.AuditEvent;
  * <p>Shutdown: the loop ends only when the pipeline is closed, no handler is still inside
  * {@link AuditPipeline#offer}, and the queue is empty; it then writes any last drop report and closes the
  * sink, unless the pipeline is going direct (the shutdown hook), in which case it leaves the sink open for
- * {@link #writeDirect}.
+ * {@link #writeDirect}, and the last shutdown hook closes it ({@link #closeAtExit}).
  */
 final class AuditWriter implements Runnable {
   /*
@@ -55,9 +55,9 @@ final class AuditWriter implements Runnable {
    * Who owns what. Every field that is not final and immutable belongs to the writing thread, which is one
    * thread at a time: this thread; when handlers lead, whoever holds the pipeline's write lock (this thread
    * takes it too, for each turn); after this thread has ended, whoever holds that lock again (the shutdown
-   * hook, then handlers writing directly). Hand-overs between them go through the lock, or through
-   * Thread.join and the lock, so plain fields are safe. The two volatile flags are the exceptions: written
-   * under the lock, read by handlers without it.
+   * hook, then handlers writing directly, then the last shutdown hook, which closes the sink). Hand-overs
+   * between them go through the lock, or through Thread.join and the lock, so plain fields are safe. The two
+   * volatile flags are the exceptions: written under the lock, read by handlers without it.
    */
   private static final Logger LOG = LoggerFactory.getLogger(AuditWriter.class);
   /** At most one ERROR line this often about failed events, writes and fsyncs: a dead disk cannot flood the log. */
@@ -105,6 +105,8 @@ final class AuditWriter implements Runnable {
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   /** The records of the chunk being formatted; replaced when a hostile record made it large. The writing thread. */
   private RecordBuffer text = new RecordBuffer();
+  /** Why the last hook could not close the sink, or null. The last hook's thread. */
+  private Throwable closeFailure;
   /** The failures of every writing thread (this one, leading handlers, direct writers), rate-limited. Any thread. */
   private final RateLimitedLog failures = new RateLimitedLog(LOG, FAILURE_LOG_INTERVAL_MS);
 
@@ -361,7 +363,9 @@ final class AuditWriter implements Runnable {
     committer.retryUntil(deadlineNanos);
     try {
       writeBatch(Collections.singletonList(e), drops.unreported());
-      committer.seal(); // the JVM may exit right after this record: leave no unsealed tail
+      // Sealed before the lock is let go, so the last hook, which closes the sink under it, never finds a record
+      // written and not sealed; and a stop cut short before that hook (kill -9) leaves no unsealed tail.
+      committer.seal();
       drops.warnIfDue(System.currentTimeMillis(), false);
     } catch (Throwable t) {
       failures.error("could not write an audit record on the handler thread", t);
@@ -383,6 +387,30 @@ final class AuditWriter implements Runnable {
   void forceBeforeHandOver() {
     committer.forceIfPending();
     committer.seal();
+  }
+
+  /**
+   * The last shutdown hook, holding the pipeline's write lock after the handlers' direct writes (or after this
+   * thread ended without closing the sink): fsyncs what is not yet fsynced, if the mode fsyncs, and closes the
+   * sink, which seals whatever is still unsealed (the file sink's CLOSE seal). No write follows.
+   * Returns whether the sink closed without an error; if not, {@link #lastCloseFailure} says what failed (the
+   * log may be shut down by then).
+   */
+  boolean closeAtExit() {
+    committer.forceIfPending();
+    try {
+      sink.close();
+      return true;
+    } catch (Throwable t) {
+      closeFailure = t;
+      failures.error("closing the audit sink failed as the NameNode stopped", t);
+      return false;
+    }
+  }
+
+  /** Why {@link #closeAtExit} failed, or null. */
+  Throwable lastCloseFailure() {
+    return closeFailure;
   }
 
   private void writeBatch(List<AuditEvent> events, DropReport report) {

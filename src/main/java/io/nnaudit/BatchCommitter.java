@@ -41,7 +41,9 @@ final class BatchCommitter {
    * deadline ends it promptly). Nothing here takes a lock: the caller is the writing thread. What drops: under
    * fail-open, a chunk the sink refuses (giveUp), counted in DropTracker as dropped after acceptance.
    * Shutdown: once the pipeline is abandoned, retries stop and what fails is counted and its tickets aborted;
-   * at the hand-over the shutdown hook fsyncs what is written (forceIfPending).
+   * at the hand-over the shutdown hook fsyncs what is written (forceIfPending), and so does the last hook
+   * before it closes the sink. A direct write's retries also end once the last hook has asked for the file
+   * (Lifecycle.ended), so that a refusing disk does not keep the file from being closed.
    *
    * Who owns what: every mutable field belongs to the writing thread (see AuditWriter's notes: one thread at
    * a time, handed over through the pipeline's write lock), so none is volatile; the final fields are
@@ -53,7 +55,7 @@ final class BatchCommitter {
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
-  /** The pipeline's flags; read here (abandoned). */
+  /** The pipeline's flags; read here (abandoned, and ended for a direct write). */
   private final Lifecycle life;
   private final AuditMetrics metrics;
   /** durability=sync: tickets complete after the fsync, not after the write. */
@@ -149,7 +151,10 @@ final class BatchCommitter {
     }
   }
 
-  /** The shutdown hook's hand-over: one fsync of what is written and not yet fsynced, if the mode fsyncs. */
+  /**
+   * The shutdown hook's hand-over, and the last hook before it closes the sink: one fsync of what is written
+   * and not yet fsynced, if the mode fsyncs.
+   */
   void forceIfPending() {
     if (settings.durability() == Durability.NONE || recordsSinceForce == 0) {
       return;
@@ -165,8 +170,9 @@ final class BatchCommitter {
 
   /**
    * Bounds fail-closed retries for the direct write of one handler (which must not hold the file forever):
-   * past {@code deadline} (a System.nanoTime()) a failing write or fsync is given up and its operation answered
-   * with an error. {@code Long.MIN_VALUE} removes the bound.
+   * past {@code deadline} (a System.nanoTime()), or once the last shutdown hook waits to close the file, a
+   * failing write or fsync is given up and its operation answered with an error. {@code Long.MIN_VALUE} removes
+   * the bound.
    */
   void retryUntil(long deadline) {
     hasDeadline = deadline != Long.MIN_VALUE;
@@ -174,7 +180,7 @@ final class BatchCommitter {
   }
 
   private boolean pastDeadline() {
-    return hasDeadline && System.nanoTime() - deadlineNanos >= 0;
+    return hasDeadline && (life.ended || System.nanoTime() - deadlineNanos >= 0);
   }
 
   /** From the idle loop: honours the interval mode's time bound when no new records arrive. */

@@ -41,6 +41,8 @@ import io.nnaudit.config.NnauditConfigKeys;
  * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for the lock and its own write, which
  * under fail-closed with a refusing disk retries to the same bound and then answers the operation with an
  * error. A write(2) itself cannot be bounded: a handler that writes waits as long as the disk holds that call.
+ * Once the last shutdown hook has taken the file back to close it, just before the JVM halts, a call writes
+ * nothing and its operation is answered with an error.
  */
 public class QueuedAuditLogger extends HdfsAuditLogger {
   private static final Logger LOG = LoggerFactory.getLogger(QueuedAuditLogger.class);

@@ -1,19 +1,25 @@
 package io.nnaudit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.seal.VerifyCommand;
 import io.nnaudit.seal.VerifyReport;
@@ -23,17 +29,28 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real NameNode process sealing its audit file (files of 64 KB, so that it rotates under the load), stopped
- * with SIGTERM while 16 clients call mkdirs: the shutdown hook seals what the writer wrote, and then each
- * handler seals the record it writes itself, until the JVM halts. verify finds no change in what the stop
- * left (at most a tail a halted handler wrote and could not seal), every acknowledged mkdirs has its record,
- * and after the next start and a stop without load the whole trail verifies.
+ * with SIGTERM while 16 clients call mkdirs, {@value #STOPS} times over: each a fresh start (and format) on the
+ * same audit directory, whose trail it continues. The first shutdown hook seals what the writer wrote and hands
+ * the file to the handlers, each of which writes and seals its own record under the pipeline's write lock; the
+ * last hook takes that lock and closes the file, and the JVM halts. After every stop verify finds the whole
+ * trail sealed (exit 0), the live file's last seal covers it to its last byte, the NameNode said the last hook
+ * closed the file, and every acknowledged mkdirs has its record. A handler caught by the halt between its
+ * record and its seal shows as exit 2 ("1 record after the last seal"): while nothing closed the file at the
+ * end, that happened in half the stops or more.
  */
 class SealedSignalStopTest {
+  /** A race met in one stop of two passes all of them unseen once in 256 runs of this test. */
+  private static final int STOPS = 8;
+  /** Acknowledged operations of a stop before its signal: enough for several rotations. */
+  private static final int ACKED_BEFORE_SIGNAL = 1500;
+  /** What the NameNode prints (to standard error: log4j is shut down by then) once the last hook closed the file. */
+  private static final String CLOSED_LINE = " as the NameNode stops; later operations are answered with an error";
+
   @TempDir
   Path dir;
 
   @Test
-  void sigtermUnderLoadLeavesATrailWithNoChangeAndTheNextStopOneThatVerifies() throws Exception {
+  void everySigtermUnderLoadLeavesTheTrailSealedToItsEnd() throws Exception {
     Path keyDir = dir.resolve("keys");
     SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
     Configuration sealing = SealKeys.enable(new Configuration(false), ec, keyDir);
@@ -45,34 +62,59 @@ class SealedSignalStopTest {
       site.put(e.getKey(), e.getValue());
     }
 
-    File audit;
-    Set<String> acked;
-    int status;
-    try (RealNameNodeProcess nn = RealNameNodeProcess.start(dir.resolve("nn").toFile(), site)) {
-      audit = nn.auditFile();
-      MkdirsLoad load = new MkdirsLoad(nn.uri(), 16, "/sealed-signal").start();
-      try {
-        assertTrue(load.awaitAcked(3000, 120_000), "the load ran: " + load.ackedCount() + "; " + load.endings());
-        status = nn.sigterm();
-      } finally {
-        load.stop();
+    Set<String> acked = new HashSet<>();
+    List<String> stops = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
+    for (int run = 1; run <= STOPS; run++) {
+      long t0 = System.nanoTime();
+      File audit;
+      int status;
+      int ackedAtSignal;
+      List<String> output;
+      try (RealNameNodeProcess nn = RealNameNodeProcess.start(dir.resolve("nn").toFile(), site)) {
+        audit = nn.auditFile();
+        MkdirsLoad load = new MkdirsLoad(nn.uri(), 16, "/sealed-signal/run" + run).start();
+        try {
+          assertTrue(load.awaitAcked(ACKED_BEFORE_SIGNAL, 120_000), "stop " + run + ": the load ran: "
+              + load.ackedCount() + "; " + load.endings());
+          ackedAtSignal = load.ackedCount();
+          status = nn.sigterm();
+        } finally {
+          load.stop();
+        }
+        acked.addAll(load.acked());
+        output = nn.output();
       }
-      acked = load.acked();
+      AuditedMkdirs records = AuditedMkdirs.read(audit);
+      Verified verified = verify(ec, audit);
+      Seal last = lastSeal(audit);
+      long size = audit.length();
+      List<String> hooks = output.stream().filter(l -> l.contains("nnaudit: ") && l.contains("NameNode stop"))
+          .collect(Collectors.toList());
+      boolean closed = hooks.stream().anyMatch(l -> l.contains(CLOSED_LINE));
+      String outcome = "stop " + run + ": verify exit " + verified.code + ", last seal kind=" + last.kind.text()
+          + " to=" + last.to + " of " + size + " bytes, file " + (closed ? "closed" : "NOT closed")
+          + " by the last hook, " + ackedAtSignal + " acknowledged at the signal, " + acked.size() + " in all, "
+          + records.missing(acked) + " without a record, " + records.files + " files, NameNode exit status "
+          + status + ", " + (System.nanoTime() - t0) / 1_000_000 + " ms";
+      stops.add(outcome);
+      System.out.println(outcome);
+      if (verified.code != VerifyReport.VERIFIED || last.to != size || last.kind != Seal.Kind.CLOSE || !closed
+          || records.missing(acked) != 0) {
+        failures.add(outcome + "\n" + verified.output + String.join("\n", hooks));
+      }
     }
-    AuditedMkdirs records = AuditedMkdirs.read(audit);
-    assertEquals(0, records.missing(acked), "every acknowledged mkdirs has its record; exit status " + status);
-    assertTrue(records.files > 1, "the file rotated under the load: " + records.files + " files");
-    Verified stopped = verify(ec, audit);
-    System.out.println("VERIFY after SIGTERM under load (exit " + stopped.code + "):\n" + stopped.output);
-    assertNotEquals(VerifyReport.TAMPERED, stopped.code, stopped.output);
+    assertEquals(new ArrayList<String>(), failures, "every stop leaves the trail verified, sealed to the last byte "
+        + "of the live file by a close seal, closed by the last hook, and every acknowledged mkdirs with its record:\n"
+        + String.join("\n", stops));
+    assertTrue(AuditedMkdirs.read(dir.resolve("nn/audit/audit.log").toFile()).files > STOPS,
+        "the file rotated under the load");
+  }
 
-    try (RealNameNodeProcess nn = RealNameNodeProcess.start(dir.resolve("nn").toFile(), site)) {
-      nn.sigterm();
-    }
-    Verified restarted = verify(ec, audit);
-    System.out.println("VERIFY after a start and a stop (exit " + restarted.code + "):\n" + restarted.output);
-    assertEquals(VerifyReport.VERIFIED, restarted.code, restarted.output);
-    assertEquals(0, AuditedMkdirs.read(audit).missing(acked));
+  /** The last seal in the live file's digest. */
+  private static Seal lastSeal(File audit) throws Exception {
+    List<String> lines = Files.readAllLines(DigestFile.of(audit.toPath()), StandardCharsets.UTF_8);
+    return Seal.parse(lines.get(lines.size() - 1));
   }
 
   private static final class Verified {

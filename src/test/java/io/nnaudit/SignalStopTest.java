@@ -17,8 +17,9 @@ import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * A real NameNode process, stopped by a signal while 16 clients call mkdirs. On SIGTERM the JVM runs its
- * shutdown hooks (nnaudit's drains its queue and hands the file to the handlers) while the IPC handlers go on acknowledging calls until the
- * JVM halts, an order {@code MiniDFSCluster.shutdown()} never produces. Each case counts the acknowledged
+ * shutdown hooks (nnaudit's first drains its queue and hands the file to the handlers, its last closes the file
+ * again) while the IPC handlers go on acknowledging calls until the JVM halts, an order
+ * {@code MiniDFSCluster.shutdown()} never produces. Each case counts the acknowledged
  * operations that have no record in the audit file: none may be missing under BLOCK, and under DROP every
  * missing one must be reported by an {@code nnaudit=dropped} record. kill -9 runs no hook at all.
  */

@@ -61,7 +61,10 @@ public interface AuditSink extends Closeable {
   /** Forces everything written so far to stable storage (fsync). */
   void force() throws IOException;
 
-  /** Releases the destination. No write follows. */
+  /**
+   * Releases the destination. No write follows. At the JVM's exit the last shutdown hook calls it after the
+   * handlers' own writes, under the pipeline's write lock; the file sink seals what is not yet sealed first.
+   */
   @Override
   void close() throws IOException;
 }
