@@ -3,6 +3,7 @@ package io.nnaudit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -16,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.nnaudit.seal.SealKeys;
+import io.nnaudit.seal.Problem;
 import io.nnaudit.seal.TrailVerifier;
 import io.nnaudit.seal.VerifyReport;
 import io.nnaudit.sink.RollingFileSink;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * that each rotation's fsyncs widen the time a kill can stop it in), at a random moment, several times. Each
  * time: verify finds no change in what the kill left (an unsealed tail, a rotation stopped half-way, a new file
  * not yet sealed: none is tampering); a sink started on the files finishes what the kill interrupted, and then
- * the trail verifies, with no file left under a temporary name and every record there once, in order.
+ * the trail verifies (the killed run's tail listed as sealed late, and accepted as such), with no file left under
+ * a temporary name and every record there once, in order.
  */
 class SealedRotationCrashTest {
   private static final int RUNS = 6;
@@ -66,7 +69,12 @@ class SealedRotationCrashTest {
       new RollingFileSink(NnauditSettings.fromConf(SealedSinkWriterMain.conf(args)).sinkContext()).close();
       VerifyReport restarted = new TrailVerifier(ec.checkingKey(), null).verify(audit.toPath());
       String after = String.join("\n", restarted.lines()) + "\n" + Arrays.toString(audit.getParentFile().list());
-      assertEquals(VerifyReport.VERIFIED, restarted.exitCode(), what + "\nafter a start:\n" + after);
+      // nothing changed, nothing unsealed; a killed run's tail was sealed by the start: listed, and accepted
+      assertNull(restarted.tampering(), what + "\nafter a start:\n" + after);
+      assertTrue(restarted.unsealed().isEmpty(), what + "\nafter a start:\n" + after);
+      assertTrue(restarted.late().stream().allMatch(p -> p.kind == Problem.Kind.SEALED_LATE), after);
+      VerifyReport accepted = new TrailVerifier(List.of(ec.checkingKey()), null, true).verify(audit.toPath());
+      assertEquals(VerifyReport.VERIFIED, accepted.exitCode(), what + "\nafter a start, accepted:\n" + after);
       for (String name : audit.getParentFile().list()) {
         assertFalse(name.contains(".rotating-") || name.contains(".expired-"), after);
       }

@@ -130,7 +130,8 @@ public final class TrailVerifier {
         return r;
       }
     }
-    if (chain.last != null && !names.isFile(live) && !names.isFile(DigestFile.of(live))) {
+    if (chain.last != null && left.renames().isEmpty() && !names.isFile(live)
+        && !names.isFile(DigestFile.of(live))) { // (a half-done rotation may not have made the new one yet)
       r.tampering = new Problem(Problem.Kind.FILE_MISSING, live, -1, -1, "the live file and its digest are gone, "
           + "but the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file after it",
           -1);
