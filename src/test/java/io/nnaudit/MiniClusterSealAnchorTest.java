@@ -130,9 +130,16 @@ class MiniClusterSealAnchorTest {
       assertEquals(Seal.formatTime(millis), bean.get("LatestSealTime").asText(), bean.toString());
       Seal shown = probe.lookup(bean.get("LatestSealHash").asText());
       assertNotNull(shown, bean.toString());
-      probe.newest(); // every seal written so far is known to the probe
+      probe.readAll(); // every seal written so far is known to the probe
       assertTrue(probe.sealsWrittenAt(millis).stream().anyMatch(s -> Math.abs(s.number - shown.number) <= 1),
           "the time shown is that of the hash's seal or one next to it: " + bean);
+      // The metrics2 source gives the time of the seal its (perhaps older) snapshot names, so its age is known.
+      JsonNode source = bean(jmx, logger.pipeline().metricsSourceName());
+      Seal tagged = probe.lookup(source.get("tag.LatestSealHash").asText());
+      assertNotNull(tagged, source.toString());
+      long tagMillis = source.get("LatestSealMillis").asLong();
+      assertTrue(probe.sealsWrittenAt(tagMillis).stream().anyMatch(s -> Math.abs(s.number - tagged.number) <= 1),
+          "LatestSealMillis is the time of the tag's seal or one next to it: " + source);
 
       // A re-initialize that replaces the pipeline replaces the bean: the old pipeline closes, and removes its
       // bean, before the new one opens the file and registers its own.

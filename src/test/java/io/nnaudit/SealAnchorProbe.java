@@ -167,15 +167,20 @@ final class SealAnchorProbe {
   Seal lookup(String hash) throws IOException {
     Seal s = known.get(hash);
     if (s == null) {
-      try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent(),
-          audit.getFileName() + "*" + DigestFile.SUFFIX)) {
-        for (Path d : all) {
-          seals(d);
-        }
-      }
+      readAll();
       s = known.get(hash);
     }
     return s;
+  }
+
+  /** Reads every digest of the trail now. */
+  void readAll() throws IOException {
+    try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent(),
+        audit.getFileName() + "*" + DigestFile.SUFFIX)) {
+      for (Path d : all) {
+        seals(d);
+      }
+    }
   }
 
   /** The files beside the audit file, and the seals of each digest, for a failure's message. */
