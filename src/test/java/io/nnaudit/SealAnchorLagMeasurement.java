@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * at 1 s. A real NameNode process (its period set in {@code hadoop-metrics2-namenode.properties}), 16 clients
  * calling mkdirs, audit files of 256 KB, a seal every 200 records; after 12 s of load, /jmx read every 100 ms
  * for 60 s (and, with the 1 s period, every 1.5 s: reads further apart than the period); each hash placed in
- * the live digests at the moment of reading by {@link SealAnchorProbe}. The lag of a read is the newest seal in the digests just
- * before the request minus the seal read, in seals, in the seals' own times and in audit files.
+ * the live digests at the moment of reading by {@link SealAnchorProbe}. The lag of a read is the newest seal in
+ * the digests just before the request minus the seal read, in seals, in the seals' own times and in audit
+ * files.
  *
  * <p>A measurement, not part of the suite (its name does not end in Test). Run it alone, on an idle machine:
  * <pre>
@@ -144,8 +145,9 @@ class SealAnchorLagMeasurement {
         }
       }
       rows.add(run.periodSeconds + "," + run.pollMs + "," + c.label + "," + of.size() + "," + seals + ","
-          + records + "," + stats(of, SealAnchorProbe.Read::lagSeals) + "," + stats(of, SealAnchorProbe.Read::lagMillis)
-          + "," + stats(of, r -> Math.max(0, r.newestBefore.file - r.seal.file)));
+          + records + "," + stats(of, SealAnchorProbe.Read::lagSeals) + ","
+          + stats(of, SealAnchorProbe.Read::lagMillis) + ","
+          + stats(of, r -> Math.max(0, r.newestBefore.file - r.seal.file)));
       System.out.println(run.label() + ", " + c.label + ": " + rows.get(rows.size() - 1));
     }
     return rows;
