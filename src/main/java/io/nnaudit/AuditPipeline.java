@@ -6,12 +6,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.management.ObjectName;
 
 import io.nnaudit.NnauditSettings.RecordFormat;
 import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RollingFileSink;
 import io.nnaudit.ship.ShipStats;
 import io.nnaudit.ship.Shipper;
 import io.nnaudit.ship.ShipperContext;
@@ -90,7 +92,7 @@ public final class AuditPipeline {
    * Implementation notes.
    *
    * Who owns what. The final fields are made by the constructor and are thread-safe themselves (each line
-   * below says how). sink, writer, writerThread and metricsSource are written once, by open() under the
+   * below says how). sink, writer, writerThread, metricsSource and sealAnchor are written once, by open() under the
    * registry's lock, and read by anyone afterwards (volatile; a handler that offers before open() finds the
    * writer null and leaves its event to the writer thread). The writer's own state (its batch, buffer,
    * committer) belongs to one writing thread at a time: see AuditWriter.
@@ -173,6 +175,11 @@ public final class AuditPipeline {
   private volatile Shipper shipper;
   /** Written once by open() (null if metrics2 refused it); unregistered by the thread that finishes the writer. */
   private volatile NnauditMetricsSource metricsSource;
+  /**
+   * The name of the sealed file's anchor bean ({@link SealAnchor}), null when the file is not sealed or it could
+   * not be registered. Written once by open(); unregistered with the metrics source.
+   */
+  private volatile ObjectName sealAnchor;
 
   private AuditPipeline(NnauditSettings settings) {
     this.settings = settings;
@@ -238,6 +245,9 @@ public final class AuditPipeline {
       sh.start();
     }
     metricsSource = NnauditMetricsSource.register(this);
+    if (sink instanceof RollingFileSink) {
+      sealAnchor = SealAnchor.register((RollingFileSink) sink, settings.file().getPath());
+    }
     LOG.info("nnaudit: started audit pipeline ({})", settings);
     String weakened = settings.weakenedSyncGuarantee();
     if (weakened != null) {
@@ -599,6 +609,15 @@ public final class AuditPipeline {
     return s == null ? null : s.name();
   }
 
+  /**
+   * The name of the bean that shows this pipeline's latest seal live ({@code NnauditSeal...}, as in /jmx), or
+   * null when the file is not sealed or the bean could not be registered.
+   */
+  public String sealAnchorName() {
+    ObjectName n = sealAnchor;
+    return n == null ? null : n.getKeyProperty("name");
+  }
+
   void countCaptureFailure() {
     metrics.countCaptureFailure();
   }
@@ -782,6 +801,10 @@ public final class AuditPipeline {
     NnauditMetricsSource source = metricsSource;
     if (source != null) {
       source.unregister();
+    }
+    ObjectName anchor = sealAnchor;
+    if (anchor != null) {
+      SealAnchor.unregister(anchor);
     }
     if (!done) {
       life.abandoned = true; // a failing sink is no longer retried; the writer fails what is left and ends

@@ -17,8 +17,11 @@ import org.slf4j.LoggerFactory;
  * {@code NnauditLogger-2}, and so on) and in every configured metrics sink.
  *
  * <p>Counts and gauges come from one {@link AuditStats} snapshot of the pipeline, taken when metrics2 asks,
- * so the hot path pays for nothing twice; the batch-size and latency distributions come from the metrics2
- * registry of {@link AuditMetrics}, with quantiles when {@code dfs.metrics.percentiles.intervals} is set.
+ * so the hot path pays for nothing twice. metrics2 answers {@code /jmx} from its last snapshot of a source until
+ * that is one metrics period (plus 1 ms) old, so what {@code /jmx} shows here may be that old; the latest seal,
+ * which an operator anchors, is also shown live by {@link SealAnchor}. The batch-size and latency distributions
+ * come from the metrics2 registry of {@link AuditMetrics}, with quantiles when
+ * {@code dfs.metrics.percentiles.intervals} is set.
  */
 final class NnauditMetricsSource implements MetricsSource {
   private static final Logger LOG = LoggerFactory.getLogger(NnauditMetricsSource.class);
@@ -62,7 +65,11 @@ final class NnauditMetricsSource implements MetricsSource {
   private static final MetricsInfo SINCE_SEAL = Interns.info("MillisSinceLastSeal",
       "Milliseconds since the latest seal of the chain was written; -1 before the first");
   private static final MetricsInfo LATEST_SEAL = Interns.info("LatestSealHash",
-      "SHA-256 of the latest seal: record it off the host to anchor the chain (nnaudit verify --anchor)");
+      "SHA-256 of the latest seal when this snapshot was taken (in /jmx up to a metrics period old; the bean "
+      + "NnauditSeal shows it live): record it off the host to anchor the chain (nnaudit verify --anchor)");
+  private static final MetricsInfo LATEST_SEAL_MILLIS = Interns.info("LatestSealMillis",
+      "When the latest seal of this snapshot was written, in ms since the epoch (0 before the first): the age of "
+      + "LatestSealHash, however old the snapshot");
   private static final MetricsInfo SINK_ERRORS = Interns.info("SinkErrors", "Write or fsync calls that failed");
   private static final MetricsInfo SHIPPED = Interns.info("ShippedRecords",
       "Records Kafka acknowledged since start-up");
@@ -160,7 +167,8 @@ final class NnauditMetricsSource implements MetricsSource {
       rb.tag(LATEST_SEAL, s.latestSealHash)
           .addCounter(SEALS, s.sealsWritten)
           .addCounter(SEAL_FAILURES, s.sealFailures)
-          .addGauge(SINCE_SEAL, s.lastSealMillis <= 0 ? -1 : System.currentTimeMillis() - s.lastSealMillis);
+          .addGauge(SINCE_SEAL, s.lastSealMillis <= 0 ? -1 : System.currentTimeMillis() - s.lastSealMillis)
+          .addGauge(LATEST_SEAL_MILLIS, Math.max(0, s.lastSealMillis));
     }
     ShipStats ship = pipeline.shipStats();
     if (ship != null) {

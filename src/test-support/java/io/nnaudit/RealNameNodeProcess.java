@@ -50,6 +50,16 @@ final class RealNameNodeProcess implements AutoCloseable {
    * {@code extraHdfsSite} is added to hdfs-site.xml last, so it may override any property written here.
    */
   static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite) throws Exception {
+    return start(baseDir, extraHdfsSite, new LinkedHashMap<>());
+  }
+
+  /**
+   * As {@link #start(File, Map)}, with more files in the conf directory, by name (a
+   * {@code hadoop-metrics2-namenode.properties}, which the NameNode's metrics system reads before the test
+   * classpath's {@code hadoop-metrics2.properties}).
+   */
+  static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite, Map<String, String> confFiles)
+      throws Exception {
     int port = freePort();
     URI uri = URI.create("hdfs://127.0.0.1:" + port);
     File auditFile = new File(baseDir, "audit/audit.log");
@@ -76,6 +86,9 @@ final class RealNameNodeProcess implements AutoCloseable {
         + "log4j.appender.console.target=System.out\n"
         + "log4j.appender.console.layout=org.apache.log4j.PatternLayout\n"
         + "log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p [%t] %c{2}: %m%n\n");
+    for (Map.Entry<String, String> f : confFiles.entrySet()) {
+      write(new File(conf, f.getKey()), f.getValue());
+    }
 
     List<String> options = jvmOptions(new File(baseDir, "logs"));
     String classPath = conf.getAbsolutePath() + File.pathSeparator + ChildJvm.testClassPath(entry -> true);
@@ -202,7 +215,7 @@ final class RealNameNodeProcess implements AutoCloseable {
     Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
