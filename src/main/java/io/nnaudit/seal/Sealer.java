@@ -410,7 +410,6 @@ public final class Sealer {
     sinceMillis = now;
     nextSealNumber++;
     pendingFirst = null;
-    lastSealMillis = now;
     sealsWritten++;
     failedAtNanos = NEVER;
     if (durable) {
@@ -420,7 +419,10 @@ public final class Sealer {
         throw failed(now, e);
       }
     }
-    latestHash = prev; // only once it is on disk: an anchor taken from it must not name a seal a power cut loses
+    // only once it is on disk (an anchor taken from it must not name a seal a power cut loses); the time first,
+    // so that a reader who sees this hash sees its time or a later one
+    lastSealMillis = now;
+    latestHash = prev;
   }
 
   /** Counts and logs (at most every 10 s) a seal that failed; returns the failure to throw. */
