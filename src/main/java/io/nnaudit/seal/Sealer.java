@@ -45,12 +45,14 @@ import org.slf4j.LoggerFactory;
 public final class Sealer {
   private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
   /**
-   * The bytes a killed run may leave unhashed after its last seal, beyond the interval's records: the copies
-   * queued for the sealing thread ({@link SealingThread#MAX_QUEUED_BYTES}, plus the one added past it), and the
-   * write in flight (the writer writes at most 1 MiB at once), with room to spare. Every seal records it
-   * ({@code tail}).
+   * The bytes a killed run may leave unsealed after its last seal, beyond the interval's records: the copies
+   * queued for the sealing thread (at most {@link SealingThread#MAX_QUEUED_BYTES}), the copy it is hashing (taken
+   * off the queue before its seal is written), the write in flight that waits for room in the queue, and the
+   * rest of the copy whose records reached the interval: four writes of the writer, which are about 1 MiB each
+   * (the writer ends a write at the first record end past 1 MiB), counted as 2 MiB each. A record longer than
+   * 1 MiB is the one case this does not cover. Every seal records it ({@code tail}).
    */
-  static final long TAIL_BYTES = SealingThread.MAX_QUEUED_BYTES + (4L << 20);
+  static final long TAIL_BYTES = SealingThread.MAX_QUEUED_BYTES + (8L << 20);
   private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final SealKey key;
@@ -85,7 +87,11 @@ public final class Sealer {
   /** When the first byte not yet sealed was written (nanoTime); meaningless while segment is empty. */
   private long firstUnsealedNanos;
   /** The live file has no seal yet: the next one is its OPEN (or ADOPT) seal, due at once. */
-  private Seal.Kind pendingFirst;
+  private volatile Seal.Kind pendingFirst;
+  /** A seal line was left unfinished in the digest (its write failed, and so did cutting it back). */
+  private boolean unfinishedLine;
+  /** The seal being written allows no crash tail (a RECOVER that a FOUND follows). */
+  private boolean tailOverride;
   private long nextFailureLog = Long.MIN_VALUE;
   private static final long NEVER = Long.MIN_VALUE;
   /** After a failed seal, the interval's seal is tried again this much later (a request tries at once). */
@@ -127,13 +133,17 @@ public final class Sealer {
    * <li>records after a close seal, or a file that does not hold what its seals cover (changed or cut while the
    * NameNode was down), or a digest whose last line is not a seal: {@link Seal.Kind#FOUND}, which vouches for
    * nothing. The digest is kept as it is: its seals are the evidence of the change, which verify reports;</li>
-   * <li>a file without seals: {@link Seal.Kind#ADOPT} (OPEN when empty), which verify reports as sealed late.</li>
+   * <li>a file without seals: {@link Seal.Kind#ADOPT}, which verify reports as sealed late; an empty one that
+   * follows a rotated file's seals too (the rotation that made it did not begin it: it was killed after its last
+   * rename, or the file and its digest were deleted), unless this start has just finished that rotation
+   * ({@code rotationFinished}); OPEN for an empty file of a new chain.</li>
    * </ul>
-   * Throws IOException when the file cannot be read, or under fail-closed when that first seal cannot be
-   * written.
+   * If that seal cannot be written it stays owed, under either failure policy, and no record is written until
+   * it is ({@link #startSealOwed}): this run's records never share a seal with what the start found. Throws
+   * IOException when the file cannot be read.
    */
-  public void resume(Path auditPath, long size, DigestOpener opener, Seal newestBackupSeal, int newestBackupIndex)
-      throws IOException {
+  public void resume(Path auditPath, long size, DigestOpener opener, Seal newestBackupSeal, int newestBackupIndex,
+      boolean rotationFinished) throws IOException {
     openForFsync(auditPath);
     this.digestOpener = opener;
     this.digestPath = DigestFile.of(auditPath);
@@ -172,7 +182,7 @@ public final class Sealer {
       segmentStart = last.to;
       if (size == last.to) {
         pendingFirst = Seal.Kind.RESUME;
-        seal(Seal.Kind.RESUME);
+        startSeal();
         return;
       }
       if (last.kind == Seal.Kind.CLOSE) {
@@ -185,19 +195,27 @@ public final class Sealer {
       hashRange(auditPath, last.to, allowed);
       LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); sealing "
           + "them now as recovered", auditPath, segment.records(), allowed - last.to);
-      pendingFirst = Seal.Kind.RECOVER;
-      seal(Seal.Kind.RECOVER);
       if (allowed < size) {
         LOG.error("nnaudit: {} holds {} bytes after its last seal beyond what a killed run can leave unsealed "
             + "({} records, then {} bytes); they are recorded as found (verify reports them as inserted)",
             auditPath, size - allowed, last.tailRecords, last.tailBytes);
-        if (pendingFirst != null) { // the RECOVER seal failed (fail-open): all of it is owed, as found
+        // the RECOVER allows no tail: a kill before the FOUND seal must not let the next start recover more
+        tailOverride = true;
+        pendingFirst = Seal.Kind.RECOVER;
+        try {
+          sealNow(Seal.Kind.RECOVER);
+        } catch (IOException e) { // fail-open or not: what is left is owed, all of it as found
           hashRange(auditPath, allowed, size);
           pendingFirst = Seal.Kind.FOUND;
           return;
+        } finally {
+          tailOverride = false;
         }
         startFound(auditPath, allowed, size);
+        return;
       }
+      pendingFirst = Seal.Kind.RECOVER;
+      startSeal();
       return;
     }
     if (newestBackupSeal != null) {
@@ -214,8 +232,29 @@ public final class Sealer {
       LOG.info("nnaudit: {} has no seals; sealing its {} records as they are (verify reports them as sealed "
           + "late)", auditPath, segment.records());
     }
-    pendingFirst = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
-    seal(pendingFirst);
+    // a file the chain already had (it follows a rotated file's last seal) but without a seal: even empty, it is
+    // not the rotation's own new file, which the rotation's OPEN seal would have begun (verify says so)
+    pendingFirst = size > 0 || newestBackupSeal != null && !rotationFinished ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
+    startSeal();
+  }
+
+  /** Writes the start's owed seal; a failure is counted and logged, and the seal stays owed. */
+  private void startSeal() {
+    try {
+      sealNow(pendingFirst);
+    } catch (IOException e) {
+      // owed: the writer waits for it (startSealOwed)
+    }
+  }
+
+  /**
+   * Whether the seal a start (or the switch to someone else's file) owes, which says what the file held before
+   * this run wrote, is still to be written. Until it is, nothing may be written: its range must hold the file's
+   * bytes as found, and none of this run's. Read by the writing thread.
+   */
+  public boolean startSealOwed() {
+    Seal.Kind owed = pendingFirst;
+    return owed != null && owed != Seal.Kind.OPEN;
   }
 
   /** Ends the digest's last line if it has no newline (garbage kept as evidence), so that a seal starts a line. */
@@ -246,7 +285,7 @@ public final class Sealer {
       hashRange(auditPath, from, to);
     }
     pendingFirst = Seal.Kind.FOUND;
-    seal(Seal.Kind.FOUND);
+    startSeal();
   }
 
   /**
@@ -358,6 +397,9 @@ public final class Sealer {
    * rotated file is always sealed to its end.
    */
   public void sealForRotation(int keptFiles) throws IOException {
+    if (pendingFirst != null) {
+      sealNow(pendingFirst); // what the file's first seal (or a start's) owes comes first, or no rotation
+    }
     long oldest = keptFiles > 0 ? Math.max(oldestFile, fileNumber - keptFiles + 1) : oldestFile;
     boolean raised = oldest != oldestFile;
     oldestFile = oldest; // files older than the ones kept may be gone from now on, whatever becomes of this seal
@@ -395,7 +437,8 @@ public final class Sealer {
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
       s = Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
           segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
-          segment.peekSha256(), sinceMillis, now, intervalRecords, TAIL_BYTES, prev).signedWith(key);
+          segment.peekSha256(), sinceMillis, now, tailOverride ? 0 : intervalRecords, tailOverride ? 0 : TAIL_BYTES,
+          prev).signedWith(key);
       if (digest == null || !digest.isOpen()) { // not yet opened, or closed under a failed write
         digest = digestOpener.open();
         digestSize = DigestFile.dropUnfinishedLine(digestPath, digest); // a seal cut short there
@@ -440,19 +483,28 @@ public final class Sealer {
 
   private void writeLine(String line) throws IOException {
     ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
-    if (digest.size() != digestSize) {
+    long size = digest.size();
+    if (size != digestSize) {
+      if (!unfinishedLine || size < digestSize) {
+        // not our own cut line: something else wrote the digest (a replacement pipeline's sealer, after this
+        // one was abandoned): its seals are not cut away; this seal fails
+        throw new IOException("the digest " + digestPath + " is " + size + " bytes, not the " + digestSize
+            + " this sealer wrote: it was written by something else");
+      }
       digest.truncate(digestSize); // part of a line an earlier failed write left, which could not be cut then
     }
+    unfinishedLine = false;
     try {
       while (b.hasRemaining()) {
         digestSize += digest.write(b);
       }
     } catch (IOException e) {
       long keep = digestSize - b.position();
+      digestSize = keep;
       try {
         digest.truncate(keep);
-        digestSize = keep;
       } catch (IOException t) {
+        unfinishedLine = true; // cut before the next seal
         e.addSuppressed(t);
       }
       throw e;

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
-  /** Copies of written bytes waiting to be hashed, at most (a write of the writer is at most 1 MiB). */
+  /** Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone). */
   static final long MAX_QUEUED_BYTES = 16L << 20;
   /**
    * The longest a request waits for the sealing thread (which may be in a hung fsync of the digest); then it
@@ -127,11 +127,11 @@ public final class SealingThread {
     }
     byte[] copy = new byte[bytes.remaining()];
     bytes.duplicate().get(copy);
-    if (queuedBytes.get() > MAX_QUEUED_BYTES) {
+    if (full(copy.length)) {
       LockSupport.unpark(thread);
       synchronized (space) {
         boolean interrupted = false;
-        while (queuedBytes.get() > MAX_QUEUED_BYTES && thread.isAlive()) {
+        while (full(copy.length) && thread.isAlive()) {
           try {
             space.wait(10);
           } catch (InterruptedException e) {
@@ -145,6 +145,15 @@ public final class SealingThread {
     }
     queuedBytes.addAndGet(copy.length);
     queue.add(copy);
+  }
+
+  /**
+   * Whether a copy of {@code bytes} would take the queue past {@link #MAX_QUEUED_BYTES} (a copy larger than that
+   * goes in alone), so that what a kill can leave unhashed stays within {@link Sealer#TAIL_BYTES}.
+   */
+  private boolean full(int bytes) {
+    long queued = queuedBytes.get();
+    return queued > 0 && queued + bytes > MAX_QUEUED_BYTES;
   }
 
   /**
@@ -200,6 +209,12 @@ public final class SealingThread {
   public void checkBeforeWrite() throws IOException {
     if (!thread.isAlive()) {
       throw new IOException("the sealing thread has ended: the audit file is closed to sealed writes");
+    }
+    if (sealer.startSealOwed()) { // under either policy: the start's seal covers what it found, and nothing else
+      seal(Seal.Kind.INTERVAL); // writes the owed seal, if it can now
+      if (sealer.startSealOwed()) {
+        throw new IOException("the seal of what the start found in the audit file cannot be written yet", failure);
+      }
     }
     if (failClosed && (failure != null || sealer.failing())) {
       seal(Seal.Kind.INTERVAL);

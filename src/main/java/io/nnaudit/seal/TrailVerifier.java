@@ -131,11 +131,10 @@ public final class TrailVerifier {
       }
     }
     if (chain.last != null && left.renames().isEmpty() && !names.isFile(live)
-        && !names.isFile(DigestFile.of(live))) { // (a half-done rotation may not have made the new one yet)
-      r.tampering = new Problem(Problem.Kind.FILE_MISSING, live, -1, -1, "the live file and its digest are gone, "
-          + "but the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file after it",
-          -1);
-      return r;
+        && !names.isFile(DigestFile.of(live))) {
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the live file and its digest are "
+          + "missing, though the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file "
+          + "after it: a rotation under way, or killed before it made the new file, or they were deleted", -1));
     }
     if (chain.first == null) {
       r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the trail holds no seal: nothing in it "
@@ -450,6 +449,12 @@ public final class TrailVerifier {
             count(beyond, "record") + " sealed as recovered beyond what a killed run can leave after seal "
             + before.number + " (" + before.tailRecords + " records, then " + before.tailBytes + " bytes)", beyond);
       }
+    }
+    if (s.kind == Seal.Kind.ADOPT && s.records == 0 && !Seal.GENESIS.equals(s.prev)) {
+      r.late.add(new Problem(Problem.Kind.SEALED_LATE, f, -1, -1, "file " + s.file + " of the trail was begun by "
+          + "the start at " + Seal.formatTime(s.timeMillis) + " (seal " + s.number + ", adopt), not by the rotation "
+          + "before it: that rotation was killed before it began the file, or the file and its digest were "
+          + "deleted", 0));
     }
     if ((s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) && s.records > 0) {
       r.sealedLate += s.records;

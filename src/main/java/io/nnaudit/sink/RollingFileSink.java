@@ -134,10 +134,10 @@ public class RollingFileSink implements AuditSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      finishInterruptedRotation();
+      boolean rotationFinished = finishInterruptedRotation();
       switchTo(opener.open());
       if (sealer != null) {
-        resumeSealing();
+        resumeSealing(rotationFinished);
         sealing = new SealingThread(sealer, context.failClosed(), "nnaudit-sealer " + path.getFileName());
       }
     } catch (IOException | RuntimeException e) {
@@ -154,13 +154,14 @@ public class RollingFileSink implements AuditSink {
   /**
    * At start-up, before the live file is opened: finishes a rotation that a kill or a power cut interrupted
    * ({@link InterruptedRotation}), so that no record is left under a temporary name, every backup has its index
-   * and every digest is beside its file; the files the rotation had set aside to delete are deleted.
+   * and every digest is beside its file; the files the rotation had set aside to delete are deleted. Returns
+   * whether it finished a rotation (the live file it was to begin is then begun by this start).
    */
-  private void finishInterruptedRotation() throws IOException {
+  private boolean finishInterruptedRotation() throws IOException {
     InterruptedRotation left = InterruptedRotation.find(path, sealer != null);
     if (left.unexpected() != null) {
       LOG.error("nnaudit: {}; leaving them as they are", left.unexpected());
-      return;
+      return false;
     }
     for (InterruptedRotation.Rename r : left.renames()) {
       Files.move(r.from, r.to);
@@ -173,13 +174,14 @@ public class RollingFileSink implements AuditSink {
       Files.deleteIfExists(e);
       LOG.info("nnaudit: deleted {}, which an interrupted rotation had set aside to delete", e.getFileName());
     }
+    return !left.renames().isEmpty();
   }
 
   /**
    * Picks up the chain of seals from the live file's digest, or from the newest rotated file's when the live
    * file has none (see {@link Sealer#resume}).
    */
-  private void resumeSealing() throws IOException {
+  private void resumeSealing(boolean rotationFinished) throws IOException {
     Seal newestBackup = null;
     int index = 0;
     for (RotatedFiles.Backup b : RotatedFiles.list(path, Integer.MAX_VALUE)) { // the newest with a digest
@@ -189,7 +191,7 @@ public class RollingFileSink implements AuditSink {
         break;
       }
     }
-    sealer.resume(path, size, () -> digestOpener.open().channel, newestBackup, index);
+    sealer.resume(path, size, () -> digestOpener.open().channel, newestBackup, index, rotationFinished);
   }
 
   private static Seal lastSealOf(Path digest) {

@@ -365,14 +365,31 @@ class TamperPropertyTest {
     }
   }
 
+  /** Sink settings by trail directory: the keystore is read once, not at every start of a case. */
+  private static final Map<Path, io.nnaudit.sink.SinkContext> SINKS = new java.util.HashMap<>();
+  private static SealKeys.KeyFiles sinksKey;
+
   static RollingFileSink openSink(Path dir) throws Exception {
+    if (sinksKey != key) { // another test's keys
+      SINKS.clear();
+      sinksKey = key;
+    }
+    io.nnaudit.sink.SinkContext context = SINKS.get(dir);
+    if (context == null) {
+      context = sinkContext(dir);
+      SINKS.put(dir, context);
+    }
+    return new RollingFileSink(context);
+  }
+
+  private static io.nnaudit.sink.SinkContext sinkContext(Path dir) throws Exception {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("audit.log").toString());
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "3k");
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 4);
     c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 5);
     SealKeys.enable(c, key, work);
-    return new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
+    return NnauditSettings.fromConf(c).sinkContext();
   }
 
   /** Makes the change; returns what verify must say, or null when this trail has no place for it. */

@@ -124,7 +124,15 @@ class InterruptedRotationTest {
       }
       again.close();
       VerifyReport after = new TrailVerifier(ec.checkingKey(), null).verify(l);
-      assertEquals(VerifyReport.VERIFIED, after.exitCode(), state + "\n" + String.join("\n", after.lines()));
+      if (done < steps.size()) {
+        assertEquals(VerifyReport.VERIFIED, after.exitCode(), state + "\n" + String.join("\n", after.lines()));
+      } else {
+        // killed after the last rename: the new file was begun by the start, not by the rotation, which verify
+        // cannot tell from that file and its digest deleted: sealed late, not a change
+        assertEquals(VerifyReport.UNSEALED, after.exitCode(), state + "\n" + String.join("\n", after.lines()));
+        assertTrue(String.join("\n", after.lines()).contains("was begun by the start at "), state + "\n"
+            + String.join("\n", after.lines()));
+      }
       String left = names(at);
       assertTrue(!left.contains("rotating") && !left.contains("expired"), state + " -> " + left);
       List<Integer> numbers = recordNumbers(l);
