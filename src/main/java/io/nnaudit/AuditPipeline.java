@@ -70,7 +70,7 @@ import io.nnaudit.config.NnauditConfigKeys;
  * the JVM halts right after it: (5) it marks the pipeline ended; (6) it waits for the write lock, which no
  * handler holds between its record and its seal, and for the writer thread, should (2) have abandoned it;
  * (7) it fsyncs what is not yet fsynced and closes the sink, which seals whatever is still unsealed (the file
- * sink's CLOSE seal; none is needed when each record was sealed as it was written), so nothing follows the
+ * sink's CLOSE seal, written even when each record was sealed as it was written), so nothing follows the
  * last seal. A handler that comes after (5) writes nothing: its event is refused, counted, and its operation
  * answered with an error, so every operation acknowledged has its record, and every record its seal. The
  * waits of (6) end at {@code nnaudit.shutdown.timeout.ms}; past it (a handler held in write(2)) the sink stays

@@ -46,7 +46,8 @@ final class Lifecycle {
    * The last shutdown hook is taking the sink from the handlers for good, to close it: a handler that sees
    * this under the pipeline's write lock, or while it waits for the hand-over, refuses its event, and a direct
    * write retrying a refusing disk gives up. Set once, after direct and under the pipeline's monitor, by the
-   * last hook before it takes the write lock; read by handlers and the committer.
+   * last hook (or by close(), for a pipeline whose handlers write directly) before it takes the write lock;
+   * read by handlers and the committer.
    */
   volatile boolean ended;
   /** Set by the writer thread as it ends, however it ends; read by handlers in offer. */

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * running pipeline. One with different settings for the same file replaces it without losing an event:
  * (1) the replacement is prepared and published in the slot, so new events queue
  * there; (2) the old pipeline closes, writing everything it had accepted (one whose writer died, and whose
- * handlers write their own records, ends those writes and closes its file), and loggers whose offer it refuses
+ * handlers write their own records, ends those writes and closes its file, unless a handler holds the file past
+ * the close's timeout), and loggers whose offer it refuses
  * follow the slot to the replacement; (3) only then does the replacement open the file and start writing.
  * If the new sink cannot be opened, the replacement writes to the old settings' sink instead and
  * {@code initialize} fails with the sink's message, so the slot never keeps a closed pipeline; if that fails

@@ -76,16 +76,17 @@ public final class Seal {
     /** The file was moved away by something else: its last seal before a new file is started. */
     MOVED,
     /**
-     * At start-up: the file held nothing after its last seal, or only what a crash leaves and the RECOVER seal
-     * before covers: the run that writes this seal starts here. Covers no bytes.
+     * At start-up: the file held nothing after its last seal (closed, or killed with nothing unsealed): the run
+     * that writes this seal starts here. Covers no bytes.
      */
     RESUME,
     /**
      * At start-up: the file does not hold what its seals say (bytes after a close seal, more than a crash can
      * leave, or sealed bytes changed or cut). The seal records what was found, for the next run's records to
      * follow it, and vouches for none of it: verify reports the trail as changed. Its range is the bytes after
-     * the last seal the file still holds as sealed, when it holds them all (records inserted), else the whole
-     * file as found ({@code from=0}).
+     * the last seal the file still holds as sealed, when it holds them all (records inserted: after a close, or
+     * after the crash tail a RECOVER seal took, or all of the tail when that RECOVER could not be written), else
+     * the whole file as found ({@code from=0}).
      */
     FOUND;
 

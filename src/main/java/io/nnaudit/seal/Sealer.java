@@ -34,9 +34,13 @@ import org.slf4j.LoggerFactory;
  * sink writes no record until sealing works again (the writer retries as for any failed write); under
  * fail-open records go on being written and the next seal that works covers them all. A seal half-written is
  * truncated away.</li>
- * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}) before it closes the audit file, then closes
- * the digest. A process killed between seals leaves records after the last seal; the next start seals them
- * ({@link Seal.Kind#RECOVER}) before anything else is written.</li>
+ * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
+ * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
+ * between seals leaves records after the last seal, at most what that seal's {@code tail} allows; the next
+ * start seals them ({@link Seal.Kind#RECOVER}), and anything beyond the bound or after a close as
+ * {@link Seal.Kind#FOUND}, before anything else is written; with nothing to recover it writes
+ * {@link Seal.Kind#RESUME}. That start's seal is written before any record of the run, and before a rotation's
+ * seal, under either failure policy ({@link #startSealOwed}).</li>
  * <li>Who owns what: every mutable field belongs to one thread at a time: the thread that opens the sink
  * while it resumes the chain, then the {@link SealingThread} (handed over by Thread.start). The counters and
  * the latest seal's hash are volatile for the metrics, written by that thread only.</li>

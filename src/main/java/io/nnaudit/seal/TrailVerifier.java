@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
  * Checks a trail (an audit file, its rotated files and their digests) against its seals, oldest file first,
  * seal by seal: each seal's signature, its place in the chain (the previous seal's hash, the file's number,
  * the byte range following the previous one) and the bytes of its range. It stops at the first change and
- * says what kind of change it is and where; bytes after a file's last seal are reported as unsealed, not as a
- * change, unless the seal before them closed the file for good (a rotated file, sealed when it was rotated
- * or moved away).
+ * says what kind of change it is and where. Bytes after a file's last seal are reported as unsealed, not as a
+ * change, unless the seal before them closed the file (a close seal, or a rotated file's last seal) or they
+ * exceed what a killed run can leave ({@link CrashTail}). Records a later start sealed (RECOVER, ADOPT) are
+ * listed as sealed late; a start's FOUND seal is a change.
  *
  * <p>How a change is placed: a seal covers a range of bytes, so verify names the range whose bytes differ
  * (its first byte and line). To tell the kind, it looks for where the next sealed range starts now (at the
