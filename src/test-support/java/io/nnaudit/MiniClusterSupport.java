@@ -66,4 +66,18 @@ final class MiniClusterSupport {
     audit.addAppender(a);
     return a;
   }
+
+  /**
+   * As {@link #conf}, with nnaudit sealing {@code auditFile} with {@code key} (made in {@code keyDir}), files of
+   * {@code maxSize}, {@code backups} kept, a seal every {@code interval} records.
+   */
+  static Configuration sealedConf(File baseDir, File auditFile, io.nnaudit.seal.SealKeys.KeyFiles key,
+      java.nio.file.Path keyDir, String maxSize, int backups, int interval) throws Exception {
+    Configuration conf = conf(baseDir, auditFile, QueuedAuditLogger.class.getName());
+    io.nnaudit.seal.SealKeys.enable(conf, key, keyDir);
+    conf.set(io.nnaudit.config.NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
+    conf.setInt(io.nnaudit.config.NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
+    conf.setInt(io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, interval);
+    return conf;
+  }
 }

@@ -63,4 +63,20 @@ public final class TestFiles {
     }
     return out;
   }
+
+  /** How many file descriptors of this JVM are open on {@code f} (read from /proc/self/fd). */
+  public static long openHandles(File f) throws IOException {
+    File[] fds = new File("/proc/self/fd").listFiles();
+    long n = 0;
+    for (File fd : fds == null ? new File[0] : fds) {
+      try {
+        if (fd.toPath().toRealPath().equals(f.toPath().toRealPath())) {
+          n++;
+        }
+      } catch (IOException gone) {
+        // an fd closed while we looked
+      }
+    }
+    return n;
+  }
 }

@@ -253,12 +253,12 @@ class AuditPipelineTest {
       audit.start();
     }
     assertEquals(1, writerThreads(), "one writer for one file");
-    assertEquals(1, openHandles(audit.file()), "one open file handle");
+    assertEquals(1, TestFiles.openHandles(audit.file()), "one open file handle");
 
     // New settings for the same file replace the pipeline; the first logger follows the swap.
     QueuedAuditLogger second = audit.start(c -> c.set(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP"));
     awaitTrue("the old writer to end", 10_000, () -> writerThreads() == 1);
-    assertEquals(1, openHandles(audit.file()));
+    assertEquals(1, TestFiles.openHandles(audit.file()));
     logCreate(first, "/from-first");
     logCreate(second, "/from-second");
     assertTrue(second.pipeline().awaitWritten(30_000));
@@ -269,20 +269,5 @@ class AuditPipelineTest {
   private long writerThreads() {
     Set<Thread> all = new HashSet<>(Thread.getAllStackTraces().keySet());
     return all.stream().filter(t -> t.isAlive() && t.getName().equals("nnaudit-writer[audit.log]")).count();
-  }
-
-  private static long openHandles(File f) throws Exception {
-    File[] fds = new File("/proc/self/fd").listFiles();
-    long n = 0;
-    for (File fd : fds == null ? new File[0] : fds) {
-      try {
-        if (fd.toPath().toRealPath().equals(f.toPath().toRealPath())) {
-          n++;
-        }
-      } catch (Exception gone) {
-        // an fd closed while we looked
-      }
-    }
-    return n;
   }
 }

@@ -30,10 +30,10 @@ class LastShutdownHookTest {
     logCreate(l, "/queued");
     assertTrue(l.pipeline().shutdown(), "the first hook drained and handed the file over");
     logCreate(l, "/direct");
-    assertEquals(1, openHandles(audit.file()));
+    assertEquals(1, TestFiles.openHandles(audit.file()));
 
     assertTrue(l.pipeline().closeAtExit(), "the last hook closed the file");
-    assertEquals(0, openHandles(audit.file()), "the file is closed");
+    assertEquals(0, TestFiles.openHandles(audit.file()), "the file is closed");
     long bytes = audit.file().length();
     logCreate(l, "/too-late");
 
@@ -104,7 +104,7 @@ class LastShutdownHookTest {
     assertTrue(l.pipeline().shutdown());
     logCreate(l, "/direct");
     assertTrue(l.pipeline().close(10_000));
-    assertEquals(0, openHandles(audit.file()), "the file is closed");
+    assertEquals(0, TestFiles.openHandles(audit.file()), "the file is closed");
     logCreate(l, "/after-close");
     AuditStats s = l.stats();
     assertEquals(1, s.writtenDirect, s.toString());
@@ -120,20 +120,5 @@ class LastShutdownHookTest {
     handler.start();
     awaitTrue("the handler to block in the sink", 10_000, () -> audit.sink().writersWaiting() == 1);
     return handler;
-  }
-
-  private static long openHandles(File f) throws Exception {
-    File[] fds = new File("/proc/self/fd").listFiles();
-    long n = 0;
-    for (File fd : fds == null ? new File[0] : fds) {
-      try {
-        if (fd.toPath().toRealPath().equals(f.toPath().toRealPath())) {
-          n++;
-        }
-      } catch (Exception gone) {
-        // an fd closed while we looked
-      }
-    }
-    return n;
   }
 }

@@ -58,11 +58,8 @@ class MiniClusterSealAnchorTest {
     SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
     Path auditDir = dir.resolve("audit");
     File audit = auditDir.resolve("nnaudit-audit.log").toFile();
-    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
-    SealKeys.enable(conf, ec, keyDir);
-    conf.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "64k");
-    conf.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 10_000); // every seal read stays in the trail
-    conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 200);
+    // every seal read stays in the trail: 10000 files kept
+    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, keyDir, "64k", 10_000, 200);
     conf.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 1000);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger;

@@ -56,11 +56,7 @@ class MiniClusterSealTest {
     SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
     Path auditDir = dir.resolve("audit");
     File audit = auditDir.resolve("nnaudit-audit.log").toFile();
-    Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
-    SealKeys.enable(conf, ec, keyDir);
-    conf.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "4k");
-    conf.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, BACKUPS);
-    conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 7);
+    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, keyDir, "4k", BACKUPS, 7);
     conf.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 500);
     MiniDFSCluster cluster = MiniClusterSupport.start(conf);
     QueuedAuditLogger logger;

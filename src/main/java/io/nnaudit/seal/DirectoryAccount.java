@@ -12,10 +12,12 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * In a directory given to verify, the files no trail accounts for: every file that looks like an audit file
- * (its first line is an audit record, stock or JSON) or a digest (its name says so, or its first line is a
- * seal), and is not one of the names of a trail found there. Deleting a trail's digests, or renaming its files
- * out of its names, then leaves files verify names, rather than a directory that verifies. Stateless.
+ * In a directory given to verify, the files no trail accounts for: every file that looks like an audit file (an
+ * audit record, stock or JSON, in its first 4 KB) or a digest (its name says so, or it starts with a seal), and
+ * that verify did not read or report for a trail there; and every link, FIFO or other non-file whose name is a
+ * trail's or looks like an audit file's or a digest's. Deleting a trail's digests, renaming its files out of
+ * the names verify reads, or adding files under names it does not read (a leading zero, a rotation's temporary
+ * name), then leaves files verify names, rather than a directory that verifies. Stateless.
  */
 final class DirectoryAccount {
   /** How much of a file's start is read to tell an audit file: its first line, at most this much. */
@@ -24,15 +26,28 @@ final class DirectoryAccount {
   private DirectoryAccount() {
   }
 
-  /** The files of {@code dir} that look like audit files or digests and belong to none of {@code trails}. */
-  static List<Path> strays(Path dir, List<Path> trails) throws IOException {
+  /**
+   * The files of {@code dir} that look like audit files or digests and that none of {@code reports} accounts
+   * for (see the class comment).
+   */
+  static List<Path> strays(Path dir, List<VerifyReport> reports) throws IOException {
+    java.util.Set<Path> accounted = new java.util.HashSet<>();
+    List<Path> trails = new ArrayList<>();
+    for (VerifyReport r : reports) {
+      accounted.addAll(r.accounted);
+      trails.add(r.trail);
+    }
     List<Path> out = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
-        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || belongs(p, trails)) {
+        if (accounted.contains(p.toAbsolutePath()) || Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
           continue;
         }
-        if (looksLikeDigest(p) || looksLikeAuditFile(p)) {
+        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) { // a link, a FIFO: not read, named by its name
+          if (named(p, trails)) {
+            out.add(p);
+          }
+        } else if (named(p, trails) || looksLikeDigest(p) || looksLikeAuditFile(p)) {
           out.add(p);
         }
       }
@@ -41,29 +56,31 @@ final class DirectoryAccount {
     return out;
   }
 
-  private static boolean belongs(Path p, List<Path> trails) {
+  /** A name a trail here uses, or one that says audit file or digest. */
+  private static boolean named(Path p, List<Path> trails) {
     String name = p.getFileName().toString();
     for (Path live : trails) {
-      if (TrailVerifier.isTrailName(live, name)) {
+      if (TrailVerifier.isTrailName(live, name) || name.startsWith(live.getFileName().toString())) {
         return true;
       }
     }
-    return false;
+    return name.contains("audit") || name.contains(DigestFile.SUFFIX);
   }
 
   private static boolean looksLikeDigest(Path p) throws IOException {
     String name = p.getFileName().toString();
     return name.endsWith(DigestFile.SUFFIX) || name.contains(DigestFile.SUFFIX + ".")
-        || head(p).startsWith(Seal.MAGIC + " ");
+        || head(p, true).startsWith(Seal.MAGIC + " ");
   }
 
   /** A stock record has {@code ugi=} and {@code cmd=} fields; a JSON one, "ugi" and "cmd" members. */
   private static boolean looksLikeAuditFile(Path p) throws IOException {
-    String h = head(p);
+    String h = head(p, false);
     return h.contains("ugi=") && h.contains("cmd=") || h.contains("\"ugi\"") && h.contains("\"cmd\"");
   }
 
-  private static String head(Path p) throws IOException {
+  /** The file's first 4 KB as text, or only its first line. */
+  private static String head(Path p, boolean firstLine) throws IOException {
     byte[] b = new byte[HEAD];
     int n = 0;
     try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
@@ -74,6 +91,6 @@ final class DirectoryAccount {
     }
     String s = new String(b, 0, n, StandardCharsets.UTF_8);
     int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    return nl < 0 || !firstLine ? s : s.substring(0, nl);
   }
 }

@@ -6,7 +6,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -271,8 +270,8 @@ public final class Seal {
           Long.parseUnsignedLong(f.get("last"), 16), f.get("sha256"),
           Instant.parse(f.get("since")).toEpochMilli(), Instant.parse(f.get("time")).toEpochMilli(), tailRecords,
           tailBytes, f.get("prev"), f.get("alg"), f.get("key"), f.get("sig"));
-    } catch (NumberFormatException | DateTimeParseException e) {
-      throw new IllegalArgumentException("a field does not parse: " + e.getMessage(), e);
+    } catch (NumberFormatException | java.time.DateTimeException | ArithmeticException e) {
+      throw new IllegalArgumentException("a field does not parse: " + e.getMessage(), e); // (a time past 2^63 ms too)
     }
     try {
       if (!Base64.getEncoder().encodeToString(Base64.getDecoder().decode(s.signature)).equals(s.signature)) {

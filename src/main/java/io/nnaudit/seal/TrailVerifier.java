@@ -103,6 +103,9 @@ public final class TrailVerifier {
       r.notes.add("a rotation is half done (under way, or the NameNode was killed while rotating): the files are "
           + "read as it leaves them, as the rotation, or the next start, finishes it: " + left.renames());
     }
+    for (InterruptedRotation.Rename rename : left.renames()) {
+      r.accounted.add(rename.from.toAbsolutePath()); // read under the name the rotation gives it
+    }
     Chain chain = new Chain();
     chain.trail = newestTrail();
     List<Path> unsealedHistory = new ArrayList<>();
@@ -111,6 +114,12 @@ public final class TrailVerifier {
       Path d = DigestFile.of(f);
       boolean hasFile = names.isFile(f);
       boolean hasDigest = names.isFile(d);
+      if (hasFile) {
+        r.accounted.add(names.at(f));
+      }
+      if (hasDigest) {
+        r.accounted.add(names.at(d));
+      }
       if (!hasFile && !hasDigest) {
         continue;
       }
@@ -169,6 +178,7 @@ public final class TrailVerifier {
       return r;
     }
     for (Path aside : setAside(live)) {
+      r.accounted.add(aside.toAbsolutePath());
       r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, aside, -1, -1, "a digest set aside at a start because "
           + "its file did not hold what it sealed (a rotation killed half-way, or the file changed while the "
           + "NameNode was down): compare it with the files", -1));
@@ -565,19 +575,10 @@ public final class TrailVerifier {
   private Problem misplaced(FileChannel ch, long size, Seal first, Seal before, Path f, Path d) throws IOException {
     Seal own = firstNonEmptySeal(names.at(d));
     if (own != null && !(own.to <= size && matches(digestOf(ch, own.from, own.to), own))) {
-      for (int i : names.indices()) {
-        Path other = names.file(i);
-        if (other.equals(f)) {
-          continue;
-        }
-        Seal theirs = firstNonEmptySeal(names.at(DigestFile.of(other)));
-        if (theirs != null && theirs.to <= size && matches(digestOf(ch, 0, theirs.to), theirs)) {
-          return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of file " + own.file
-              + " of the trail, but " + f.getFileName() + " holds what " + DigestFile.of(other).getFileName()
-              + " seals: digests were renamed or swapped", -1);
-        }
-      }
-      return null;
+      Path other = whoseFirstRange(ch, size, f);
+      return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of "
+          + "file " + own.file + " of the trail, but " + f.getFileName() + " holds what "
+          + DigestFile.of(other).getFileName() + " seals: digests were renamed or swapped", -1);
     }
     for (int i : names.indices()) {
       Path other = names.file(i);
@@ -796,16 +797,23 @@ public final class TrailVerifier {
    * the files were swapped or renamed.
    */
   private Problem identifyFile(FileChannel ch, long size, Path f, Path live) throws IOException {
+    Path other = whoseFirstRange(ch, size, f);
+    return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records "
+        + "sealed for " + other.getFileName() + " (file " + firstNonEmptySeal(names.at(DigestFile.of(other))).file
+        + " of the trail): files were renamed or swapped", -1);
+  }
+
+  /** The other file of the trail whose first sealed range the first bytes of {@code f} are, or null. */
+  private Path whoseFirstRange(FileChannel ch, long size, Path f) throws IOException {
     for (int i : names.indices()) {
       Path other = names.file(i);
       if (other.equals(f)) {
         continue;
       }
-      Seal firstRange = firstNonEmptySeal(names.at(DigestFile.of(other)));
-      if (firstRange != null && firstRange.to <= size && matches(digestOf(ch, 0, firstRange.to), firstRange)) {
-        return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records sealed for "
-            + other.getFileName() + " (file " + firstRange.file + " of the trail): files were renamed or swapped",
-            -1);
+      Seal first = firstNonEmptySeal(names.at(DigestFile.of(other)));
+      SealKey key = first == null ? null : keys.get(first.keyId);
+      if (key != null && first.to <= size && first.signatureValid(key) && matches(digestOf(ch, 0, first.to), first)) {
+        return other;
       }
     }
     return null;

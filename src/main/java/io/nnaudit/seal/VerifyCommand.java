@@ -135,16 +135,27 @@ public final class VerifyCommand {
         List<Path> trails;
         if (Files.isDirectory(p)) {
           trails = TrailVerifier.trailsIn(p);
-          List<Path> strays = DirectoryAccount.strays(p, trails);
+          List<VerifyReport> reports = new ArrayList<>();
+          for (Path t : trails) {
+            reports.add(verifier.verify(t));
+          }
+          List<Path> strays = DirectoryAccount.strays(p, reports);
+          if (trails.isEmpty() && strays.isEmpty()) {
+            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + DigestFile.SUFFIX + " file)");
+            return USAGE;
+          }
+          for (VerifyReport r : reports) {
+            int code = print(r, out);
+            tampered += code == VerifyReport.TAMPERED ? 1 : 0;
+            unsealed += code == VerifyReport.UNSEALED ? 1 : 0;
+            verified += code == VerifyReport.VERIFIED ? 1 : 0;
+          }
           for (Path stray : strays) {
             out.println("NOT VERIFIED: " + stray + ": " + Problem.Kind.UNACCOUNTED.text + ": it looks like an audit "
-                + "file or a digest, but belongs to no trail with a digest here");
+                + "file or a digest, but verify read it for no trail here");
           }
           unsealed += strays.size();
-          if (trails.isEmpty()) {
-            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + DigestFile.SUFFIX + " file)");
-            return strays.isEmpty() ? USAGE : VerifyReport.UNSEALED;
-          }
+          continue;
         } else if (Files.exists(p)) {
           trails = java.util.Collections.singletonList(p.toAbsolutePath());
         } else {
@@ -152,20 +163,10 @@ public final class VerifyCommand {
           return USAGE;
         }
         for (Path t : trails) {
-          VerifyReport r = verifier.verify(t);
-          for (String line : r.lines()) {
-            out.println(line);
-          }
-          switch (r.exitCode()) {
-            case VerifyReport.TAMPERED:
-              tampered++;
-              break;
-            case VerifyReport.UNSEALED:
-              unsealed++;
-              break;
-            default:
-              verified++;
-          }
+          int code = print(verifier.verify(t), out);
+          tampered += code == VerifyReport.TAMPERED ? 1 : 0;
+          unsealed += code == VerifyReport.UNSEALED ? 1 : 0;
+          verified += code == VerifyReport.VERIFIED ? 1 : 0;
         }
       }
     } catch (Exception | OutOfMemoryError | StackOverflowError e) {
@@ -177,6 +178,14 @@ public final class VerifyCommand {
           + " tampered");
     }
     return tampered > 0 ? VerifyReport.TAMPERED : unsealed > 0 ? VerifyReport.UNSEALED : VerifyReport.VERIFIED;
+  }
+
+  /** Prints what verify found in one trail; returns its exit code. */
+  private static int print(VerifyReport r, PrintStream out) {
+    for (String line : r.lines()) {
+      out.println(line);
+    }
+    return r.exitCode();
   }
 
   /** The public key of an X.509 certificate file, PEM or DER. */

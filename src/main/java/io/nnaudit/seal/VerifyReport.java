@@ -28,6 +28,8 @@ public final class VerifyReport {
   /** Records sealed at a start-up after an earlier run left them unsealed (killed), or adopted unsealed. */
   long sealedLate;
   String lastSealHash;
+  /** The files verify read or reported for this trail (absolute paths): what a directory's account counts. */
+  final java.util.Set<Path> accounted = new java.util.HashSet<>();
   /** What the reader should know about how the trail was read (an interrupted rotation read as finished). */
   final List<String> notes = new ArrayList<>();
 

@@ -528,9 +528,11 @@ public class RollingFileSink implements AuditSink {
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
     if (sealing != null) {
-      // the file's last seal, with the files this rotation keeps; if it fails the rotation fails, whatever the
-      // failure policy, so that a rotated file is always sealed to its end
-      sealing.sealForRotation(retention.highest >= retention.keep ? retention.kept + 1 : 0);
+      // the file's last seal, with the files this rotation keeps: the rotated one and the keep - 1 before it in
+      // the trail's numbering, wherever files are missing (a deleted file must not move the oldest kept past it);
+      // if it fails the rotation fails, whatever the failure policy, so that a rotated file is always sealed to
+      // its end
+      sealing.sealForRotation(retention.highest >= retention.keep ? retention.keep : 0);
     }
     if (spool != null) {
       spool.rotationStarting(); // a shipper listing the files meanwhile looks again

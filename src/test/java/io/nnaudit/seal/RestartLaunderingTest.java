@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import io.nnaudit.sink.RollingFileSink;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -241,6 +242,65 @@ class RestartLaunderingTest {
     assertEquals(VerifyReport.TAMPERED, replaced.code, replaced.toString());
     assertTrue(replaced.out.contains("TAMPERED: " + dir.resolve("audit.log") + " ")
         && replaced.out.contains("file from another trail"), replaced.toString());
+  }
+
+  @Test
+  void rotatedFilesDeletedWithinRetentionStayMissingThroughLaterRotations() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 40); // 3k files, 4 kept: live and .1 to .4
+    Files.delete(dir.resolve("audit.log.2"));
+    Files.delete(dir.resolve("audit.log.2.seals"));
+    Files.delete(dir.resolve("audit.log.3"));
+    Files.delete(dir.resolve("audit.log.3.seals"));
+    assertEquals(VerifyReport.TAMPERED, verify().code, verify().toString());
+    RollingFileSink sink = TamperPropertyTest.openSink(dir);
+    Random rnd = new Random(41);
+    for (int i = 0; i < 60; i++) { // several rotations: the gap moves up, and must not be forgotten
+      sink.write(java.nio.ByteBuffer.wrap(TamperPropertyTest.record(600_000 + i, rnd).getBytes(StandardCharsets.UTF_8)));
+    }
+    sink.close();
+    Result r = verify();
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    assertTrue(r.out.contains("missing file"), r.toString());
+  }
+
+  @Test
+  void aSealWhoseTimeOverflowsIsAnAlteredSealNotAnError() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 42, "1m");
+    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    List<String> lines = Files.readAllLines(digest);
+    String last = lines.get(lines.size() - 1);
+    lines.add(last.replaceFirst(" since=[^ ]+ ", " since=+1000000000-01-01T00:00:00.000Z "));
+    Files.write(digest, lines);
+    Result r = verify();
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    assertTrue(r.out.contains("altered seal"), r.toString());
+    startAndStop(1); // a start keeps the digest and records what it found, and does not fail
+    assertEquals(VerifyReport.TAMPERED, verify().code, verify().toString());
+  }
+
+  @Test
+  void filesUnderNamesVerifyDoesNotReadAreNamedNotPassedOver() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 1, 43);
+    Path forged = work.resolve("forged");
+    Files.write(forged, records(3).getBytes(StandardCharsets.UTF_8));
+    for (String name : new String[] {"audit.log.01", "audit.log.0", "audit.log.2.rotating-1", "audit.log.1.seals.moved-5",
+        "audit.log.7.expired-3"}) {
+      Files.copy(forged, dir.resolve(name));
+      Result r = verify();
+      assertEquals(VerifyReport.UNSEALED, r.code, name + ": " + r);
+      assertTrue(r.out.contains("NOT VERIFIED: " + dir.resolve(name)), name + ": " + r);
+      Files.delete(dir.resolve(name));
+    }
+    Files.createSymbolicLink(dir.resolve("audit.log.9"), forged);
+    Result link = verify();
+    assertEquals(VerifyReport.UNSEALED, link.code, link.toString());
+    assertTrue(link.out.contains("NOT VERIFIED: " + dir.resolve("audit.log.9")), link.toString());
+    Files.delete(dir.resolve("audit.log.9"));
+    Files.write(forged, ("\n" + records(3)).getBytes(StandardCharsets.UTF_8)); // an empty first line
+    Files.copy(forged, dir.resolve("other.log"));
+    Result blank = verify();
+    assertTrue(blank.out.contains("NOT VERIFIED: " + dir.resolve("other.log")), blank.toString());
+    assertEquals(VerifyReport.UNSEALED, blank.code, blank.toString());
   }
 
   private static void swap(Path a, Path b) throws Exception {
