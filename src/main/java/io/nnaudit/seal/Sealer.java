@@ -415,15 +415,36 @@ public final class Sealer {
 
   /**
    * The sink reopened the same file through a new channel (the old one was closed by an interrupt, or after a
-   * failed write): the channel is replaced, and bytes the file holds beyond those hashed (a partial record the
-   * sink could not take back, or the line end it added) are hashed from the file, so that seals cover exactly
-   * what the file holds.
+   * failed write): the channel is replaced, and bytes the file holds beyond those hashed are hashed from the file,
+   * so that seals cover exactly what the file holds: as this run's when the sink wrote them (a partial record it
+   * could not take back, or the line end it added; {@code owned} is -1 then), but bytes beyond {@code owned}, the
+   * size the sink left the file at, were written by something else while the file was closed to the sink: they
+   * are sealed as {@link Seal.Kind#FOUND}, after a seal of this run's bytes.
    */
-  public void reopened(Path auditPath, long size) throws IOException {
+  public void reopened(Path auditPath, long size, long owned) throws IOException {
     long hashed = segmentStart + segment.bytes();
-    if (size > hashed) {
-      hashRange(auditPath, hashed, size);
+    long ours = owned < 0 ? size : Math.max(hashed, Math.min(size, owned));
+    if (ours > hashed) {
+      hashRange(auditPath, hashed, ours);
     }
+    if (size <= ours) {
+      return;
+    }
+    LOG.error("nnaudit: {} holds {} bytes after what this NameNode wrote, written by something else while the file "
+        + "was reopened; they are recorded as found (verify reports them as inserted)", auditPath, size - ours);
+    if (segment.bytes() > 0 || pendingFirst != null) {
+      try {
+        seal(Seal.Kind.INTERVAL); // this run's bytes (or an owed first seal) first
+      } catch (IOException e) {
+        // fail-closed: owed, with what follows
+      }
+    }
+    if (segment.bytes() > 0 || pendingFirst != null) { // that seal failed: all of it is owed, as found
+      hashRange(auditPath, ours, size);
+      pendingFirst = Seal.Kind.FOUND;
+      return;
+    }
+    startFound(auditPath, ours, size);
   }
 
   /** Writes the seal; counts and logs a failure, and throws it (the caller decides what the policy does). */

@@ -193,11 +193,11 @@ public final class SealingThread {
   }
 
   /** The sink reopened the same file: see {@link Sealer#reopened}. */
-  public void reopened(Path auditPath, long size) throws IOException {
+  public void reopened(Path auditPath, long size, long owned) throws IOException {
     call(new Request() {
       @Override
       void apply(Sealer s) throws IOException {
-        s.reopened(auditPath, size);
+        s.reopened(auditPath, size, owned);
       }
     });
   }

@@ -442,8 +442,9 @@ public final class TrailVerifier {
       boolean inserted = before != null && s.from == before.to;
       return new Problem(inserted ? Problem.Kind.RECORDS_INSERTED : Problem.Kind.MODIFIED, f, s.from, line,
           inserted ? count(s.records, "record") + " (bytes " + s.from + "-" + s.to + ") were found after seal "
-              + before.number + " by the start at " + Seal.formatTime(s.timeMillis) + ", where no run wrote them: "
-              + (afterClose ? "after a close seal" : "more than a killed run can leave unsealed")
+              + before.number + " at " + Seal.formatTime(s.timeMillis) + " (by a start, or as the file was reopened), "
+              + "where no run wrote them: " + (afterClose ? "after a close seal" : "more than a killed run can leave "
+              + "unsealed, or written by something else")
           : "the start at " + Seal.formatTime(s.timeMillis) + " found the file (" + s.to + " bytes) not holding what "
               + "its seals say", s.records);
     }

@@ -96,6 +96,12 @@ public class RollingFileSink implements AuditSink {
   private FileChannel channel;
   private Object fileKey;
   private long size;
+  /**
+   * After a failed write was taken back out of a file whose channel an interrupt closed: the bytes the file
+   * holds that the sink wrote (what the reopened file holds beyond them, someone else wrote meanwhile); -1 when
+   * not known (the write could not be taken back).
+   */
+  private long ownedSize = -1;
   private long lastReplacementCheck;
   /** The path no longer holds the file we write, and what it holds was refused: no rotation until it does. */
   private boolean stranded;
@@ -333,7 +339,8 @@ public class RollingFileSink implements AuditSink {
     } finally {
       if (sealing != null && channel == next.channel) { // switched, even if ending a partial line then failed
         if (sameFile) {
-          sealing.reopened(path, size); // bytes the file holds that were not hashed (a partial write kept)
+          sealing.reopened(path, size, ownedSize); // bytes not hashed: a partial write kept, or someone else's
+          ownedSize = -1;
         } else {
           startSealing();
         }
@@ -362,8 +369,10 @@ public class RollingFileSink implements AuditSink {
         truncateClosedFile(before);
       }
       size = before;
+      ownedSize = before;
     } catch (IOException t) {
       cause.addSuppressed(t);
+      ownedSize = -1;
       closeQuietly(channel); // reopened on the next write; the size is read afresh then
     } finally {
       if (interrupted) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.nnaudit.AuditTestSupport;
@@ -116,5 +117,25 @@ class SealInterruptTest {
     write(2); // no seal due before the next write
     interruptedWrite(); // the chunk's write is interrupted: the file's channel is closed, the chunk undone
     writesGoOnAndTheTrailVerifies(0);
+  }
+
+  @Test
+  void aRecordSomeoneElseAppendsWhileTheFileIsClosedToTheSinkIsNotSealedAsItsOwn() throws Exception {
+    for (String durability : new String[] {"none", "batch"}) {
+      open(durability);
+      write(6);
+      interruptedWrite(); // the channel is closed, the chunk taken back out of the file
+      Files.write(live, "allowed=true\tugi=x\tcmd=delete\tsrc=/FORGED\tproto=rpc\n".getBytes(StandardCharsets.UTF_8),
+          java.nio.file.StandardOpenOption.APPEND);
+      write(4); // reopens the file: what it holds beyond what the sink left is recorded as found
+      sink.close();
+      VerifyReport r = new TrailVerifier(ec.checkingKey(), null).verify(live);
+      assertEquals(VerifyReport.TAMPERED, r.exitCode(), durability + ": " + r.lines());
+      assertEquals(Problem.Kind.RECORDS_INSERTED, r.tampering().kind, durability + ": " + r.lines());
+      assertEquals(1, r.tampering().records, durability + ": " + r.lines());
+      Files.delete(live);
+      Files.delete(DigestFile.of(live));
+      next = 0;
+    }
   }
 }
