@@ -106,7 +106,8 @@ class DigestFollowerTest {
     for (int i = 0; i < 5 * DigestFollower.MAX_LINE; i++) {
       huge.append('x');
     }
-    append(digest(), a + "\nnot a seal\n" + huge + "\n" + a.replace(" v=1 ", " v=9 ") + "\n" + b + "\n");
+    String unknownVersion = a.replace(" v=" + io.nnaudit.seal.Seal.VERSION + " ", " v=9 ");
+    append(digest(), a + "\nnot a seal\n" + huge + "\n" + unknownVersion + "\n" + b + "\n");
     follow(0);
     follower.fill();
     assertEquals(List.of(a, b), drain());
