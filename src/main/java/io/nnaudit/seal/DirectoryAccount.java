@@ -47,13 +47,23 @@ final class DirectoryAccount {
           if (named(p, trails)) {
             out.add(p);
           }
-        } else if (named(p, trails) || looksLikeDigest(p) || looksLikeAuditFile(p)) {
+        } else if (trailName(p, trails) || looksLikeDigest(p) || looksLikeAuditFile(p)) {
           out.add(p);
         }
       }
     }
     Collections.sort(out);
     return out;
+  }
+
+  /** A name of a trail here that verify reads or sets aside (a shipper's checkpoint beside it is not one). */
+  private static boolean trailName(Path p, List<Path> trails) {
+    for (Path live : trails) {
+      if (TrailVerifier.isTrailName(live, p.getFileName().toString())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A name a trail here uses, or one that says audit file or digest. */

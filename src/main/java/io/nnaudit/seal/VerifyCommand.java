@@ -130,6 +130,7 @@ public final class VerifyCommand {
     int tampered = 0;
     int unsealed = 0;
     int verified = 0;
+    int notVerified = 0; // files in a directory that no trail accounts for
     try {
       for (Path p : paths) {
         List<Path> trails;
@@ -154,7 +155,7 @@ public final class VerifyCommand {
             out.println("NOT VERIFIED: " + stray + ": " + Problem.Kind.UNACCOUNTED.text + ": it looks like an audit "
                 + "file or a digest, but verify read it for no trail here");
           }
-          unsealed += strays.size();
+          notVerified += strays.size();
           continue;
         } else if (Files.exists(p)) {
           trails = java.util.Collections.singletonList(p.toAbsolutePath());
@@ -173,11 +174,13 @@ public final class VerifyCommand {
       err.println("nnaudit verify: could not read the trail: " + e);
       return USAGE;
     }
-    if (verified + unsealed + tampered > 1) {
-      out.println("trails: " + verified + " verified, " + unsealed + " with unsealed records, " + tampered
-          + " tampered");
+    if (verified + unsealed + tampered > 1 || notVerified > 0) {
+      out.println("trails: " + verified + " verified, " + unsealed + " with unsealed records or records sealed "
+          + "late, " + tampered + " tampered" + (notVerified > 0 ? "; " + TrailVerifier.count(notVerified, "file")
+          + " not verified" : ""));
     }
-    return tampered > 0 ? VerifyReport.TAMPERED : unsealed > 0 ? VerifyReport.UNSEALED : VerifyReport.VERIFIED;
+    return tampered > 0 ? VerifyReport.TAMPERED : unsealed + notVerified > 0 ? VerifyReport.UNSEALED
+        : VerifyReport.VERIFIED;
   }
 
   /** Prints what verify found in one trail; returns its exit code. */

@@ -281,6 +281,10 @@ class RestartLaunderingTest {
   @Test
   void filesUnderNamesVerifyDoesNotReadAreNamedNotPassedOver() throws Exception {
     TamperPropertyTest.writeTrail(dir, 7, 0, 1, 43);
+    // what else lives beside a trail (a shipper's checkpoint) is no audit file: not named
+    Files.write(dir.resolve("audit.log.kafka-checkpoint"), "file=3\noffset=100\n".getBytes(StandardCharsets.UTF_8));
+    Result clean = verify();
+    assertEquals(VerifyReport.VERIFIED, clean.code, clean.toString());
     Path forged = work.resolve("forged");
     Files.write(forged, records(3).getBytes(StandardCharsets.UTF_8));
     for (String name : new String[] {"audit.log.01", "audit.log.0", "audit.log.2.rotating-1", "audit.log.1.seals.moved-5",
