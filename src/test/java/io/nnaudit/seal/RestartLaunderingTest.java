@@ -307,6 +307,36 @@ class RestartLaunderingTest {
     assertEquals(VerifyReport.UNSEALED, blank.code, blank.toString());
   }
 
+  @Test
+  void theLiveFileDeletedWithItsDigestIsNeverVerifiedAfterStarts() throws Exception {
+    for (String how : new String[] {"deleted", "emptied", "newest two deleted"}) {
+      TamperPropertyTest.deleteTree(dir);
+      TamperPropertyTest.writeTrail(dir, 7, 0, 1, 44);
+      Path live = dir.resolve("audit.log");
+      if (how.equals("emptied")) {
+        Files.write(live, new byte[0]);
+      } else {
+        Files.delete(live);
+      }
+      Files.delete(DigestFile.of(live));
+      if (how.equals("newest two deleted")) { // and the rest renamed down, as if they were the newest
+        Files.delete(dir.resolve("audit.log.1"));
+        Files.delete(dir.resolve("audit.log.1.seals"));
+        for (int k = 2; Files.exists(dir.resolve("audit.log." + k)); k++) {
+          Files.move(dir.resolve("audit.log." + k), dir.resolve("audit.log." + (k - 1)));
+          Files.move(dir.resolve("audit.log." + k + ".seals"), dir.resolve("audit.log." + (k - 1) + ".seals"));
+        }
+      }
+      for (int starts = 0; starts <= 2; starts++) {
+        Result r = verify();
+        assertNotEquals(VerifyReport.VERIFIED, r.code, how + ", after " + starts + " starts: " + r);
+        startAndStop(1);
+      }
+      Result r = verify();
+      assertTrue(r.out.contains("was begun by the start at"), how + ": " + r);
+    }
+  }
+
   private static void swap(Path a, Path b) throws Exception {
     Path tmp = a.resolveSibling("swap.tmp");
     Files.move(a, tmp);
