@@ -288,22 +288,6 @@ public final class TrailVerifier {
     return out;
   }
 
-  /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
-  private static List<Integer> indices(Path live) throws IOException {
-    String base = Pattern.quote(live.getFileName().toString());
-    Pattern p = Pattern.compile(base + "(?:\\.([0-9]{1,9}))?(?:" + Pattern.quote(DigestFile.SUFFIX) + ")?");
-    Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
-      for (Path f : ds) {
-        Matcher m = p.matcher(f.getFileName().toString());
-        if (m.matches()) {
-          found.add(m.group(1) == null ? 0 : Integer.parseInt(m.group(1)));
-        }
-      }
-    }
-    return new ArrayList<>(found);
-  }
-
   /**
    * The trail most of the files' last seals name (only seals whose signature holds count; a tie goes to the
    * older files): a file whose seals name another trail came from elsewhere, and is the one named. Null when no
@@ -469,7 +453,6 @@ public final class TrailVerifier {
           + "deleted", 0));
     }
     if ((s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) && s.records > 0) {
-      r.sealedLate += s.records;
       r.late.add(new Problem(Problem.Kind.SEALED_LATE, f, s.from, line, count(s.records, "record") + " sealed at "
           + "the start at " + Seal.formatTime(s.timeMillis) + (s.kind == Seal.Kind.RECOVER ? ", after the run "
           + "that wrote them was killed (seal " + s.number + ", recover)" : ", which found the file without a "
@@ -574,7 +557,7 @@ public final class TrailVerifier {
    * the one that follows {@code before}, the files were renamed or swapped (the file is named). Null otherwise.
    */
   private Problem misplaced(FileChannel ch, long size, Seal first, Seal before, Path f, Path d) throws IOException {
-    Seal own = firstNonEmptySeal(names.at(d));
+    Seal own = firstSeal(names.at(d), true);
     if (own != null && !(own.to <= size && matches(digestOf(ch, own.from, own.to), own))) {
       Path other = whoseFirstRange(ch, size, f);
       return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of "
@@ -586,7 +569,7 @@ public final class TrailVerifier {
       if (other.equals(f)) {
         continue;
       }
-      Seal theirs = firstSealOf(names.at(DigestFile.of(other)));
+      Seal theirs = firstSeal(names.at(DigestFile.of(other)), false);
       if (theirs != null && theirs.trail.equals(first.trail) && theirs.file == before.file + 1) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it is file " + first.file + " of the trail, "
             + "but follows file " + before.file + ", and file " + theirs.file + " is " + other.getFileName()
@@ -594,17 +577,6 @@ public final class TrailVerifier {
       }
     }
     return null;
-  }
-
-  private static Seal firstSealOf(Path digest) throws IOException {
-    if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
-      return null;
-    }
-    try (DigestLines lines = new DigestLines(digest)) {
-      return Seal.parse(lines.next());
-    } catch (IllegalArgumentException | NullPointerException e) {
-      return null;
-    }
   }
 
   private static boolean rangeMatches(FileChannel ch, long size, Seal s) throws IOException {
@@ -800,7 +772,7 @@ public final class TrailVerifier {
   private Problem identifyFile(FileChannel ch, long size, Path f, Path live) throws IOException {
     Path other = whoseFirstRange(ch, size, f);
     return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records "
-        + "sealed for " + other.getFileName() + " (file " + firstNonEmptySeal(names.at(DigestFile.of(other))).file
+        + "sealed for " + other.getFileName() + " (file " + firstSeal(names.at(DigestFile.of(other)), true).file
         + " of the trail): files were renamed or swapped", -1);
   }
 
@@ -811,7 +783,7 @@ public final class TrailVerifier {
       if (other.equals(f)) {
         continue;
       }
-      Seal first = firstNonEmptySeal(names.at(DigestFile.of(other)));
+      Seal first = firstSeal(names.at(DigestFile.of(other)), true);
       SealKey key = first == null ? null : keys.get(first.keyId);
       if (key != null && first.to <= size && first.signatureValid(key) && matches(digestOf(ch, 0, first.to), first)) {
         return other;
@@ -820,7 +792,11 @@ public final class TrailVerifier {
     return null;
   }
 
-  private static Seal firstNonEmptySeal(Path digest) throws IOException {
+  /**
+   * The first seal of a digest, or with {@code withBytes} the first that covers bytes; null when there is none,
+   * or a line that is not a seal comes first.
+   */
+  private static Seal firstSeal(Path digest, boolean withBytes) throws IOException {
     if (digest == null || !Files.isRegularFile(digest, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
@@ -828,7 +804,7 @@ public final class TrailVerifier {
       String line;
       while ((line = lines.next()) != null) {
         Seal s = Seal.parse(line);
-        if (s.to > 0) {
+        if (!withBytes || s.to > 0) {
           return s;
         }
       }

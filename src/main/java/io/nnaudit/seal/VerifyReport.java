@@ -25,8 +25,6 @@ public final class VerifyReport {
   long records;
   long firstMillis = -1;
   long lastMillis = -1;
-  /** Records sealed at a start-up after an earlier run left them unsealed (killed), or adopted unsealed. */
-  long sealedLate;
   String lastSealHash;
   /** The files verify read or reported for this trail (absolute paths): what a directory's account counts. */
   final java.util.Set<Path> accounted = new java.util.HashSet<>();
@@ -80,6 +78,10 @@ public final class VerifyReport {
   /** What verify prints for this trail. */
   public List<String> lines() {
     List<String> out = new ArrayList<>();
+    long sealedLate = 0;
+    for (Problem p : late) {
+      sealedLate += p.records;
+    }
     String summary = TrailVerifier.count(files, "file") + ", " + TrailVerifier.count(records, "record")
         + (firstMillis < 0 ? "" : ", from " + Seal.formatTime(firstMillis) + " to " + Seal.formatTime(lastMillis))
         + (sealedLate > 0 ? " (" + sealedLate + " of them sealed late, by a later start than the run that wrote "
