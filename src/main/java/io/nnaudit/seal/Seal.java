@@ -271,7 +271,8 @@ public final class Seal {
           Instant.parse(f.get("since")).toEpochMilli(), Instant.parse(f.get("time")).toEpochMilli(), tailRecords,
           tailBytes, f.get("prev"), f.get("alg"), f.get("key"), f.get("sig"));
     } catch (NumberFormatException | java.time.DateTimeException | ArithmeticException e) {
-      throw new IllegalArgumentException("a field does not parse: " + e.getMessage(), e); // (a time past 2^63 ms too)
+      // (ArithmeticException: a time past 2^63 ms, which Instant reads and toEpochMilli cannot hold)
+      throw new IllegalArgumentException("a field does not parse: " + e.getMessage(), e);
     }
     try {
       if (!Base64.getEncoder().encodeToString(Base64.getDecoder().decode(s.signature)).equals(s.signature)) {
