@@ -221,7 +221,7 @@ def verify_seals(cp, run_dir, audit):
     """nnaudit verify over a sealed run's audit files, with the nnaudit jar alone (the first entry of cp): (exit
     code, seals in the digest files). Raises unless the trail verified (0) or only its last records are unsealed
     (2)."""
-    res = subprocess.run(PIN_CLIENT + ["java", "-cp", cp.split(":")[0], "io.nnaudit.seal.VerifyCommand", "verify",
+    res = subprocess.run(PIN_CLIENT + ["java", "-cp", cp.split(":")[0], "io.nnaudit.verify.VerifyCommand", "verify",
                                        "--cert", os.path.join(seal_dir(run_dir), "seal.crt"), audit],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
     with open(os.path.join(run_dir, "seal-verify.out"), "w") as f:

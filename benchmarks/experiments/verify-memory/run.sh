@@ -5,12 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 gib=${1:-10}; work=${2:-$(mktemp -d)}; out=benchmarks/experiments/verify-memory; mkdir -p "$work"
-mvn -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$work/cp.txt" -Dmdep.includeScope=test
+mvn -B -ntp -q -pl core dependency:build-classpath -Dmdep.outputFile="$work/cp.txt" -Dmdep.includeScope=test
 cp=$(cat "$work/cp.txt")
-java -cp "target/test-classes:target/classes:$cp" io.nnaudit.seal.LargeTrailWriter "$work" "$gib" | tee "$work/wrote.txt"
+java -cp "core/target/test-classes:core/target/classes:$cp" io.nnaudit.seal.LargeTrailWriter "$work" "$gib" | tee "$work/wrote.txt"
 du -sb "$work/trail" | tee "$work/size.txt"
 for heap in 32m 256m; do
-  /usr/bin/time -v java -Xmx$heap -cp target/classes io.nnaudit.seal.VerifyCommand verify \
+  /usr/bin/time -v java -Xmx$heap -cp core/target/classes io.nnaudit.verify.VerifyCommand verify \
       --cert "$(ls "$work/keys/"*.crt | head -1)" "$work/trail" > "$work/verify-$heap.out" 2> "$work/verify-$heap.time" || true
   echo "heap $heap: $(head -1 "$work/verify-$heap.out" | cut -c1-120)"
   grep -E "Maximum resident|Elapsed|Exit status" "$work/verify-$heap.time"

@@ -3,24 +3,31 @@ package io.nnaudit;
 import java.net.InetAddress;
 import java.util.Objects;
 
-import io.nnaudit.format.FormatOptions;
-import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.security.token.delegation.DelegationTokenIdentifier;
-import org.apache.hadoop.hdfs.server.namenode.HdfsAuditLogger;
 import org.apache.hadoop.hdfs.security.token.delegation.DelegationTokenSecretManager;
+import org.apache.hadoop.hdfs.server.namenode.HdfsAuditLogger;
 import org.apache.hadoop.ipc.CallerContext;
 import org.apache.hadoop.ipc.Server;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.TokenIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.nnaudit.event.AuditEvent;
-import io.nnaudit.event.AckTicket;
+
+import io.nnaudit.ack.AckTicket;
+import io.nnaudit.ack.AckTickets;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.format.FormatOptions;
+import io.nnaudit.pipeline.AuditPipeline;
+import io.nnaudit.pipeline.AuditStats;
+import io.nnaudit.pipeline.PipelineRegistry;
+import io.nnaudit.pipeline.RateLimitedLog;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.SinkFactory;
 
 /**
  * The NameNode audit logger: set {@code dfs.namenode.audit.loggers=io.nnaudit.QueuedAuditLogger} (alone, to
@@ -99,7 +106,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       logCaptureFailure("logAuditEvent was called before initialize", null);
       return;
     }
-    AuditPipeline pipeline = s.current;
+    AuditPipeline pipeline = s.current();
     AuditEvent event;
     AckTicket ticket = null;
     try {
@@ -131,7 +138,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       if (result == AuditPipeline.Offer.CLOSED) {
         // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is
         // published before the old pipeline closes, so one step is enough.
-        AuditPipeline current = s.current;
+        AuditPipeline current = s.current();
         if (current != pipeline) {
           pipeline = current;
           result = current.offer(event);
@@ -210,12 +217,12 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
 
   /** Counters of the pipeline this logger writes to. */
   public AuditStats stats() {
-    return slot.current.stats();
+    return slot.current().stats();
   }
 
   /** The pipeline this logger writes to (for flushing and closing in tests and embedders). */
   public AuditPipeline pipeline() {
-    return slot.current;
+    return slot.current();
   }
 
   /** Closes every nnaudit pipeline in this JVM, writing what each had accepted; for embedders and tests. */

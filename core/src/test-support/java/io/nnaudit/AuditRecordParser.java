@@ -8,12 +8,12 @@ import java.util.Map;
  * message on tabs, split each field at its first '='. Values stay as written (escaped).
  */
 final class AuditRecordParser {
-  static final String PREFIX_TAG = " INFO FSNamesystem.audit: ";
+  public static final String PREFIX_TAG = " INFO FSNamesystem.audit: ";
 
   private AuditRecordParser() {
   }
 
-  static Map<String, String> parse(String line) {
+  public static Map<String, String> parse(String line) {
     int tag = line.indexOf(PREFIX_TAG);
     if (tag != 23) {
       throw new IllegalArgumentException("not a stock audit line: " + line);

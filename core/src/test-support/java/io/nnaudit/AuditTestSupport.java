@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.sink.SinkFactory;
 
 /** Building loggers and events for tests that call the logger directly, as FSNamesystem would. */
 public final class AuditTestSupport {
@@ -23,7 +24,7 @@ public final class AuditTestSupport {
    * Settings for a test logger of {@code auditFile}, writing to the file sink unless the logger is given sinks
    * of its own ({@link #logger(Configuration, SinkFactory)}, as {@link LoggerFixture} gives it).
    */
-  static Configuration conf(File auditFile) {
+  public static Configuration conf(File auditFile) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, auditFile.getPath());
     c.setLong(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, 1000);
@@ -35,25 +36,25 @@ public final class AuditTestSupport {
   }
 
   /** A logger as FSNamesystem creates it: writing to the sink {@code nnaudit.sink} names (the file). */
-  static QueuedAuditLogger logger(Configuration c) {
+  public static QueuedAuditLogger logger(Configuration c) {
     QueuedAuditLogger l = new QueuedAuditLogger();
     l.initialize(c);
     return l;
   }
 
   /** A logger writing to the sinks {@code sinks} opens, as an embedder creates it. */
-  static QueuedAuditLogger logger(Configuration c, SinkFactory sinks) {
+  public static QueuedAuditLogger logger(Configuration c, SinkFactory sinks) {
     QueuedAuditLogger l = new QueuedAuditLogger(sinks);
     l.initialize(c);
     return l;
   }
 
-  static FileStatus stat() {
+  public static FileStatus stat() {
     return new FileStatus(0, false, 3, 128L << 20, 1L, 1L, new FsPermission((short) 0644), "alice", "staff",
         new Path("/f"));
   }
 
-  static InetAddress localhost() {
+  public static InetAddress localhost() {
     try {
       return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
     } catch (Exception e) {
@@ -62,7 +63,7 @@ public final class AuditTestSupport {
   }
 
   /** One create, as FSNamesystem reports it. */
-  static void logCreate(QueuedAuditLogger l, String src) {
+  public static void logCreate(QueuedAuditLogger l, String src) {
     l.logAuditEvent(true, "alice (auth:SIMPLE)", localhost(), "create", src, null, stat(), null, null, null);
   }
 
@@ -70,7 +71,7 @@ public final class AuditTestSupport {
    * Starts {@code threads} threads that each log {@code each} creates, of {@code <prefix>t<thread>/<i>}, in
    * order; the caller joins them.
    */
-  static List<Thread> startLogging(QueuedAuditLogger l, String prefix, int threads, int each) {
+  public static List<Thread> startLogging(QueuedAuditLogger l, String prefix, int threads, int each) {
     List<Thread> ts = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       final int id = t;

@@ -18,17 +18,17 @@ final class AuditedMkdirs {
   private static final String DROPPED = "nnaudit=dropped\tcount=";
 
   /** The {@code src=} of every mkdirs record, as written (escaped). */
-  final Set<String> paths = new HashSet<>();
+  public final Set<String> paths = new HashSet<>();
   /** The sum of {@code count=} over the drop records. */
-  long droppedReported;
-  int dropRecords;
-  int files;
-  int partialFiles;
+  public long droppedReported;
+  public int dropRecords;
+  public int files;
+  public int partialFiles;
 
   private AuditedMkdirs() {
   }
 
-  static AuditedMkdirs read(File auditFile) throws IOException {
+  public static AuditedMkdirs read(File auditFile) throws IOException {
     AuditedMkdirs r = new AuditedMkdirs();
     File[] all = auditFile.getParentFile().listFiles((d, n) -> n.equals(auditFile.getName())
         || n.matches(java.util.regex.Pattern.quote(auditFile.getName()) + "\\.\\d+"));
@@ -39,7 +39,7 @@ final class AuditedMkdirs {
   }
 
   /** How many of {@code acked} have no mkdirs record. */
-  long missing(Set<String> acked) {
+  public long missing(Set<String> acked) {
     return acked.stream().filter(p -> !paths.contains(p)).count();
   }
 

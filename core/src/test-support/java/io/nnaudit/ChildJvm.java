@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /** A test main class run in its own JVM, with its output read line by line. */
 public final class ChildJvm implements AutoCloseable {
-  final Process process;
+  public final Process process;
   private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final StringBuffer all = new StringBuffer();
   private final Thread reader;
@@ -96,7 +96,7 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /** Waits for the child to exit and returns all it printed. */
-  String awaitExit(long timeoutMs) throws InterruptedException {
+  public String awaitExit(long timeoutMs) throws InterruptedException {
     if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
       throw new AssertionError("the child did not exit; its output:\n" + all);
     }

@@ -14,11 +14,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.hadoop.conf.Configuration;
+
 import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.sink.SinkFactory;
-import org.apache.hadoop.conf.Configuration;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * The real file sink with test hooks in front of each write and fsync: an optional delay (a slow disk), an
@@ -65,7 +66,7 @@ public final class GatedFileSink {
   private final SinkFactory factory = SinkFactory.of("gated-file", context -> new FileSink(context, this));
 
   /** Opens file sinks that pass through this gate: the same factory on every call. */
-  SinkFactory factory() {
+  public SinkFactory factory() {
     return factory;
   }
 
@@ -74,7 +75,7 @@ public final class GatedFileSink {
    * in {@code conf} to {@link FileSink} and registers this gate for the audit file {@code conf} names, until
    * {@link #uninstall}. Another gate already installed for that file is an error.
    */
-  void installIn(Configuration conf) {
+  public void installIn(Configuration conf) {
     File file = new File(conf.get(NnauditConfigKeys.FILE_PATH_KEY)).getAbsoluteFile();
     GatedFileSink other = INSTALLED.putIfAbsent(file, this);
     if (other != null && other != this) {
@@ -84,40 +85,40 @@ public final class GatedFileSink {
   }
 
   /** Forgets every audit file this gate was installed for. */
-  void uninstall() {
+  public void uninstall() {
     INSTALLED.values().removeIf(g -> g == this);
   }
 
   /** Makes every write take this long first: a slow disk. */
-  void delayWrites(long millis) {
+  public void delayWrites(long millis) {
     writeDelayMillis = millis;
   }
 
   /** Makes every fsync take this long first: a slow disk. */
-  void delayForces(long millis) {
+  public void delayForces(long millis) {
     forceDelayMillis = millis;
   }
 
   /** Makes every later write wait until {@link #resume} is called. */
-  void stall() {
+  public void stall() {
     writeGate = new Semaphore(0);
   }
 
-  void resume() {
+  public void resume() {
     writeGate = open(writeGate);
   }
 
   /** Makes every later fsync wait until {@link #resumeForces} is called. */
-  void stallForces() {
+  public void stallForces() {
     forceGate = new Semaphore(0);
   }
 
-  void resumeForces() {
+  public void resumeForces() {
     forceGate = open(forceGate);
   }
 
   /** Opens the write and the fsync gates, so that no writer stays stalled after a test. */
-  void openGates() {
+  public void openGates() {
     resume();
     resumeForces();
   }
@@ -131,47 +132,47 @@ public final class GatedFileSink {
   }
 
   /** Writes now waiting at the write gate. */
-  int writersWaiting() {
+  public int writersWaiting() {
     return writersWaiting.get();
   }
 
   /** fsyncs now waiting at the fsync gate. */
-  int forcersWaiting() {
+  public int forcersWaiting() {
     return forcersWaiting.get();
   }
 
   /** The next {@code n} writes fail with an IOException (0: none; it replaces what was still to fail). */
-  void failNextWrites(int n) {
+  public void failNextWrites(int n) {
     failNextWrites.set(n);
   }
 
   /** Writes still to fail of those {@link #failNextWrites} asked for. */
-  int writesStillToFail() {
+  public int writesStillToFail() {
     return failNextWrites.get();
   }
 
   /** The next {@code n} fsyncs fail with an IOException. */
-  void failNextForces(int n) {
+  public void failNextForces(int n) {
     failNextForces.set(n);
   }
 
   /** fsyncs that succeeded. */
-  int forces() {
+  public int forces() {
     return forces.get();
   }
 
   /** src values of every record written, fsynced or not (a live view). */
-  Set<String> writtenSrcs() {
+  public Set<String> writtenSrcs() {
     return Collections.unmodifiableSet(writtenSrcs);
   }
 
   /** src values of every record written before an fsync that succeeded (a live view). */
-  Set<String> forcedSrcs() {
+  public Set<String> forcedSrcs() {
     return Collections.unmodifiableSet(forcedSrcs);
   }
 
   /** Records in each write that reached the file, in order (a live view). */
-  List<Integer> recordsPerWrite() {
+  public List<Integer> recordsPerWrite() {
     return Collections.unmodifiableList(recordsPerWrite);
   }
 
@@ -213,7 +214,7 @@ public final class GatedFileSink {
     private final GatedFileSink gate;
 
     /** By class name ({@code nnaudit.sink}): behind the gate installed for the audit file. */
-    public FileSink(SinkContext context) {
+    FileSink(SinkContext context) {
       this(context, installedFor(context.file()));
     }
 

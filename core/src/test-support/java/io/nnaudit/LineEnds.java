@@ -23,7 +23,7 @@ import java.util.List;
  */
 public final class LineEnds {
   /** Every character some reader ends a line or a record at. */
-  static final String TERMINATORS = "\n\r\u000b\u000c\u001c\u001d\u001e\u0085\u2028\u2029\u0000";
+  public static final String TERMINATORS = "\n\r\u000b\u000c\u001c\u001d\u001e\u0085\u2028\u2029\u0000";
 
   private LineEnds() {
   }

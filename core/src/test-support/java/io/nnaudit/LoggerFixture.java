@@ -24,18 +24,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * logger started here is closed, its queue drained, the sink is {@link GatedFileSink#uninstall uninstalled},
  * and the directory is deleted. Use as {@code @RegisterExtension final LoggerFixture audit = new LoggerFixture();}.
  */
-final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
+public final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
   private final Consumer<Configuration> classSettings;
   private final GatedFileSink sink = new GatedFileSink();
   private final List<QueuedAuditLogger> started = new ArrayList<>();
   private Path dir;
 
-  LoggerFixture() {
+  public LoggerFixture() {
     this(c -> { });
   }
 
   /** With settings every test of the class shares, applied before each test's own. */
-  LoggerFixture(Consumer<Configuration> classSettings) {
+  public LoggerFixture(Consumer<Configuration> classSettings) {
     this.classSettings = classSettings;
   }
 
@@ -63,51 +63,51 @@ final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** The sink every logger of this test writes through. */
-  GatedFileSink sink() {
+  public GatedFileSink sink() {
     return sink;
   }
 
   /** This test's directory, deleted after it. */
-  File dir() {
+  public File dir() {
     return dir.toFile();
   }
 
   /** The test's audit file: {@code audit.log} in its directory. */
-  File file() {
+  public File file() {
     return file("audit.log");
   }
 
   /** Another file in the test's directory. */
-  File file(String name) {
+  public File file(String name) {
     return dir.resolve(name).toFile();
   }
 
   /** The settings of a test logger ({@link AuditTestSupport#conf}) for the test's audit file. */
-  Configuration conf() {
+  public Configuration conf() {
     return conf(file());
   }
 
   /** The settings of a test logger for {@code auditFile}, with the class's settings applied. */
-  Configuration conf(File auditFile) {
+  public Configuration conf(File auditFile) {
     Configuration c = AuditTestSupport.conf(auditFile);
     classSettings.accept(c);
     return c;
   }
 
   /** Starts a logger of the test's audit file with the class's settings. */
-  QueuedAuditLogger start() {
+  public QueuedAuditLogger start() {
     return start(conf());
   }
 
   /** Starts a logger of the test's audit file with the class's settings and then {@code settings}. */
-  QueuedAuditLogger start(Consumer<Configuration> settings) {
+  public QueuedAuditLogger start(Consumer<Configuration> settings) {
     Configuration c = conf();
     settings.accept(c);
     return start(c);
   }
 
   /** Starts a logger with these settings, writing through {@link #sink()}; it is closed after the test. */
-  QueuedAuditLogger start(Configuration c) {
+  public QueuedAuditLogger start(Configuration c) {
     QueuedAuditLogger l = AuditTestSupport.logger(c, sink.factory());
     started.add(l);
     return l;
@@ -118,7 +118,7 @@ final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
    * writes {@code auditFileName} with nnaudit through {@link #sink()}: the NameNode creates its logger by class
    * name, so the sink is {@link GatedFileSink#installIn installed} for that file.
    */
-  Configuration clusterConf(String auditFileName) {
+  public Configuration clusterConf(String auditFileName) {
     Configuration c = MiniClusterSupport.conf(dir(), file(auditFileName), QueuedAuditLogger.class.getName());
     sink.installIn(c);
     return c;
@@ -128,7 +128,7 @@ final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
    * Blocks the writer inside a write of the stalled sink, holding the event {@code src}, so that everything
    * logged afterwards stays queued until {@code sink().resume()}.
    */
-  void stallWriter(QueuedAuditLogger l, String src) throws InterruptedException {
+  public void stallWriter(QueuedAuditLogger l, String src) throws InterruptedException {
     sink.stall();
     AuditTestSupport.logCreate(l, src);
     AuditTestSupport.awaitTrue("the writer to block in the sink", 10_000, () -> sink.writersWaiting() == 1);

@@ -12,18 +12,19 @@ import org.apache.log4j.LogManager;
 import org.apache.log4j.Logger;
 import org.apache.log4j.PatternLayout;
 import org.apache.log4j.RollingFileAppender;
+
 import io.nnaudit.config.NnauditConfigKeys;
 
 /** A real NameNode (MiniDFSCluster, real RPC on 127.0.0.1) with nnaudit configured, for integration tests. */
 final class MiniClusterSupport {
-  static final String STOCK_AUDIT_LOGGER = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit";
+  public static final String STOCK_AUDIT_LOGGER = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit";
   /** The layout of the stock RFAAUDIT appender in Hadoop's log4j.properties. */
-  static final String STOCK_LAYOUT = "%d{ISO8601} %p %c{2}: %m%n";
+  public static final String STOCK_LAYOUT = "%d{ISO8601} %p %c{2}: %m%n";
 
   private MiniClusterSupport() {
   }
 
-  static Configuration conf(File baseDir, File auditFile, String loggers) {
+  public static Configuration conf(File baseDir, File auditFile, String loggers) {
     Configuration c = new HdfsConfiguration();
     c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(baseDir, "dfs").getPath());
     c.set(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOGGERS_KEY, loggers);
@@ -32,17 +33,17 @@ final class MiniClusterSupport {
     return c;
   }
 
-  static MiniDFSCluster start(Configuration c) throws Exception {
+  public static MiniDFSCluster start(Configuration c) throws Exception {
     return start(c, 0);
   }
 
-  static MiniDFSCluster start(Configuration c, int dataNodes) throws Exception {
+  public static MiniDFSCluster start(Configuration c, int dataNodes) throws Exception {
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(dataNodes).build();
     cluster.waitActive();
     return cluster;
   }
 
-  static QueuedAuditLogger ourLogger(MiniDFSCluster cluster) {
+  public static QueuedAuditLogger ourLogger(MiniDFSCluster cluster) {
     for (AuditLogger l : cluster.getNamesystem().getAuditLoggers()) {
       if (l instanceof QueuedAuditLogger) {
         return (QueuedAuditLogger) l;
@@ -52,7 +53,7 @@ final class MiniClusterSupport {
   }
 
   /** Sends the stock FSNamesystem.audit lines to a file, the way the stock RFAAUDIT appender does. */
-  static RollingFileAppender stockAuditLogTo(File f) {
+  public static RollingFileAppender stockAuditLogTo(File f) {
     RollingFileAppender a = new RollingFileAppender();
     a.setName("test-RFAAUDIT");
     a.setFile(f.getPath());
@@ -71,7 +72,7 @@ final class MiniClusterSupport {
    * As {@link #conf}, with nnaudit sealing {@code auditFile} with {@code key} (made in {@code keyDir}), files of
    * {@code maxSize}, {@code backups} kept, a seal every {@code interval} records.
    */
-  static Configuration sealedConf(File baseDir, File auditFile, io.nnaudit.seal.SealKeys.KeyFiles key,
+  public static Configuration sealedConf(File baseDir, File auditFile, io.nnaudit.seal.SealKeys.KeyFiles key,
       java.nio.file.Path keyDir, String maxSize, int backups, int interval) throws Exception {
     Configuration conf = conf(baseDir, auditFile, QueuedAuditLogger.class.getName());
     io.nnaudit.seal.SealKeys.enable(conf, key, keyDir);

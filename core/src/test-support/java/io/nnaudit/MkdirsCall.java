@@ -12,9 +12,9 @@ import org.apache.hadoop.fs.Path;
  */
 final class MkdirsCall {
   /** The call returned true: the NameNode acknowledged it. */
-  final AtomicBoolean done = new AtomicBoolean();
+  public final AtomicBoolean done = new AtomicBoolean();
   /** The call threw. */
-  final AtomicBoolean failed = new AtomicBoolean();
+  public final AtomicBoolean failed = new AtomicBoolean();
   private final Thread thread;
 
   private MkdirsCall(URI uri, String path) {
@@ -28,14 +28,14 @@ final class MkdirsCall {
   }
 
   /** Starts the call of {@code mkdirs(path)} against the NameNode at {@code uri}. */
-  static MkdirsCall start(URI uri, String path) {
+  public static MkdirsCall start(URI uri, String path) {
     MkdirsCall c = new MkdirsCall(uri, path);
     c.thread.start();
     return c;
   }
 
   /** Waits at most {@code timeoutMs} for the call to return or throw. */
-  void join(long timeoutMs) throws InterruptedException {
+  public void join(long timeoutMs) throws InterruptedException {
     thread.join(timeoutMs);
   }
 }

@@ -6,7 +6,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditStats;
 
 /**
  * Run in a separate JVM by {@link ShutdownHookTest}: a NameNode with nnaudit and a slow disk serves a burst of

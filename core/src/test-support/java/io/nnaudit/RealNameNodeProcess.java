@@ -17,6 +17,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
@@ -29,8 +30,8 @@ import io.nnaudit.config.NnauditConfigKeys;
  * another with the conf directory first on the test classpath (nnaudit's classes are in target/classes there),
  * and returns once a client call succeeds and the NameNode is out of safe mode.
  */
-final class RealNameNodeProcess implements AutoCloseable {
-  static final String NAME_NODE = "org.apache.hadoop.hdfs.server.namenode.NameNode";
+public final class RealNameNodeProcess implements AutoCloseable {
+  public static final String NAME_NODE = "org.apache.hadoop.hdfs.server.namenode.NameNode";
   private static final long FORMAT_TIMEOUT_MS = 120_000;
   private static final long START_TIMEOUT_MS = 120_000;
   private static final long STOP_TIMEOUT_MS = 60_000;
@@ -49,7 +50,7 @@ final class RealNameNodeProcess implements AutoCloseable {
    * Formats and starts a NameNode under {@code baseDir}, its audit file at {@code baseDir/audit/audit.log}.
    * {@code extraHdfsSite} is added to hdfs-site.xml last, so it may override any property written here.
    */
-  static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite) throws Exception {
+  public static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite) throws Exception {
     return start(baseDir, extraHdfsSite, new LinkedHashMap<>());
   }
 
@@ -58,7 +59,7 @@ final class RealNameNodeProcess implements AutoCloseable {
    * {@code hadoop-metrics2-namenode.properties}, which the NameNode's metrics system reads before the test
    * classpath's {@code hadoop-metrics2.properties}).
    */
-  static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite, Map<String, String> confFiles)
+  public static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite, Map<String, String> confFiles)
       throws Exception {
     int port = freePort();
     URI uri = URI.create("hdfs://127.0.0.1:" + port);
@@ -110,25 +111,25 @@ final class RealNameNodeProcess implements AutoCloseable {
   }
 
   /** hdfs://127.0.0.1:PORT of the NameNode's RPC server. */
-  URI uri() {
+  public URI uri() {
     return uri;
   }
 
   /** The live audit file; rotated files sit beside it as {@code audit.log.1}, {@code .2}, ... */
-  File auditFile() {
+  public File auditFile() {
     return auditFile;
   }
 
-  long pid() {
+  public long pid() {
     return jvm.process.pid();
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return jvm.process.isAlive();
   }
 
   /** Every line the NameNode printed so far, stdout and stderr. */
-  List<String> output() {
+  public List<String> output() {
     String all = jvm.output();
     return all.isEmpty() ? new ArrayList<>() : new ArrayList<>(Arrays.asList(all.split("\n")));
   }
@@ -138,13 +139,13 @@ final class RealNameNodeProcess implements AutoCloseable {
    * through the {@link ProcessHandle}: {@code Process.destroy()} would also close our end of the child's stdout,
    * and what the NameNode logs while it stops would be lost.
    */
-  int sigterm() throws InterruptedException {
+  public int sigterm() throws InterruptedException {
     jvm.process.toHandle().destroy();
     return awaitExit();
   }
 
   /** SIGKILL (as {@code kill -9 PID}): no shutdown hook runs. Waits for the exit and returns its status. */
-  int sigkill() throws InterruptedException {
+  public int sigkill() throws InterruptedException {
     jvm.process.toHandle().destroyForcibly();
     return awaitExit();
   }
@@ -215,7 +216,7 @@ final class RealNameNodeProcess implements AutoCloseable {
     Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
   }
 
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }

@@ -13,7 +13,7 @@ final class ReliabilityResults {
   private ReliabilityResults() {
   }
 
-  static void record(String fault, String mode, long acknowledged, long onDisk, long lost, String test,
+  public static void record(String fault, String mode, long acknowledged, long onDisk, long lost, String test,
       String note) throws IOException {
     File dir = new File("target/reliability");
     if (!dir.isDirectory() && !dir.mkdirs()) {

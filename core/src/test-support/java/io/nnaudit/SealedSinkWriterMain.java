@@ -3,10 +3,12 @@ package io.nnaudit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * Run in a separate JVM by {@link SealedRotationCrashTest}: the file sink, sealing, with files of 1 KB, writing
@@ -28,7 +30,7 @@ public final class SealedSinkWriterMain {
   }
 
   /** The settings of the writer given {@code args}, for it and for a sink started after it on the same files. */
-  static Configuration conf(String... args) {
+  public static Configuration conf(String... args) {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, args[0]);
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1k");

@@ -3,7 +3,9 @@ package io.nnaudit;
 import java.io.File;
 
 import org.apache.hadoop.conf.Configuration;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditStats;
 
 /**
  * Run in a separate JVM by {@link ShutdownHookTest}: logs events to a deliberately slow (or stalled) sink and

@@ -10,14 +10,14 @@ import java.util.concurrent.TimeUnit;
  * this project's machines and CI have; {@link #mount} returns null where mounting is impossible.
  */
 final class TmpfsMount implements AutoCloseable {
-  final File dir;
+  public final File dir;
   private File filler;
 
   private TmpfsMount(File dir) {
     this.dir = dir;
   }
 
-  static TmpfsMount mount(File dir, String size) throws Exception {
+  public static TmpfsMount mount(File dir, String size) throws Exception {
     if (!dir.isDirectory() && !dir.mkdirs()) {
       return null;
     }
@@ -28,7 +28,7 @@ final class TmpfsMount implements AutoCloseable {
   }
 
   /** Fills the file system to the last byte. */
-  void fill() throws IOException {
+  public void fill() throws IOException {
     filler = new File(dir, "filler");
     byte[] block = new byte[4096];
     try (FileOutputStream out = new FileOutputStream(filler)) {
@@ -47,7 +47,7 @@ final class TmpfsMount implements AutoCloseable {
     }
   }
 
-  void free() {
+  public void free() {
     if (filler != null && !filler.delete()) {
       throw new AssertionError("cannot delete " + filler);
     }

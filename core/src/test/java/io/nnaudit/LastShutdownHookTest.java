@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditPipeline;
+import io.nnaudit.pipeline.AuditStats;
 
 /**
  * The last shutdown hook ({@link AuditPipeline#closeAtExit}), called here in order after the first one

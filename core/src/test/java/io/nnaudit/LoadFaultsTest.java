@@ -15,7 +15,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditStats;
 
 /** Faults under heavy load: a NameNode stopped while clients write, and rotation after rotation. */
 class LoadFaultsTest {

@@ -19,6 +19,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.settings.QueueFullPolicy;
+
 /** Our bean in the NameNode's own /jmx, over HTTP, with counts that match the operations performed. */
 class MiniClusterJmxTest {
   @TempDir

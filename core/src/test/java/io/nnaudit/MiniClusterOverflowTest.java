@@ -15,7 +15,9 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditStats;
 
 /** BLOCK against a slow writer, over real RPC: many clients, ten handlers, a queue of ten, nothing lost. */
 class MiniClusterOverflowTest {

@@ -15,7 +15,6 @@ import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,15 +25,17 @@ import javax.management.ObjectName;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.VerifyCommand;
-import io.nnaudit.seal.VerifyReport;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditPipeline;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * The anchor a NameNode shows in its /jmx ({@code Hadoop:service=NameNode,name=NnauditSeal}) is the newest seal

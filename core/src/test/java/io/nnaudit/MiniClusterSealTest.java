@@ -19,12 +19,6 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
-import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.TrailVerifier;
-import io.nnaudit.seal.VerifyReport;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -33,11 +27,19 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.pipeline.AuditPipeline;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
+
 /**
  * A NameNode (MiniDFSCluster, real RPC) sealing its audit file: files of 4 KB rotate many times and the oldest
  * are deleted (3 backups kept), the logger is re-initialized with changed settings halfway (its pipeline
  * replaced on the same file), and the NameNode stops. Then the trail is verified as an operator would, with
- * {@code java -cp <nnaudit's classes> io.nnaudit.seal.VerifyCommand verify --cert CERT DIR} in a JVM of its own
+ * {@code java -cp <nnaudit's classes> io.nnaudit.verify.VerifyCommand verify --cert CERT DIR} in a JVM of its own
  * that has nothing else on its classpath: every record in the files is sealed and the chain holds across the
  * rotations, the deletions and the re-initialize. Before the stop, /jmx shows the seals written and the hash
  * of the latest seal, which is the last seal in the live digest, and the trail of the running NameNode is sealed
@@ -96,7 +98,7 @@ class MiniClusterSealTest {
     }
     assertTrue(logger.pipeline().close(30_000), "the pipeline closed, sealing what it wrote");
 
-    ChildJvm verify = new ChildJvm(List.of("-Xmx256m"), nnauditClassesOnly(), "io.nnaudit.seal.VerifyCommand",
+    ChildJvm verify = new ChildJvm(List.of("-Xmx256m"), nnauditClassesOnly(), "io.nnaudit.verify.VerifyCommand",
         "verify", "--cert", ec.certificate.toString(), auditDir.toString());
     String out = verify.awaitExit(120_000);
     System.out.println("VERIFY (exit " + verify.process.exitValue() + "):\n" + out);
@@ -190,7 +192,7 @@ class MiniClusterSealTest {
     argv[2] = key.certificate.toString();
     System.arraycopy(args, 0, argv, 3, args.length);
     java.io.PrintStream p = new java.io.PrintStream(out, true);
-    int code = io.nnaudit.seal.VerifyCommand.run(argv, p, p, null);
+    int code = io.nnaudit.verify.VerifyCommand.run(argv, p, p, null);
     System.out.println("VERIFY " + String.join(" ", args) + " (exit " + code + "):\n" + out);
     return code;
   }

@@ -2,51 +2,132 @@ package io.nnaudit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Collections;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
-import io.nnaudit.event.AuditEvent;
-import io.nnaudit.config.NnauditConfigKeys;
 
 /**
- * The root package uses event/, format/, sink/, ship/ and config/, and none of them uses the root package: no package
- * cycle. Never the settings either: a sink or a format depends on a value of its own (SinkContext,
- * FormatOptions).
+ * The architecture as a test: every package of the core and of nnaudit-kafka is named here with the packages it
+ * may import, the imports of its sources stay within them, and the allowed graph has no cycle. A new package
+ * fails until it is placed. Only the logger, the settings and the pipeline speak of {@code NnauditSettings}: a
+ * sink, a seal or a format depends on a value of its own (SinkContext, SealSettings, FormatOptions).
  */
 class PackageDependencyTest {
-  private static final Pattern ROOT_IMPORT = Pattern.compile("(?m)^import (?:static )?io\\.nnaudit\\.([A-Z]\\w*)");
+  /** package (relative to io.nnaudit; "" for the root) -> the packages it may import. */
+  private static final Map<String, Set<String>> ALLOWED = new LinkedHashMap<>();
 
-  /** Root-package classes imported by the sources of {@code pkg}; fails on any mention of the settings. */
-  private static Set<String> rootClassesUsedBy(String pkg) throws IOException {
-    Set<String> used = new TreeSet<>();
-    try (Stream<Path> files = Files.list(Paths.get("src/main/java/io/nnaudit", pkg))) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        String text = new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
-        assertFalse(text.contains("NnauditSettings"), f + " speaks of NnauditSettings");
-        Matcher m = ROOT_IMPORT.matcher(text);
-        while (m.find()) {
-          used.add(m.group(1));
+  static {
+    allow("", "ack", "config", "event", "format", "pipeline", "settings", "sink");
+    allow("settings", "ack", "config", "format", "seal", "ship", "sink");
+    allow("pipeline", "ack", "config", "event", "format", "seal", "settings", "ship", "sink", "sink.file");
+    allow("ack");
+    allow("event", "ack");
+    allow("format", "event");
+    allow("config");
+    allow("sink", "config", "seal", "ship");
+    allow("sink.file", "config", "seal", "ship", "sink", "trail");
+    allow("trail", "seal");
+    allow("seal", "config");
+    allow("verify", "seal", "trail");
+    allow("ship", "config");
+    allow("kafka", "config", "seal", "ship", "trail");
+  }
+
+  private static final Set<String> MAY_NAME_THE_SETTINGS = new HashSet<>(Arrays.asList("", "settings", "pipeline"));
+
+  private static final Pattern IMPORT =
+      Pattern.compile("(?m)^import (?:static )?io\\.nnaudit((?:\\.[a-z]\\w*)*)\\.[A-Z]");
+
+  private static void allow(String pkg, String... deps) {
+    ALLOWED.put(pkg, new TreeSet<>(Arrays.asList(deps)));
+  }
+
+  /** The source roots: the core's, and nnaudit-kafka's beside it in the reactor. */
+  private static List<Path> roots() {
+    List<Path> roots = new ArrayList<>();
+    roots.add(Paths.get("src/main/java/io/nnaudit"));
+    Path kafka = Paths.get("../kafka/src/main/java/io/nnaudit");
+    if (Files.isDirectory(kafka)) {
+      roots.add(kafka);
+    }
+    return roots;
+  }
+
+  /** package -> the io.nnaudit packages its sources import (other than itself). */
+  private static Map<String, Set<String>> actual() throws IOException {
+    Map<String, Set<String>> deps = new TreeMap<>();
+    for (Path root : roots()) {
+      try (Stream<Path> files = Files.walk(root)) {
+        for (Path f : files.filter(p -> p.toString().endsWith(".java")).collect(Collectors.toList())) {
+          String pkg = root.relativize(f.getParent()).toString().replace('/', '.');
+          Set<String> used = deps.computeIfAbsent(pkg, k -> new TreeSet<>());
+          String text = new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
+          if (!MAY_NAME_THE_SETTINGS.contains(pkg)) {
+            assertFalse(text.contains("NnauditSettings"), f + " speaks of NnauditSettings");
+          }
+          Matcher m = IMPORT.matcher(text);
+          while (m.find()) {
+            String dep = m.group(1).isEmpty() ? "" : m.group(1).substring(1);
+            if (!dep.equals(pkg)) {
+              used.add(dep);
+            }
+          }
         }
       }
     }
-    return used;
+    return deps;
   }
 
   @Test
-  void noSubpackageUsesTheRootPackage() throws IOException {
-    for (String pkg : new String[] {"event", "format", "sink", "ship", "config"}) {
-      assertEquals(Collections.emptySet(), rootClassesUsedBy(pkg), pkg);
+  void everyPackageIsNamedAndImportsOnlyWhatItMay() throws IOException {
+    Map<String, Set<String>> actual = actual();
+    assertEquals(new TreeSet<>(ALLOWED.keySet()), actual.keySet(), "packages named here against packages in the tree");
+    for (Map.Entry<String, Set<String>> e : actual.entrySet()) {
+      Set<String> extra = new TreeSet<>(e.getValue());
+      extra.removeAll(ALLOWED.get(e.getKey()));
+      assertEquals(new TreeSet<String>(), extra, "io.nnaudit." + e.getKey() + " imports packages it may not");
     }
+  }
+
+  @Test
+  void theAllowedGraphHasNoCycle() {
+    Set<String> done = new HashSet<>();
+    for (String pkg : ALLOWED.keySet()) {
+      visit(pkg, new ArrayList<>(), done);
+    }
+    assertEquals(ALLOWED.keySet(), done);
+  }
+
+  private static void visit(String pkg, List<String> path, Set<String> done) {
+    assertFalse(path.contains(pkg), () -> "package cycle: " + path + " -> " + pkg);
+    if (done.contains(pkg)) {
+      return;
+    }
+    assertTrue(ALLOWED.containsKey(pkg), () -> "unknown package " + pkg + " after " + path);
+    path.add(pkg);
+    for (String dep : ALLOWED.get(pkg)) {
+      visit(dep, path, done);
+    }
+    path.remove(path.size() - 1);
+    done.add(pkg);
   }
 }

@@ -17,6 +17,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 
@@ -26,14 +27,14 @@ import io.nnaudit.seal.Seal;
  * request answers for every attribute asked for (e.g. the live anchor bean and the metrics2 tag), so that
  * they are compared at the same moment. One thread.
  */
-final class SealAnchorProbe {
+public final class SealAnchorProbe {
   /** Where a hash was read: a bean's name in /jmx and its attribute. */
-  static final class Channel {
-    final String label;
+  public static final class Channel {
+    public final String label;
     final String bean;
     final String attribute;
 
-    Channel(String label, String bean, String attribute) {
+    public Channel(String label, String bean, String attribute) {
       this.label = label;
       this.bean = bean;
       this.attribute = attribute;
@@ -41,15 +42,15 @@ final class SealAnchorProbe {
   }
 
   /** One read of one channel. */
-  static final class Read {
-    final Channel channel;
+  public static final class Read {
+    public final Channel channel;
     final String hash;
     /** The seal the hash names, or null when no digest holds it. */
-    final Seal seal;
+    public final Seal seal;
     /** The newest seal in the digests just before the request, and just after the answer. */
-    final Seal newestBefore;
-    final Seal newestAfter;
-    final long readAtMillis;
+    public final Seal newestBefore;
+    public final Seal newestAfter;
+    public final long readAtMillis;
 
     Read(Channel channel, String hash, Seal seal, Seal newestBefore, Seal newestAfter, long readAtMillis) {
       this.channel = channel;
@@ -61,12 +62,12 @@ final class SealAnchorProbe {
     }
 
     /** Seals between the one read and the newest before the request (0 when it is that one, or newer). */
-    long lagSeals() {
+    public long lagSeals() {
       return Math.max(0, newestBefore.number - seal.number);
     }
 
     /** How much older the seal read is than the newest before the request, in ms (0 when it is that one). */
-    long lagMillis() {
+    public long lagMillis() {
       return Math.max(0, newestBefore.timeMillis - seal.timeMillis);
     }
 
@@ -89,14 +90,14 @@ final class SealAnchorProbe {
   private final Map<String, Seal> parsed = new HashMap<>();
 
   /** {@code jmx} is the NameNode's /jmx address; {@code query} an ObjectName pattern covering the channels' beans. */
-  SealAnchorProbe(Path audit, String jmx, String query, List<Channel> channels) throws IOException {
+  public SealAnchorProbe(Path audit, String jmx, String query, List<Channel> channels) throws IOException {
     this.audit = audit;
     this.url = new URL(jmx + "?qry=" + query);
     this.channels = channels;
   }
 
   /** Reads every channel once, with the newest seal looked up just before and just after. */
-  List<Read> read() throws IOException {
+  public List<Read> read() throws IOException {
     Seal before = newest();
     long at = System.currentTimeMillis();
     Map<String, String> hashes = fetch();
@@ -136,7 +137,7 @@ final class SealAnchorProbe {
    * ({@code .rotating-T}) and the three newest rotated ones, read in the order a rotation moves them (live,
    * rotating, .1, .2, .3) so that none moves past the look unseen, or in any earlier look (seals only come).
    */
-  Seal newest() throws IOException {
+  public Seal newest() throws IOException {
     Seal newest = newer(highest, seals(DigestFile.of(audit)));
     try (DirectoryStream<Path> rotating = Files.newDirectoryStream(audit.getParent(),
         audit.getFileName() + ".rotating-*" + DigestFile.SUFFIX)) {
@@ -164,7 +165,7 @@ final class SealAnchorProbe {
   }
 
   /** The seal with this hash, from the digests read so far or, failing that, from every digest now. */
-  Seal lookup(String hash) throws IOException {
+  public Seal lookup(String hash) throws IOException {
     Seal s = known.get(hash);
     if (s == null) {
       readAll();
@@ -174,7 +175,7 @@ final class SealAnchorProbe {
   }
 
   /** Reads every digest of the trail now. */
-  void readAll() throws IOException {
+  public void readAll() throws IOException {
     try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent(),
         audit.getFileName() + "*" + DigestFile.SUFFIX)) {
       for (Path d : all) {
@@ -184,7 +185,7 @@ final class SealAnchorProbe {
   }
 
   /** The files beside the audit file, and the seals of each digest, for a failure's message. */
-  String describe() {
+  public String describe() {
     StringBuilder b = new StringBuilder();
     try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent())) {
       for (Path d : all) {
@@ -203,7 +204,7 @@ final class SealAnchorProbe {
   }
 
   /** The seals seen so far that were written at {@code millis}. */
-  List<Seal> sealsWrittenAt(long millis) {
+  public List<Seal> sealsWrittenAt(long millis) {
     List<Seal> out = new ArrayList<>();
     for (Seal s : known.values()) {
       if (s.timeMillis == millis) {

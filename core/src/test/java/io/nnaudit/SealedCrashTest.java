@@ -18,16 +18,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.Problem;
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.TrailVerifier;
-import io.nnaudit.seal.VerifyCommand;
-import io.nnaudit.seal.VerifyReport;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * kill -9 of a NameNode JVM in the middle of a mutation load with sealing on. The records written after the

@@ -16,16 +16,18 @@ import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.Problem;
-import io.nnaudit.seal.TrailVerifier;
-import io.nnaudit.seal.VerifyReport;
-import io.nnaudit.sink.RollingFileSink;
-import io.nnaudit.sink.RotatedFiles;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.RotatedFiles;
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * kill -9 of a process whose sealing file sink rotates every few writes (files of 1 KB, durability batch, so

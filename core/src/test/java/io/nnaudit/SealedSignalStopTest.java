@@ -17,15 +17,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.VerifyCommand;
-import io.nnaudit.seal.VerifyReport;
-import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * A real NameNode process sealing its audit file (files of 64 KB, so that it rotates under the load), stopped

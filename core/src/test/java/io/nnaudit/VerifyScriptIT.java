@@ -13,12 +13,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * The operator's verify, as the README gives it: the tarball unpacked, {@code bin/nnaudit verify --cert CRT DIR}

@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.ipc.CallerContext;
 
+import io.nnaudit.ack.AckTicket;
+
 /**
  * One audit event, captured on the RPC handler thread and formatted later on the writer thread.
  *

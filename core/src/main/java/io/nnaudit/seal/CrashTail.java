@@ -9,7 +9,7 @@ import java.nio.channels.FileChannel;
  * most its {@code tail} bytes more (see {@link Seal#tailRecords}). The start after the kill seals no more than
  * that as recovered, and verify reports anything beyond it as inserted. Stateless.
  */
-final class CrashTail {
+public final class CrashTail {
   private CrashTail() {
   }
 
@@ -18,7 +18,7 @@ final class CrashTail {
    * {@code last.tailRecords} records from {@code last.to}, then at most {@code last.tailBytes} bytes, cut back to
    * the end of a record; {@code size} when the whole tail is allowed.
    */
-  static long end(FileChannel ch, Seal last, long size) throws IOException {
+  public static long end(FileChannel ch, Seal last, long size) throws IOException {
     if (last.tailRecords == Seal.UNBOUNDED || size - last.to <= last.tailBytes) {
       return size;
     }

@@ -15,7 +15,7 @@ import java.nio.file.StandardOpenOption;
 public final class DigestFile {
   public static final String SUFFIX = ".seals";
   /** A seal line is a few hundred bytes; anything longer at the end of a digest is not one. */
-  static final int MAX_LINE = 8192;
+  public static final int MAX_LINE = 8192;
 
   private DigestFile() {
   }

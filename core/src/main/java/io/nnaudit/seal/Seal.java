@@ -301,7 +301,7 @@ public final class Seal {
     }
   }
 
-  static String hex(byte[] b) {
+  public static String hex(byte[] b) {
     StringBuilder sb = new StringBuilder(b.length * 2);
     for (byte x : b) {
       sb.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));

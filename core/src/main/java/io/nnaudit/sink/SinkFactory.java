@@ -10,7 +10,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Which sink the pipeline writes to, and how to open one. {@code nnaudit.sink} names it: {@code file} (the
- * rotating audit file, {@link RollingFileSink}), {@code log4j2} ({@link Log4j2Sink}), or the name of a class
+ * rotating audit file, {@code io.nnaudit.sink.file.RollingFileSink}), {@code log4j2} ({@link Log4j2Sink}), or the name of a class
  * implementing {@link AuditSink} with a public constructor taking a {@link SinkContext}.
  *
  * <p>{@link #forSetting} checks that value when the settings are read: the class is loaded, must be a sink and
@@ -32,6 +32,8 @@ public final class SinkFactory {
   /** {@code nnaudit.sink=log4j2}. */
   public static final String LOG4J2 = "log4j2";
   /** Named, not referenced, so that nothing of log4j2 is loaded before its jars are found. */
+  /** Named, not linked: the file sink's package depends on this one, so this one must not depend on it. */
+  private static final String FILE_SINK_CLASS = "io.nnaudit.sink.file.RollingFileSink";
   private static final String LOG4J2_SINK_CLASS = "io.nnaudit.sink.Log4j2Sink";
   private static final String ALLOWED = FILE + ", " + LOG4J2 + ", or the name of a class implementing "
       + AuditSink.class.getName() + " with a public constructor taking " + SinkContext.class.getName();
@@ -92,7 +94,7 @@ public final class SinkFactory {
 
   private static String className(String value) {
     if (FILE.equalsIgnoreCase(value)) {
-      return RollingFileSink.class.getName();
+      return FILE_SINK_CLASS;
     }
     if (LOG4J2.equalsIgnoreCase(value)) {
       return LOG4J2_SINK_CLASS;

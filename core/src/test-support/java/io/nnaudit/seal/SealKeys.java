@@ -8,10 +8,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.nnaudit.config.NnauditConfigKeys;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.verify.VerifyCommand;
 
 /**
  * Sealing keys made the way the README tells operators to make them: with the JDK's keytool, the keystore's
@@ -25,7 +27,7 @@ public final class SealKeys {
   /** A keystore and, for signing keys, the certificate an auditor gets. */
   public static final class KeyFiles {
     public final Path keystore;
-    public final String type;
+    final String type;
     /** The certificate (PEM), or null for a secret key. */
     public final Path certificate;
 

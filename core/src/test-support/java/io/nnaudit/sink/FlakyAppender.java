@@ -35,7 +35,7 @@ final class FlakyAppender extends AbstractAppender {
   }
 
   /** Adds a started appender to the logger {@code loggerName} of {@code ctx}'s configuration. */
-  static FlakyAppender attach(LoggerContext ctx, String loggerName, String name, boolean ignoreExceptions) {
+  public static FlakyAppender attach(LoggerContext ctx, String loggerName, String name, boolean ignoreExceptions) {
     FlakyAppender a = new FlakyAppender(name, ignoreExceptions);
     a.start();
     Configuration config = ctx.getConfiguration();
@@ -49,23 +49,23 @@ final class FlakyAppender extends AbstractAppender {
     return a;
   }
 
-  FlakyAppender failOnce(Predicate<String> p) {
+  public FlakyAppender failOnce(Predicate<String> p) {
     failOnce = p;
     return this;
   }
 
-  FlakyAppender failAlways(Predicate<String> p) {
+  public FlakyAppender failAlways(Predicate<String> p) {
     failAlways = p;
     return this;
   }
 
   /** Makes the first message that matches {@code p} wait in the appender until {@link #release}. */
-  FlakyAppender holdOn(Predicate<String> p) {
+  public FlakyAppender holdOn(Predicate<String> p) {
     hold = p;
     return this;
   }
 
-  void release() {
+  public void release() {
     release.countDown();
   }
 
@@ -89,11 +89,11 @@ final class FlakyAppender extends AbstractAppender {
     }
   }
 
-  synchronized List<String> messages() {
+  public synchronized List<String> messages() {
     return new ArrayList<>(messages);
   }
 
-  synchronized int failures() {
+  public synchronized int failures() {
     return failures;
   }
 }

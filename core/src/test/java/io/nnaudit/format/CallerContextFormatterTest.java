@@ -11,14 +11,15 @@ import java.util.Random;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nnaudit.NnauditSettings;
 import org.apache.commons.text.StringEscapeUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.server.namenode.StockAuditMessage;
 import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
-import io.nnaudit.event.AuditEvent;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.settings.NnauditSettings;
 
 /**
  * The caller context in both formats against Hadoop's own {@code FSNamesystemAuditLogger}: the stock format

@@ -6,13 +6,14 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
 
-import io.nnaudit.NnauditSettings;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
-import io.nnaudit.event.AuditEvent;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.event.AuditEvent;
+import io.nnaudit.settings.NnauditSettings;
 
 /** Expected lines written by hand from the stock FSNamesystemAuditLogger source (Hadoop 3.4). */
 class HdfsRecordFormatterTest {

@@ -6,10 +6,11 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Random;
 
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * Writes a large sealed trail through the real file sink, for measuring verify's memory on it

@@ -22,8 +22,11 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import io.nnaudit.sink.RollingFileSink;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * The changes an attacker without the key makes to a sealed trail and then hides behind a start of the

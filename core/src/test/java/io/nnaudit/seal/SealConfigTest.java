@@ -15,10 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
@@ -28,6 +24,12 @@ import org.apache.hadoop.security.alias.CredentialProviderFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.VerifyCommand;
 
 /**
  * Each bad sealing setting stops start-up with one message that names the key, repeats the value (passwords

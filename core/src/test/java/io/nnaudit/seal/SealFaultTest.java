@@ -15,16 +15,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.nnaudit.AuditTestSupport;
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.TestFiles;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.AuditTestSupport;
+import io.nnaudit.TestFiles;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * A seal that cannot be written, for real: the live digest made immutable with {@code chattr +i} while the sink

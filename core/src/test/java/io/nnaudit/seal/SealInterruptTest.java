@@ -10,15 +10,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.nnaudit.AuditTestSupport;
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.TestFiles;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.AuditTestSupport;
+import io.nnaudit.TestFiles;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * An interrupt of the writing thread (a handler, as {@code Server.stop()} interrupts them) in the middle of a

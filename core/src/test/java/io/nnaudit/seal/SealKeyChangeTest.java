@@ -10,12 +10,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.VerifyCommand;
 
 /**
  * The sealing key changed between two starts (a certificate renewed, an RSA key replaced by an EC key): the

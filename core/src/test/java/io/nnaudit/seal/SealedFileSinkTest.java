@@ -11,15 +11,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.nnaudit.AuditTestSupport;
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
-import io.nnaudit.sink.SinkContext;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.AuditTestSupport;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
 
 /** The file sink with sealing on, checked by the verifier: rotation, restart, a kill's unsealed tail. */
 class SealedFileSinkTest {

@@ -21,6 +21,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
+
 /**
  * A start's own seal under faults, on the Sealer itself, with digest writes failing on purpose (the one thing
  * here that is not real: a wrapping channel that refuses writes, standing in for a full disk or a kill): a seal

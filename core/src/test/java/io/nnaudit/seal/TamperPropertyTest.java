@@ -21,13 +21,17 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.verify.Problem;
+import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.VerifyReport;
 
 /**
  * Property: every change to a sealed trail is found, named by its kind and placed. Trails are written by the

@@ -20,10 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
-import io.nnaudit.AuditTestSupport;
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.TestFiles;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -33,7 +29,12 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.AuditTestSupport;
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
 
 /**
  * nnaudit.sink=log4j2 with real log4j2 configurations: a RollingFile appender that gzips what it rolls, and a

@@ -12,7 +12,9 @@ import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * nnaudit.sink resolved and checked when the settings are read: short names, class names, and every refusal

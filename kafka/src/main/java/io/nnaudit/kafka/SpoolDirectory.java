@@ -16,11 +16,12 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.nnaudit.seal.DigestFile;
-import io.nnaudit.ship.SpoolGuard;
-import io.nnaudit.sink.RotatedFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.RotatedFiles;
 
 /**
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}

@@ -14,18 +14,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
-import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKeys;
-import io.nnaudit.seal.VerifyCommand;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.verify.VerifyCommand;
 
 /**
  * A sealing NameNode ships its seals with its records: every seal line of every digest (rotated files' included,

@@ -10,10 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import io.nnaudit.NnauditSettings;
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.ship.ShipStats;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -22,6 +18,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.ship.ShipStats;
 
 /**
  * Bad shipping input never hangs the NameNode: a setting that cannot work stops start-up with a message naming

@@ -9,10 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.ship.ShipStats;
-import io.nnaudit.sink.RollingFileSink;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
@@ -20,6 +16,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipStats;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * Rotation keeps unshipped files while shipping is stuck, up to nnaudit.kafka.spool.max.backups; past it the

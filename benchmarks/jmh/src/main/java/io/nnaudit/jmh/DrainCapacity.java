@@ -11,10 +11,11 @@ import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 
-import io.nnaudit.AuditStats;
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.pipeline.AuditStats;
+import io.nnaudit.sink.SinkFactory;
 
 /**
  * The writer's drain capacity against the disk's raw sequential write bandwidth, measured side by side in one

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 
-import io.nnaudit.sink.RollingFileSink;
 import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * nnaudit's own file sink, whose first write is held until {@link #release}: the writer stops with its first

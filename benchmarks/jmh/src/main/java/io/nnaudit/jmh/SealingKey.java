@@ -13,11 +13,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import io.nnaudit.seal.DigestFile;
-import io.nnaudit.seal.VerifyCommand;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
+
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.verify.VerifyCommand;
 
 /**
  * A sealing key made as the README tells operators to make one, for the benchmarks that seal: the running JDK's

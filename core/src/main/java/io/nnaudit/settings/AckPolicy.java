@@ -1,0 +1,18 @@
+package io.nnaudit.settings;
+
+/** When an audited operation may be acknowledged to its client ({@code nnaudit.ack.policy}). */
+public enum AckPolicy {
+  /**
+   * Once its record has been written to the sink (write(2) for the file): the RPC response is postponed until
+   * then, as the NameNode's own async edit log postpones it until the edit is synced. A NameNode crash
+   * (kill -9) then loses no acknowledged operation. Under {@code nnaudit.durability=sync} the response waits
+   * for the fsync instead.
+   */
+  WRITE,
+  /**
+   * As soon as the event is in the queue: the fastest, and an explicit opt-out. A NameNode crash loses the
+   * acknowledged operations whose records were still queued (at most the queue and one batch). Has no effect
+   * under durability=sync, whose responses always wait for the fsync.
+   */
+  QUEUE
+}

@@ -1,0 +1,210 @@
+package io.nnaudit.trail;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.nnaudit.seal.DigestFile;
+
+/**
+ * What a rotation of an audit file left when a kill (or a power cut) interrupted it, and the renames that
+ * finish it. The file sink does these renames at start-up; {@code nnaudit verify} reads the files as if they
+ * had been done, so that a trail is judged by its seals, not by where a kill stopped a rotation. Immutable.
+ *
+ * <p>A rotation is a sequence of renames, each digest just after its file: the live file to
+ * {@code file.rotating-T}; the backups that expire to {@code file.N.expired-T}; each other backup up by one,
+ * from the highest down; {@code file.rotating-T} to {@code file.1}; then a new live file is created. A kill leaves
+ * the files as after some first steps of it, and the rest is found from what is there:
+ * <ul>
+ * <li>with {@code file.rotating-T} there and no live file: its digest is moved beside it if it is still at the
+ * live file's name; the backups below the lowest missing index, which had not moved yet, move up by one (a
+ * digest left at that index goes up to the file that moved before it, or, when that file has its own, is
+ * renamed aside as an orphan); then {@code file.rotating-T} becomes {@code file.1};</li>
+ * <li>a digest {@code file.rotating-T.seals} without its file (the file was renamed, its digest not yet) goes to
+ * {@code file.1}, when that has none;</li>
+ * <li>the {@code file.N.expired-T} files and digests, which the rotation had set aside to delete, are to be
+ * deleted.</li>
+ * </ul>
+ * Anything else (two rotations' files, a live file beside {@code file.rotating-T}) is not what a rotation
+ * leaves: nothing is renamed, and {@link #unexpected} says what was found.
+ */
+public final class InterruptedRotation {
+  private static final String STAGED = ".rotating-";
+
+  /** One rename of the plan. */
+  public static final class Rename {
+    public final Path from;
+    public final Path to;
+
+    Rename(Path from, Path to) {
+      this.from = from;
+      this.to = to;
+    }
+
+    @Override
+    public String toString() {
+      return from.getFileName() + " -> " + to.getFileName();
+    }
+  }
+
+  private final List<Rename> renames;
+  private final List<Path> expired;
+  private final String unexpected;
+
+  private InterruptedRotation(List<Rename> renames, List<Path> expired, String unexpected) {
+    this.renames = Collections.unmodifiableList(renames);
+    this.expired = Collections.unmodifiableList(expired);
+    this.unexpected = unexpected;
+  }
+
+  /** The name of the live file of {@code live} while it is being rotated, with the rotation's stamp. */
+  public static Path staged(Path live, String stamp) {
+    return live.resolveSibling(live.getFileName() + STAGED + stamp);
+  }
+
+  /** The name a backup about to expire is given, with the rotation's stamp. */
+  public static Path expired(Path live, int index, String stamp) {
+    return live.resolveSibling(live.getFileName() + "." + index + ".expired-" + stamp);
+  }
+
+  private static Pattern staged(String liveName) {
+    return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(STAGED) + "[0-9]+");
+  }
+
+  private static Pattern expired(String liveName) {
+    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+\\.expired-[0-9]+");
+  }
+
+  /**
+   * Looks beside {@code live} for what an interrupted rotation left. {@code withDigests}: whether digests
+   * follow their files (sealing is on); a verifier always says true.
+   */
+  public static InterruptedRotation find(Path live, boolean withDigests) throws IOException {
+    Path dir = live.toAbsolutePath().getParent();
+    live = dir.resolve(live.getFileName());
+    String base = live.getFileName().toString();
+    Pattern stagedName = staged(base);
+    Pattern expiredName = expired(base);
+    List<Path> staged = new ArrayList<>();
+    List<Path> stagedDigests = new ArrayList<>();
+    List<Path> expired = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        boolean digest = name.endsWith(DigestFile.SUFFIX);
+        String n = digest ? name.substring(0, name.length() - DigestFile.SUFFIX.length()) : name;
+        if (stagedName.matcher(n).matches()) {
+          (digest ? stagedDigests : staged).add(dir.resolve(name));
+        } else if (expiredName.matcher(n).matches()) {
+          expired.add(dir.resolve(name));
+        }
+      }
+    }
+    Collections.sort(expired);
+    List<Rename> renames = new ArrayList<>();
+    if (staged.size() > 1 || (staged.size() == 1 && exists(live))) {
+      return new InterruptedRotation(renames, expired, "found " + staged + " beside " + live + ", which no "
+          + "interrupted rotation leaves");
+    }
+    Names names = new Names();
+    if (staged.size() == 1) {
+      Path s = staged.get(0);
+      if (withDigests && !names.exists(DigestFile.of(s)) && names.exists(DigestFile.of(live))) {
+        names.move(DigestFile.of(live), DigestFile.of(s), renames);
+      }
+      int hole = 1;
+      while (names.exists(backup(live, hole))) {
+        hole++;
+      }
+      Path leftDigest = DigestFile.of(backup(live, hole));
+      if (withDigests && names.exists(leftDigest)) {
+        Path above = backup(live, hole + 1);
+        names.move(leftDigest, names.exists(above) && !names.exists(DigestFile.of(above)) ? DigestFile.of(above)
+            : leftDigest.resolveSibling(leftDigest.getFileName() + ".orphan-" + System.currentTimeMillis()), renames);
+      }
+      for (int i = hole - 1; i >= 1; i--) {
+        names.move(backup(live, i), backup(live, i + 1), renames);
+        if (withDigests && names.exists(DigestFile.of(backup(live, i)))) {
+          names.move(DigestFile.of(backup(live, i)), DigestFile.of(backup(live, i + 1)), renames);
+        }
+      }
+      names.move(s, backup(live, 1), renames);
+      if (withDigests && names.exists(DigestFile.of(s))) {
+        names.move(DigestFile.of(s), DigestFile.of(backup(live, 1)), renames);
+      }
+    }
+    for (Path d : stagedDigests) {
+      Path first = backup(live, 1);
+      if (withDigests && names.exists(d) && names.exists(first) && !names.exists(DigestFile.of(first))) {
+        names.move(d, DigestFile.of(first), renames);
+      }
+    }
+    return new InterruptedRotation(renames, expired, null);
+  }
+
+  /** The renames that finish the rotation, in order; each renames to a name that is free by then. */
+  public List<Rename> renames() {
+    return renames;
+  }
+
+  /** The files and digests the rotation had set aside to delete. */
+  public List<Path> expired() {
+    return expired;
+  }
+
+  /** Whether nothing of an interrupted rotation is there. */
+  public boolean isEmpty() {
+    return renames.isEmpty() && expired.isEmpty() && unexpected == null;
+  }
+
+  /** What was found that no rotation leaves (nothing is renamed then), or null. */
+  public String unexpected() {
+    return unexpected;
+  }
+
+  /**
+   * Where each name is once the renames are done: a map from the name after the renames to the file that is
+   * now at the name before them, for the names the renames change (a name renamed away maps to null).
+   */
+  public Map<Path, Path> finishedNames() {
+    Map<Path, Path> m = new HashMap<>();
+    for (Rename r : renames) {
+      Path now = m.containsKey(r.from) ? m.get(r.from) : r.from;
+      m.put(r.from, null);
+      m.put(r.to, now);
+    }
+    return m;
+  }
+
+  private static Path backup(Path live, int i) {
+    return live.resolveSibling(live.getFileName() + "." + i);
+  }
+
+  private static boolean exists(Path p) {
+    return Files.exists(p, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** The names there are as the plan's renames are made one by one (the files themselves are not touched). */
+  private static final class Names {
+    private final Map<Path, Boolean> changed = new HashMap<>();
+
+    boolean exists(Path p) {
+      Boolean b = changed.get(p);
+      return b != null ? b : InterruptedRotation.exists(p);
+    }
+
+    void move(Path from, Path to, List<Rename> renames) {
+      renames.add(new Rename(from, to));
+      changed.put(from, false);
+      changed.put(to, true);
+    }
+  }
+}

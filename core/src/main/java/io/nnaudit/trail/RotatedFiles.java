@@ -1,0 +1,60 @@
+package io.nnaudit.trail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The backups rotation leaves beside an audit file: {@code file.1} (the newest) to {@code file.N}. Shared by the
+ * sink, which rotates them, and by a shipper, which reads them. Stateless.
+ */
+public final class RotatedFiles {
+  /** Missing indices in a row after which no backup is looked for (rotation numbers them without gaps). */
+  private static final int GAP_TOLERANCE = 8;
+
+  private RotatedFiles() {
+  }
+
+  /** One backup there is: its index, its path and what lstat said of it. Immutable. */
+  public static final class Backup {
+    public final int index;
+    public final Path path;
+    public final PosixFileAttributes attributes;
+
+    Backup(int index, Path path, PosixFileAttributes attributes) {
+      this.index = index;
+      this.path = path;
+      this.attributes = attributes;
+    }
+  }
+
+  /** {@code file.i}. */
+  public static Path backup(Path live, int i) {
+    return live.resolveSibling(live.getFileName() + "." + i);
+  }
+
+  /**
+   * The backups there are, newest ({@code file.1}) first, up to index {@code bound}: looked for upwards,
+   * stopping after {@link #GAP_TOLERANCE} missing indices in a row (a backup deleted by hand), so that a look
+   * costs the files there are, not every index a large {@code nnaudit.file.max.backups} allows. Not followed
+   * through links: a link is listed as what it is.
+   */
+  public static List<Backup> list(Path live, int bound) throws IOException {
+    List<Backup> out = new ArrayList<>();
+    for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
+      Path p = backup(live, i);
+      try {
+        out.add(new Backup(i, p, Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)));
+        last = i;
+      } catch (NoSuchFileException e) {
+        // not there: look a little further
+      }
+    }
+    return out;
+  }
+}

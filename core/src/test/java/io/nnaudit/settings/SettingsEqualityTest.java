@@ -1,0 +1,159 @@
+package io.nnaudit.settings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.DocumentedKeys;
+import io.nnaudit.config.NnauditConfigKeys;
+
+/**
+ * Settings are equal exactly when they were read from the same values, which decides whether a re-initialize
+ * keeps the running pipeline: a change of any one key makes them unequal, so that no change is silently
+ * ignored, and the same Configuration read twice makes them equal, so that a repeated initialize joins.
+ */
+class SettingsEqualityTest {
+  @TempDir
+  Path dir;
+
+  /** A valid value other than the default for every key in conf/nnaudit-default.xml. */
+  private Map<String, String> otherNnauditValues() {
+    Map<String, String> m = new TreeMap<>();
+    m.put(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("other.log").toString());
+    m.put(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1m");
+    m.put(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, "3");
+    m.put(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "600");
+    m.put(NnauditConfigKeys.RECORD_FORMAT_KEY, "json");
+    m.put(NnauditConfigKeys.RECORD_PREFIX_KEY, "none");
+    m.put(NnauditConfigKeys.QUEUE_CAPACITY_KEY, "500");
+    m.put(NnauditConfigKeys.QUEUE_CAPACITY_BYTES_KEY, "1m");
+    m.put(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
+    m.put(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
+    m.put(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, "1000");
+    m.put(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, "64");
+    m.put(NnauditConfigKeys.WRITER_LINGER_MS_KEY, "1");
+    m.put(NnauditConfigKeys.DURABILITY_KEY, "batch");
+    m.put(NnauditConfigKeys.DURABILITY_INTERVAL_MS_KEY, "200");
+    m.put(NnauditConfigKeys.DURABILITY_INTERVAL_RECORDS_KEY, "10");
+    m.put(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
+    m.put(NnauditConfigKeys.FAILURE_RETRY_INTERVAL_MS_KEY, "50");
+    m.put(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, "2000");
+    m.put(NnauditConfigKeys.DROP_WARN_INTERVAL_MS_KEY, "0");
+    m.put(NnauditConfigKeys.SINK_KEY, "log4j2");
+    m.put(NnauditConfigKeys.LOG4J2_LOGGER_KEY, "other.audit");
+    m.put(NnauditConfigKeys.KAFKA_CHECKPOINT_PATH_KEY, dir.resolve("other.checkpoint").toString());
+    m.put(NnauditConfigKeys.KAFKA_CHECKPOINT_INTERVAL_MS_KEY, "500");
+    m.put(NnauditConfigKeys.KAFKA_SPOOL_MAX_BACKUPS_KEY, "10");
+    m.put(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns9");
+    m.put(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn9");
+    m.put(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, "50");
+    m.put(NnauditConfigKeys.KAFKA_RETRY_BACKOFF_MS_KEY, "200");
+    m.put(NnauditConfigKeys.KAFKA_STOP_TIMEOUT_MS_KEY, "1000");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, dir.resolve("other.p12").toString());
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_TYPE_KEY, "JKS");
+    m.put(NnauditConfigKeys.SEAL_KEYSTORE_PASSWORD_KEY, "other-store-password");
+    m.put(NnauditConfigKeys.SEAL_KEY_ALIAS_KEY, "other-seal");
+    m.put(NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY, "other-key-password");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, "5");
+    m.put(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, "100");
+    return m;
+  }
+
+  /** The same for the stock keys nnaudit honours (README, Configuration). */
+  private static Map<String, String> otherStockValues() {
+    Map<String, String> m = new TreeMap<>();
+    m.put("dfs.namenode.handler.count", "20");
+    m.put("hadoop.caller.context.enabled", "true");
+    m.put("hadoop.caller.context.max.size", "64");
+    m.put("hadoop.caller.context.signature.max.size", "20");
+    m.put("dfs.namenode.audit.log.token.tracking.id", "true");
+    m.put("dfs.namenode.audit.log.debug.cmdlist", "getfileinfo");
+    m.put("dfs.metrics.percentiles.intervals", "60");
+    return m;
+  }
+
+  /**
+   * key -> default, as documented, less the two keys that turn shipping on: each alone is refused (both are
+   * required), and shipping needs the nnaudit-kafka jar; the Kafka module's tests change them. Less the key
+   * that turns sealing on, which needs a keystore: the seal tests change it.
+   */
+  private static Map<String, String> documented() {
+    Map<String, String> m = DocumentedKeys.defaults();
+    m.remove(NnauditConfigKeys.SEAL_ENABLED_KEY);
+    m.remove(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY);
+    m.remove(NnauditConfigKeys.KAFKA_TOPIC_KEY);
+    return m;
+  }
+
+  private Configuration base() {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("audit.log").toString());
+    return c;
+  }
+
+  @Test
+  void everyDocumentedKeyHasAnotherValidValueHere() {
+    Map<String, String> documented = documented();
+    assertEquals(documented.keySet(), new TreeSet<>(otherNnauditValues().keySet()),
+        "a key added to conf/nnaudit-default.xml needs a value in otherNnauditValues()");
+    for (Map.Entry<String, String> e : otherNnauditValues().entrySet()) {
+      assertNotEquals(documented.get(e.getKey()), e.getValue(), e.getKey() + ": not its default");
+    }
+  }
+
+  @Test
+  void changingAnyOneKeyMakesTheSettingsUnequal() {
+    NnauditSettings before = NnauditSettings.fromConf(base());
+    Map<String, String> changes = new TreeMap<>(otherNnauditValues());
+    changes.putAll(otherStockValues());
+    for (Map.Entry<String, String> change : changes.entrySet()) {
+      Configuration c = base();
+      c.set(change.getKey(), change.getValue());
+      NnauditSettings after = NnauditSettings.fromConf(c);
+      assertNotEquals(before, after, change.getKey() + "=" + change.getValue() + " must not reuse the pipeline");
+    }
+  }
+
+  @Test
+  void aCustomSinksOwnKeyCounts() {
+    Configuration c = base();
+    c.set("nnaudit.custom.endpoint", "https://audit.example:8443");
+    assertNotEquals(NnauditSettings.fromConf(base()), NnauditSettings.fromConf(c));
+  }
+
+  @Test
+  void theSameConfigurationReadTwiceGivesEqualSettings() {
+    Configuration c = base();
+    Map<String, String> all = new TreeMap<>(otherNnauditValues());
+    all.putAll(otherStockValues());
+    all.forEach(c::set);
+    c.set("nnaudit.custom.endpoint", "https://audit.example:8443");
+    NnauditSettings first = NnauditSettings.fromConf(c);
+    NnauditSettings again = NnauditSettings.fromConf(c);
+    NnauditSettings copy = NnauditSettings.fromConf(new Configuration(c));
+    assertEquals(first, again);
+    assertEquals(first.hashCode(), again.hashCode());
+    assertEquals(first, copy);
+    assertEquals(first.hashCode(), copy.hashCode());
+    assertEquals(NnauditSettings.fromConf(base()), NnauditSettings.fromConf(base()));
+  }
+
+  @Test
+  void aNumberSetToItsDefaultReadsAsUnset() {
+    Configuration c = base();
+    c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_DEFAULT);
+    c.setLong(NnauditConfigKeys.FILE_MAX_SIZE_KEY, NnauditConfigKeys.FILE_MAX_SIZE_DEFAULT);
+    NnauditSettings unset = NnauditSettings.fromConf(base());
+    NnauditSettings set = NnauditSettings.fromConf(c);
+    assertEquals(unset, set);
+    assertEquals(unset.hashCode(), set.hashCode());
+  }
+}
