@@ -2,7 +2,6 @@ package io.nnaudit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.File;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +45,7 @@ class ConfigDocumentationTest {
 
   @Test
   void theConfigurationPageListsEveryKeyWithItsDefault() throws Exception {
-    String page = new String(Files.readAllBytes(new File("docs/configuration.md").toPath()), StandardCharsets.UTF_8);
+    String page = new String(Files.readAllBytes(RepoRoot.resolve("docs/configuration.md")), StandardCharsets.UTF_8);
     Matcher m = Pattern.compile("(?m)^\\| `(nnaudit\\.[^`]+)` \\| `([^`]*)` \\|").matcher(page);
     Map<String, String> table = new TreeMap<>();
     while (m.find()) {
