@@ -1,4 +1,4 @@
-"""Writes the measured table of RELIABILITY.md (between its BEGIN/END markers) from the fault tests' rows."""
+"""Writes the measured table of docs/reliability.md (between its BEGIN/END markers) from the fault tests' rows."""
 import glob
 import os
 import sys

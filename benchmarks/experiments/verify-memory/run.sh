@@ -12,6 +12,7 @@ du -sb "$work/trail" | tee "$work/size.txt"
 for heap in 32m 256m; do
   /usr/bin/time -v java -Xmx$heap -cp core/target/classes io.nnaudit.verify.VerifyCommand verify \
       --cert "$(ls "$work/keys/"*.crt | head -1)" "$work/trail" > "$work/verify-$heap.out" 2> "$work/verify-$heap.time" || true
-  echo "heap $heap: $(head -1 "$work/verify-$heap.out" | cut -c1-120)"
+  # the work directory is named <dir>, so that the result names no path of the machine it ran on
+  echo "heap $heap: $(head -1 "$work/verify-$heap.out" | sed "s#$work/#<dir>/#g" | cut -c1-120)"
   grep -E "Maximum resident|Elapsed|Exit status" "$work/verify-$heap.time"
 done | tee "$out/result.txt"

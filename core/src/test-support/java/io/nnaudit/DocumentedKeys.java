@@ -1,6 +1,5 @@
 package io.nnaudit;
 
-import java.io.File;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,7 +18,7 @@ public final class DocumentedKeys {
   public static Map<String, String> defaults() {
     try {
       Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-          .parse(new File("conf/nnaudit-default.xml"));
+          .parse(RepoRoot.resolve("conf/nnaudit-default.xml").toFile());
       NodeList props = doc.getElementsByTagName("property");
       Map<String, String> m = new TreeMap<>();
       for (int i = 0; i < props.getLength(); i++) {

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 
 /**
- * Rows for RELIABILITY.md: each fault test writes what it measured to {@code target/reliability/}, and
+ * Rows for docs/reliability.md: each fault test writes what it measured to {@code target/reliability/}, and
  * {@code dev-support/bin/reliability-report} turns the rows into the table.
  */
 final class ReliabilityResults {

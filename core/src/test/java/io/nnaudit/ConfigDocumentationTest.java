@@ -2,7 +2,6 @@ package io.nnaudit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.File;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Keeps the three places a key lives in step, in the spirit of Hadoop's TestConfigurationFieldsBase: the
- * KEY/_DEFAULT constants, conf/nnaudit-default.xml, and the key table in README.md.
+ * KEY/_DEFAULT constants, conf/nnaudit-default.xml, and the key table in docs/configuration.md.
  */
 class ConfigDocumentationTest {
 
@@ -45,9 +44,9 @@ class ConfigDocumentationTest {
   }
 
   @Test
-  void theReadmeTableListsEveryKeyWithItsDefault() throws Exception {
-    String readme = new String(Files.readAllBytes(new File("README.md").toPath()), StandardCharsets.UTF_8);
-    Matcher m = Pattern.compile("(?m)^\\| `(nnaudit\\.[^`]+)` \\| `([^`]*)` \\|").matcher(readme);
+  void theConfigurationPageListsEveryKeyWithItsDefault() throws Exception {
+    String page = new String(Files.readAllBytes(RepoRoot.resolve("docs/configuration.md")), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("(?m)^\\| `(nnaudit\\.[^`]+)` \\| `([^`]*)` \\|").matcher(page);
     Map<String, String> table = new TreeMap<>();
     while (m.find()) {
       table.put(m.group(1), m.group(2));

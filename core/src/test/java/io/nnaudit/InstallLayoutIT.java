@@ -67,7 +67,7 @@ class InstallLayoutIT {
     int rpcPort = freePort();
     File audit = dir.resolve("logs/nnaudit-audit.log").toFile();
     // README, Install step 3: block 1 of the example, with this test's paths.
-    String example = new String(Files.readAllBytes(new File("conf/hdfs-site.xml.example").toPath()),
+    String example = new String(Files.readAllBytes(RepoRoot.resolve("conf/hdfs-site.xml.example")),
         StandardCharsets.UTF_8);
     String block1 = example.substring(example.indexOf("<!-- 1."), example.indexOf("<!-- 2."));
     block1 = block1.substring(block1.indexOf("-->") + 3).replace("/var/log/hadoop/hdfs/nnaudit-audit.log",

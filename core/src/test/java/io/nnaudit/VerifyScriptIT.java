@@ -23,7 +23,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 
 /**
- * The operator's verify, as the README gives it: the tarball unpacked, {@code bin/nnaudit verify --cert CRT DIR}
+ * The operator's verify, as docs/sealing.md gives it: the tarball unpacked, {@code bin/nnaudit verify --cert CRT DIR}
  * run with nothing but a JDK (no Hadoop on its classpath), on a sealed trail and on the same trail with one
  * byte changed.
  */

@@ -16,7 +16,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.verify.VerifyCommand;
 
 /**
- * Sealing keys made the way the README tells operators to make them: with the JDK's keytool, the keystore's
+ * Sealing keys made the way docs/sealing.md tells operators to make them: with the JDK's keytool, the keystore's
  * password in a real Hadoop credential provider (a JCEKS file named by
  * {@code hadoop.security.credential.provider.path}). For tests and benchmarks.
  */

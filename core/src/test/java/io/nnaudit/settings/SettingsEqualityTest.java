@@ -67,7 +67,7 @@ class SettingsEqualityTest {
     return m;
   }
 
-  /** The same for the stock keys nnaudit honours (README, Configuration). */
+  /** The same for the stock keys nnaudit honours (docs/configuration.md). */
   private static Map<String, String> otherStockValues() {
     Map<String, String> m = new TreeMap<>();
     m.put("dfs.namenode.handler.count", "20");

@@ -7,7 +7,7 @@ import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
-/** One record read back from the topic, with the identity its headers carry (README, "Record schema"). */
+/** One record read back from the topic, with the identity its headers carry (docs/kafka.md, "Record schema"). */
 final class ShippedRecord {
   final String type;
   final String source;

@@ -16,7 +16,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The records check of the benchmark harnesses ({@code benchmarks/nn_compare.py}'s {@code nnaudit-kafka}): whether
- * a topic holds every line of one NameNode's local audit files, in order, as a consumer following the README
+ * a topic holds every line of one NameNode's local audit files, in order, as a consumer following docs/kafka.md
  * reads it ({@link TrailCheck}: duplicates dropped by identity, no hole, no line changed). Run after the
  * NameNode has stopped, when its shipper has shipped what it could.
  *

@@ -18,7 +18,7 @@ import java.util.Map;
 import io.nnaudit.seal.Seal;
 
 /**
- * Checks one NameNode's trail as read back from the topic, the way the README tells a consumer to: drop every
+ * Checks one NameNode's trail as read back from the topic, the way docs/kafka.md tells a consumer to: drop every
  * record whose identity was seen before (its copy must be identical), and what is left must be in order and
  * without a hole: within a file each record starts where the last one ended, a file-end record closes the file
  * at its length, and the next file starts at 0. Only a gap record may announce a hole, after which the trail
