@@ -105,7 +105,7 @@ public final class NnCompareClient {
               drainedMs = (asked - windowEnd) / 1_000_000;
             }
           }
-          long[] records = audit == null ? new long[3] : count(audit, offset, NnBench.auditCmd(op),
+          long[] records = audit == null ? new long[3] : count(audit, offset, AuditRecords.auditCmd(op),
               base + "/" + op + "/");
           double[] cpu = window.cpuMillis();
           String ship = "";
