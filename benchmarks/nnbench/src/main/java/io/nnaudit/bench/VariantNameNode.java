@@ -108,7 +108,7 @@ final class VariantNameNode {
       Thread.sleep(20); // the poll interval of this bounded wait (the lag reads -1 until the shipper has looked)
     }
     return new long[] {nnaudit.pipeline().shipStats().shippedRecords,
-        NnCompareClient.linesOnDisk(auditFile.getPath())};
+        AuditRecords.linesOnDisk(auditFile.getPath())};
   }
 
   /** Stops the client and the NameNode, then nnaudit's pipeline; returns the events nnaudit dropped. */
