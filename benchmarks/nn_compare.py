@@ -18,7 +18,9 @@ Raw rows go to benchmarks/results/nn-compare-<mode>.csv; benchmarks/report.py ma
 NN_JAVA_OPTS adds JVM options to every NameNode, e.g. for a profiler:
     NN_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" perf record -a -g -- python3 ...
 NN_COMPARE_BASELINE_JAR names an older nnaudit jar for the nnaudit-block-baseline variant (an A/B of a change).
-Run `mvn -B -DskipTests package` first, or let this script do it (it does unless --no-build).
+The NameNode JVM (io.nnaudit.bench.BenchNameNodeMain) and the client are the module benchmarks/nnbench; the
+script builds it with the core (`mvn -DskipTests -pl benchmarks/nnbench -am package`) unless --no-build, and the
+NameNodes load nnaudit from the core's packaged jar (core/target).
 
 nnaudit-kafka is nnaudit with its defaults, shipping its audit file to Kafka (kafka/, the nnaudit-kafka jar on the
 NameNode's classpath). The script then starts one test broker (kafka/test-broker, a child JVM on a free port, data
@@ -27,7 +29,6 @@ machine) with a topic per NameNode run, and stops it at the end. Its rows also h
 the NameNode's /jmx after each op: the records not yet shipped when the timed window ended, how long until none was
 left, the records shipped against the lines on disk, and the NameNode's CPU on shipping; and, from a consumer once
 the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
-Building it needs the core jar in the local Maven repository (dev-support/bin/test installs it).
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-kafka.csv
@@ -111,6 +112,8 @@ VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ka
                               "nnaudit.kafka.topic": "{topic}"},
                              ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 KAFKA = os.path.join(ROOT, "kafka")
+NNBENCH = os.path.join(ROOT, "benchmarks", "nnbench")
+CORE_JAR = re.compile(r"nnaudit-[^-]+(-SNAPSHOT)?\.jar$")  # the core's jar, not its -tests or -sources companion
 MVN = ["mvn", "-q", "-B", "-Dstyle.color=never"]
 
 # nnaudit-block with its audit file sealed by a key made for each run under "{seal}" (see make_seal_key).
@@ -160,16 +163,19 @@ def sh(cmd, **kw):
 
 
 def build(no_build):
+    """The NameNodes' and the client's classpath: the core's jar first (nnaudit-block-baseline swaps it, verify
+    runs it alone), then the harness's classes and the runtime classpath its build wrote."""
     if not no_build:
-        sh(["mvn", "-q", "-B", "-Dstyle.color=never", "-DskipTests", "package"], cwd=ROOT)
-    cp_file = os.path.join(ROOT, "target", "nn-compare.classpath")
-    sh(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:build-classpath", "-Dmdep.includeScope=test",
-        "-Dmdep.outputFile=" + cp_file], cwd=ROOT)
-    # The jar itself, not its -tests or -sources companion.
-    jar = [f for f in os.listdir(os.path.join(ROOT, "target")) if re.match(r"nnaudit-[^-]+(-SNAPSHOT)?\.jar$", f)][0]
+        sh(MVN + ["-DskipTests", "-pl", "benchmarks/nnbench", "-am", "package"], cwd=ROOT)
+    cp_file = os.path.join(NNBENCH, "target", "nnbench.classpath")
+    if not os.path.isfile(cp_file):
+        sys.exit("no %s: run once without --no-build" % cp_file)
+    core = os.path.join(ROOT, "core", "target")
+    jar = [f for f in os.listdir(core) if CORE_JAR.match(f)][0]
     with open(cp_file) as f:
-        deps = f.read().strip()
-    return ":".join([os.path.join(ROOT, "target", jar), os.path.join(ROOT, "target", "test-classes"), deps])
+        # That classpath names the core's jar too: left out, so that the first entry is the only nnaudit.
+        deps = [e for e in f.read().strip().split(":") if not CORE_JAR.match(os.path.basename(e))]
+    return ":".join([os.path.join(core, jar), os.path.join(NNBENCH, "target", "classes")] + deps)
 
 
 def ships(variant):
@@ -182,8 +188,10 @@ def build_kafka(no_build):
     if not no_build:
         # From the repository root with -f: .mvn/maven.config there names the settings by a relative path.
         sh(MVN + ["-f", "kafka/test-broker/pom.xml", "package"], cwd=ROOT)
-        sh(MVN + ["-f", "kafka/pom.xml", "-DskipTests", "package", "dependency:build-classpath",
-                  "-Dmdep.includeScope=test", "-Dmdep.outputFile=" + cp_file], cwd=ROOT)
+        # With the core (-am) from this checkout, not whatever the local Maven repository holds; each module of
+        # that reactor writes the file (a relative path) in its own target/, kafka/'s being the one read here.
+        sh(MVN + ["-pl", "kafka", "-am", "-DskipTests", "package", "dependency:build-classpath",
+                  "-Dmdep.includeScope=test", "-Dmdep.outputFile=target/kafka-test.classpath"], cwd=ROOT)
     jar = [f for f in os.listdir(os.path.join(KAFKA, "target")) if re.match(r"nnaudit-kafka-[^-]*(-SNAPSHOT)?\.jar$", f)][0]
     with open(cp_file) as f:
         deps = f.read().strip()

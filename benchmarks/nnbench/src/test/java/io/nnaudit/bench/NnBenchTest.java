@@ -54,9 +54,9 @@ class NnBenchTest {
         // The same op under another pass's directory.
         stockLine("getfileinfo", "/nnbench/stock/2/fileStatus/ThroughputBenchDir0/ThroughputBench0", null));
 
-    assertEquals(2, NnBench.countRecords(audit, offset, NnBench.auditCmd("fileStatus"), run));
-    assertEquals(3, NnBench.countRecords(audit, 0, "getfileinfo", run));
-    assertEquals(0, NnBench.countRecords(new File(dir, "never-written.log"), 0, "create", run));
+    assertEquals(2, AuditRecords.countRecords(audit, offset, AuditRecords.auditCmd("fileStatus"), run));
+    assertEquals(3, AuditRecords.countRecords(audit, 0, "getfileinfo", run));
+    assertEquals(0, AuditRecords.countRecords(new File(dir, "never-written.log"), 0, "create", run));
   }
 
   @Test
@@ -64,12 +64,12 @@ class NnBenchTest {
     File audit = new File(dir, "nnaudit-audit.log");
     append(audit, stockLine("create", "/nnbench/nnaudit/1/create/ThroughputBenchDir0/ThroughputBench0", null));
     IOException e = assertThrows(IOException.class,
-        () -> NnBench.countRecords(audit, audit.length() + 1, "create", "/nnbench/nnaudit/1/create/"));
+        () -> AuditRecords.countRecords(audit, audit.length() + 1, "create", "/nnbench/nnaudit/1/create/"));
     assertTrue(e.getMessage().contains("shorter"), e.getMessage());
   }
 
-  private static NnBench.Cell cell(long ops, long records, double... opsPerSec) {
-    NnBench.Cell c = new NnBench.Cell();
+  private static ResultCell cell(long ops, long records, double... opsPerSec) {
+    ResultCell c = new ResultCell();
     c.ops = ops;
     c.records = records;
     for (double d : opsPerSec) {
@@ -80,11 +80,11 @@ class NnBenchTest {
 
   @Test
   void theTableGivesEachVariantsMeanItsRatioToOffAndTheRecordsCheck() {
-    Map<String, NnBench.Cell> cells = new LinkedHashMap<>();
-    cells.put(NnBench.key("off", "create"), cell(0, 0, 1000, 1200));
-    cells.put(NnBench.key("stock", "create"), cell(45000, 45000, 900, 1000));
-    cells.put(NnBench.key("nnaudit", "create"), cell(45000, 44990, 1050, 1150));
-    List<String> lines = NnBench.table(Arrays.asList("off", "stock", "nnaudit"), Arrays.asList("create"), cells);
+    Map<String, ResultCell> cells = new LinkedHashMap<>();
+    cells.put(ResultCell.key("off", "create"), cell(0, 0, 1000, 1200));
+    cells.put(ResultCell.key("stock", "create"), cell(45000, 45000, 900, 1000));
+    cells.put(ResultCell.key("nnaudit", "create"), cell(45000, 44990, 1050, 1150));
+    List<String> lines = NnBenchReport.table(Arrays.asList("off", "stock", "nnaudit"), Arrays.asList("create"), cells);
 
     assertEquals(2, lines.size());
     List<String> head = Arrays.asList(lines.get(0).trim().split("\\s{2,}"));
@@ -98,17 +98,17 @@ class NnBenchTest {
 
   @Test
   void withoutOffThereIsNoRatio() {
-    Map<String, NnBench.Cell> cells = new LinkedHashMap<>();
-    cells.put(NnBench.key("nnaudit", "fileStatus"), cell(10, 10, 500, 700));
-    List<String> lines = NnBench.table(Arrays.asList("nnaudit"), Arrays.asList("fileStatus"), cells);
+    Map<String, ResultCell> cells = new LinkedHashMap<>();
+    cells.put(ResultCell.key("nnaudit", "fileStatus"), cell(10, 10, 500, 700));
+    List<String> lines = NnBenchReport.table(Arrays.asList("nnaudit"), Arrays.asList("fileStatus"), cells);
     assertEquals(Arrays.asList("fileStatus", "600", "10/10 yes"), Arrays.asList(lines.get(1).trim().split("\\s{2,}")));
   }
 
   @Test
   void theSpreadIsHowFarThePassesOfOneCellWereApart() {
-    NnBench.Cell a = cell(0, 0, 900, 1100);
+    ResultCell a = cell(0, 0, 900, 1100);
     assertEquals(0.2, a.spread(), 1e-9);
-    assertEquals(0.2, NnBench.maxSpread(Arrays.asList(cell(0, 0, 1000, 1000), a, cell(0, 0, 100, 105))), 1e-9);
+    assertEquals(0.2, NnBenchReport.maxSpread(Arrays.asList(cell(0, 0, 1000, 1000), a, cell(0, 0, 100, 105))), 1e-9);
     assertEquals(0.0, cell(0, 0).spread());
     assertFalse(cell(5, 4).recordsMatch());
     assertTrue(cell(5, 5).recordsMatch());
@@ -116,14 +116,14 @@ class NnBenchTest {
 
   @Test
   void optionsKeepTheirDefaultsAndRefuseWhatCannotRun() {
-    NnBench.Options o = NnBench.Options.parse();
+    NnBenchOptions o = NnBenchOptions.parse();
     assertEquals(Arrays.asList("create", "fileStatus"), o.ops);
     assertEquals(Arrays.asList("off", "stock", "nnaudit"), o.variants);
     assertEquals(16, o.threads);
     assertEquals(20_000, o.files);
     assertEquals("BLOCK", o.policy);
 
-    NnBench.Options p = NnBench.Options.parse("--variants", "nnaudit,off", "--ops", "mkdirs", "--threads", "4",
+    NnBenchOptions p = NnBenchOptions.parse("--variants", "nnaudit,off", "--ops", "mkdirs", "--threads", "4",
         "--files", "100", "--policy", "DROP");
     assertEquals(Arrays.asList("nnaudit", "off"), p.variants);
     assertEquals(Arrays.asList("mkdirs"), p.ops);
@@ -131,14 +131,14 @@ class NnBenchTest {
     assertEquals(100, p.files);
     assertEquals("DROP", p.policy);
 
-    NnBench.Options k = NnBench.Options.parse("--broker-classpath", "broker.classpath");
+    NnBenchOptions k = NnBenchOptions.parse("--broker-classpath", "broker.classpath");
     assertEquals(Arrays.asList("off", "stock", "nnaudit", "nnaudit+kafka"), k.variants, "--kafka adds the fourth");
     assertEquals(Arrays.asList("nnaudit+kafka"),
-        NnBench.Options.parse("--variants", "nnaudit+kafka", "--broker-classpath", "b").variants);
+        NnBenchOptions.parse("--variants", "nnaudit+kafka", "--broker-classpath", "b").variants);
 
     for (String[] bad : new String[][] {{"--variants", "async"}, {"--variants", "off,off"}, {"--ops", "append"},
         {"--threads", "0"}, {"--files", "many"}, {"--files"}, {"--repeats", "3"}, {"--variants", "nnaudit+kafka"}}) {
-      assertThrows(IllegalArgumentException.class, () -> NnBench.Options.parse(bad), Arrays.toString(bad));
+      assertThrows(IllegalArgumentException.class, () -> NnBenchOptions.parse(bad), Arrays.toString(bad));
     }
   }
 }

@@ -1,0 +1,246 @@
+package io.nnaudit.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.log4j.AppenderSkeleton;
+import org.apache.log4j.spi.LoggingEvent;
+
+/**
+ * Times NNThroughputBenchmark's measured window (its figures are read by {@link BenchmarkLogCapture}): NameNode CPU ticks when it logs
+ * "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
+ */
+final class CpuWindow extends AppenderSkeleton {
+  private static final long NANOS_PER_TICK = 10_000_000; // USER_HZ = 100, for the /proc/PID/task/TID/stat fallback
+  private static final String STATS_DAEMON = "$StatsDaemon";
+  /** {kind, thread-name prefix}: the operation's path by thread kind, in {@link #pathSplit}'s order. */
+  private static final String[][] PATH_KINDS = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
+      {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
+      {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
+  private final String taskDir;
+  /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
+  private volatile Map<String, Long> start;
+  private volatile Map<String, Long> end;
+
+  CpuWindow(int pid) {
+    this.taskDir = "/proc/" + pid + "/task";
+  }
+
+  void reset() {
+    start = null;
+    end = null;
+  }
+
+  /**
+   * CPU milliseconds in the last window: {all, JIT compiler threads, GC threads, nnaudit writer, the
+   * operation's path, the Kafka shipper's thread and its producer's I/O thread}. The path is the threads an RPC and its audit record pass through: the IPC server's
+   * listener, readers, handlers and responder, the edit log's thread, GC and nnaudit's writer. It leaves out
+   * the JIT and the NameNode's periodic monitors, whose bursts land in some windows and not others and are
+   * no cost of auditing.
+   */
+  double[] cpuMillis() throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (end == null && System.nanoTime() < deadline) {
+      Thread.sleep(1); // the poll interval of this bounded wait for the watcher
+    }
+    if (start == null || end == null) {
+      throw new IllegalStateException("the benchmark's timed window was not seen");
+    }
+    double[] ms = new double[6];
+    for (Map.Entry<String, Double> e : deltaMillis()) {
+      String comm = e.getKey();
+      double d = e.getValue();
+      ms[0] += d;
+      if (isJit(comm)) {
+        ms[1] += d;
+        continue;
+      }
+      String kind = pathKind(comm);
+      if ("gc".equals(kind)) {
+        ms[2] += d;
+      }
+      if ("writer".equals(kind)) {
+        ms[3] += d;
+      }
+      if (onPath(comm)) {
+        ms[4] += d;
+      }
+      if (comm.startsWith("nnaudit-kafka") || comm.startsWith("kafka-producer")) {
+        ms[5] += d;
+      }
+    }
+    return ms;
+  }
+
+  /** The operation's path split by thread kind: "handlers:MS,readers:MS,...", CPU ms in the last window. */
+  String pathSplit() {
+    Map<String, Double> ms = new LinkedHashMap<>();
+    for (String[] k : PATH_KINDS) {
+      ms.put(k[0], 0.0);
+    }
+    for (Map.Entry<String, Double> e : deltaMillis()) {
+      String kind = pathKind(e.getKey());
+      if (kind != null) {
+        ms.put(kind, ms.get(kind) + e.getValue());
+      }
+    }
+    return join(new ArrayList<>(ms.entrySet()), ms.size());
+  }
+
+  /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */
+  String busiestOthers() {
+    List<Map.Entry<String, Double>> others = new ArrayList<>();
+    for (Map.Entry<String, Double> e : deltaMillis()) {
+      if (!isJit(e.getKey()) && !onPath(e.getKey())) {
+        others.add(new AbstractMap.SimpleEntry<>(e.getKey().replace(' ', '_').replace(',', '_'),
+            e.getValue()));
+      }
+    }
+    others.sort((x, y) -> Double.compare(y.getValue(), x.getValue()));
+    return join(others, 3);
+  }
+
+  /** Each thread's CPU milliseconds in the last window, keyed by its name (comm); names repeat. */
+  private List<Map.Entry<String, Double>> deltaMillis() {
+    List<Map.Entry<String, Double>> d = new ArrayList<>();
+    for (Map.Entry<String, Long> e : end.entrySet()) {
+      Long before = start.get(e.getKey());
+      d.add(new AbstractMap.SimpleEntry<>(e.getKey().substring(e.getKey().indexOf(' ') + 1),
+          (e.getValue() - (before == null ? 0 : before)) / 1e6));
+    }
+    return d;
+  }
+
+  private static boolean isJit(String comm) {
+    return comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre");
+  }
+
+  /**
+   * The threads an RPC and its audit record pass through: IPC server, edit log, GC, nnaudit's writer. The IPC
+   * server's other threads (e.g. its idle-connection scanner) count towards the path but have no kind.
+   */
+  private static boolean onPath(String comm) {
+    return pathKind(comm) != null || comm.startsWith("IPC Server");
+  }
+
+  /** The kind in {@link #PATH_KINDS} of a thread, by its name (comm), or null. */
+  private static String pathKind(String comm) {
+    for (String[] k : PATH_KINDS) {
+      if (comm.startsWith(k[1])) {
+        return k[0];
+      }
+    }
+    return null;
+  }
+
+  /** "name:ms,name:ms" for the first {@code n} entries. */
+  private static String join(List<Map.Entry<String, Double>> entries, int n) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < Math.min(n, entries.size()); i++) {
+      sb.append(i == 0 ? "" : ",").append(entries.get(i).getKey()).append(':')
+          .append(String.format(Locale.ROOT, "%.1f", entries.get(i).getValue()));
+    }
+    return sb.toString();
+  }
+
+  @Override
+  protected void append(LoggingEvent event) {
+    String msg = String.valueOf(event.getRenderedMessage());
+    if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
+      start = nanos();
+      Thread watcher = new Thread(() -> {
+        try {
+          // The benchmark starts its daemons right after this line: wait until one runs, not a guessed
+          // time, then until none is left. A window whose daemons are never seen keeps no end, which
+          // cpuMillis reports.
+          long deadline = System.nanoTime() + 10_000_000_000L;
+          while (!daemonsAlive()) {
+            if (System.nanoTime() - deadline > 0) {
+              return;
+            }
+            Thread.sleep(1); // the poll interval of this bounded wait
+          }
+          while (daemonsAlive()) {
+            Thread.sleep(2); // the poll interval: the window ends within 2 ms of the last daemon
+          }
+        } catch (InterruptedException e) {
+          return;
+        }
+        end = nanos();
+      }, "nn-cpu-window");
+      watcher.setDaemon(true);
+      watcher.start();
+    }
+  }
+
+  private static boolean daemonsAlive() {
+    Thread[] all = new Thread[Thread.activeCount() + 64];
+    int n = Thread.enumerate(all);
+    for (int i = 0; i < n; i++) {
+      if (all[i].getClass().getName().endsWith(STATS_DAEMON) && all[i].isAlive()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * CPU nanoseconds of each of the NameNode's threads. Each thread's time comes from
+   * {@code schedstat} (the scheduler's own count, in nanoseconds); {@code stat}'s utime+stime is kept only as
+   * a fallback for kernels without it, because it is cut to whole 10 ms ticks per thread, and a window's sum
+   * over 64 handler threads then carries up to 64 × 10 ms of rounding: 30 µs per op over 20000 ops. A
+   * thread that ended between two readings takes its time with it; the NameNode starts and ends no threads
+   * of its own during a benchmark window.
+   */
+  private Map<String, Long> nanos() {
+    Map<String, Long> t = new HashMap<>();
+    String[] tids = new java.io.File(taskDir).list();
+    if (tids == null) {
+      throw new IllegalStateException("cannot list " + taskDir);
+    }
+    for (String tid : tids) {
+      String stat;
+      long ns;
+      try {
+        stat = read(Paths.get(taskDir, tid, "stat"));
+        ns = threadNanos(Paths.get(taskDir, tid), stat);
+      } catch (IOException gone) {
+        continue;
+      }
+      t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ns);
+    }
+    return t;
+  }
+
+  private static long threadNanos(java.nio.file.Path task, String stat) throws IOException {
+    java.nio.file.Path schedstat = task.resolve("schedstat");
+    if (Files.exists(schedstat)) {
+      String s = read(schedstat).trim();
+      return Long.parseLong(s.substring(0, s.indexOf(' ')));
+    }
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK; // utime, stime
+  }
+
+  private static String read(java.nio.file.Path p) throws IOException {
+    return new String(Files.readAllBytes(p), StandardCharsets.US_ASCII);
+  }
+
+  @Override
+  public void close() {
+  }
+
+  @Override
+  public boolean requiresLayout() {
+    return false;
+  }
+}
