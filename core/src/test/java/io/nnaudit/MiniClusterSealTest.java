@@ -29,9 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
 
@@ -149,7 +149,7 @@ class MiniClusterSealTest {
         JsonNode beans = fetch(url);
         assertEquals(1, beans.size(), beans.toString());
         seen[0] = beans.get(0);
-        List<String> seals = Files.readAllLines(DigestFile.of(audit.toPath()));
+        List<String> seals = Files.readAllLines(TrailNames.digest(audit.toPath()));
         expected[0] = Seal.parse(seals.get(seals.size() - 1)).hash();
       } catch (Exception e) {
         throw new AssertionError(e);
@@ -200,7 +200,7 @@ class MiniClusterSealTest {
   /** Whether a rotated file's digest holds a seal of kind close: one written when the pipeline was replaced. */
   private static boolean closeSealInABackup(File live) throws Exception {
     for (int i = 1; i <= BACKUPS; i++) {
-      for (String line : Files.readAllLines(DigestFile.of(new File(live.getPath() + "." + i).toPath()))) {
+      for (String line : Files.readAllLines(TrailNames.digest(new File(live.getPath() + "." + i).toPath()))) {
         if (Seal.parse(line).kind == Seal.Kind.CLOSE) {
           return true;
         }

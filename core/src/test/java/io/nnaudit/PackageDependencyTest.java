@@ -45,8 +45,8 @@ class PackageDependencyTest {
     allow("config");
     allow("sink", "config", "seal", "ship");
     allow("sink.file", "config", "seal", "ship", "sink", "trail");
-    allow("trail", "seal");
-    allow("seal", "config");
+    allow("trail");
+    allow("seal", "config", "trail");
     allow("verify", "seal", "trail");
     allow("ship", "config");
     allow("kafka", "config", "seal", "ship", "trail");

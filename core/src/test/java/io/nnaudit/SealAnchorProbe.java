@@ -18,8 +18,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * Reads seal hashes off a NameNode's {@code /jmx} while the trail grows and places each in the trail: which seal
@@ -138,15 +138,15 @@ public final class SealAnchorProbe {
    * rotating, .1, .2, .3) so that none moves past the look unseen, or in any earlier look (seals only come).
    */
   public Seal newest() throws IOException {
-    Seal newest = newer(highest, seals(DigestFile.of(audit)));
+    Seal newest = newer(highest, seals(TrailNames.digest(audit)));
     try (DirectoryStream<Path> rotating = Files.newDirectoryStream(audit.getParent(),
-        audit.getFileName() + ".rotating-*" + DigestFile.SUFFIX)) {
+        audit.getFileName() + ".rotating-*" + TrailNames.DIGEST_SUFFIX)) {
       for (Path d : rotating) {
         newest = newer(newest, seals(d));
       }
     }
     for (int i = 1; i <= 3; i++) {
-      newest = newer(newest, seals(DigestFile.of(audit.resolveSibling(audit.getFileName() + "." + i))));
+      newest = newer(newest, seals(TrailNames.digest(audit.resolveSibling(audit.getFileName() + "." + i))));
     }
     if (newest == null) {
       throw new AssertionError("no seal in the digests of " + audit);
@@ -177,7 +177,7 @@ public final class SealAnchorProbe {
   /** Reads every digest of the trail now. */
   public void readAll() throws IOException {
     try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent(),
-        audit.getFileName() + "*" + DigestFile.SUFFIX)) {
+        audit.getFileName() + "*" + TrailNames.DIGEST_SUFFIX)) {
       for (Path d : all) {
         seals(d);
       }
@@ -190,7 +190,7 @@ public final class SealAnchorProbe {
     try (DirectoryStream<Path> all = Files.newDirectoryStream(audit.getParent())) {
       for (Path d : all) {
         b.append(d.getFileName()).append(' ').append(Files.size(d));
-        if (d.toString().endsWith(DigestFile.SUFFIX)) {
+        if (d.toString().endsWith(TrailNames.DIGEST_SUFFIX)) {
           for (Seal s : seals(d)) {
             b.append(" [").append(s.number).append(' ').append(s.kind).append(" file ").append(s.file).append(']');
           }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
-import io.nnaudit.trail.RotatedFiles;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
@@ -56,7 +56,7 @@ class SealedRotationCrashTest {
       String[] args = {audit.getPath(), ec.keystore.toString(), provider, "batch"};
       try (ChildJvm writer = new ChildJvm(SealedSinkWriterMain.class, args)) {
         writer.awaitLine("READY", 60_000);
-        Path oldest = RotatedFiles.backup(audit.toPath(), 5);
+        Path oldest = TrailNames.backup(audit.toPath(), 5);
         AuditTestSupport.awaitTrue("the writer to rotate past the backups kept", 60_000, 5,
             () -> Files.exists(oldest));
         Thread.sleep(random.nextInt(500)); // then a random moment of the writing: the kill is the fault
@@ -92,7 +92,7 @@ class SealedRotationCrashTest {
   private static List<Long> recordNumbers(Path live) throws Exception {
     List<Long> out = new ArrayList<>();
     for (int i = 10; i >= 0; i--) {
-      Path f = i == 0 ? live : RotatedFiles.backup(live, i);
+      Path f = i == 0 ? live : TrailNames.backup(live, i);
       if (!Files.exists(f)) {
         continue;
       }

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.VerifyCommand;
 import io.nnaudit.verify.VerifyReport;
 
@@ -114,7 +114,7 @@ class SealedSignalStopTest {
 
   /** The last seal in the live file's digest. */
   private static Seal lastSeal(File audit) throws Exception {
-    List<String> lines = Files.readAllLines(DigestFile.of(audit.toPath()), StandardCharsets.UTF_8);
+    List<String> lines = Files.readAllLines(TrailNames.digest(audit.toPath()), StandardCharsets.UTF_8);
     return Seal.parse(lines.get(lines.size() - 1));
   }
 

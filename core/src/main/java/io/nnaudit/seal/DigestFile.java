@@ -8,21 +8,18 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import io.nnaudit.trail.TrailNames;
+
 /**
  * The digest file of an audit file: its seals, one per line, beside it as {@code <audit file>.seals}
- * ({@code hdfs-audit.log.seals}, {@code hdfs-audit.log.1.seals}); rotation renames it with its file. Stateless.
+ * ({@code hdfs-audit.log.seals}, {@code hdfs-audit.log.1.seals}; named by {@link TrailNames#digest}); rotation
+ * renames it with its file. Stateless.
  */
 public final class DigestFile {
-  public static final String SUFFIX = ".seals";
   /** A seal line is a few hundred bytes; anything longer at the end of a digest is not one. */
   public static final int MAX_LINE = 8192;
 
   private DigestFile() {
-  }
-
-  /** The digest file of {@code auditFile}. */
-  public static Path of(Path auditFile) {
-    return auditFile.resolveSibling(auditFile.getFileName() + SUFFIX);
   }
 
   /**

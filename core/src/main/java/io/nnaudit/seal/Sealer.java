@@ -15,6 +15,8 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.TrailNames;
+
 /**
  * Seals what the file sink writes: it keeps a running {@link SegmentDigest} of the bytes written since the last
  * seal and appends a signed {@link Seal} to the live file's digest when one is due (every
@@ -150,7 +152,7 @@ public final class Sealer {
       boolean rotationFinished) throws IOException {
     openForFsync(auditPath);
     this.digestOpener = opener;
-    this.digestPath = DigestFile.of(auditPath);
+    this.digestPath = TrailNames.digest(auditPath);
     this.digest = opener.open();
     this.digestSize = DigestFile.dropUnfinishedLine(digestPath, digest);
     Seal last;
@@ -552,7 +554,7 @@ public final class Sealer {
   public void startFile(Path auditPath, long size, DigestOpener opener) throws IOException {
     closeDigest();
     // the new file's state first: whatever fails below, its bytes are never sealed as the old file's
-    digestPath = DigestFile.of(auditPath);
+    digestPath = TrailNames.digest(auditPath);
     fsyncPath = auditPath;
     digestOpener = opener;
     fileNumber++;

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import io.nnaudit.seal.DigestFile;
 
 /**
  * What a rotation of an audit file left when a kill (or a power cut) interrupted it, and the renames that
@@ -37,8 +36,6 @@ import io.nnaudit.seal.DigestFile;
  * leaves: nothing is renamed, and {@link #unexpected} says what was found.
  */
 public final class InterruptedRotation {
-  private static final String STAGED = ".rotating-";
-
   /** One rename of the plan. */
   public static final class Rename {
     public final Path from;
@@ -65,24 +62,6 @@ public final class InterruptedRotation {
     this.unexpected = unexpected;
   }
 
-  /** The name of the live file of {@code live} while it is being rotated, with the rotation's stamp. */
-  public static Path staged(Path live, String stamp) {
-    return live.resolveSibling(live.getFileName() + STAGED + stamp);
-  }
-
-  /** The name a backup about to expire is given, with the rotation's stamp. */
-  public static Path expired(Path live, int index, String stamp) {
-    return live.resolveSibling(live.getFileName() + "." + index + ".expired-" + stamp);
-  }
-
-  private static Pattern staged(String liveName) {
-    return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(STAGED) + "[0-9]+");
-  }
-
-  private static Pattern expired(String liveName) {
-    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+\\.expired-[0-9]+");
-  }
-
   /**
    * Looks beside {@code live} for what an interrupted rotation left. {@code withDigests}: whether digests
    * follow their files (sealing is on); a verifier always says true.
@@ -91,16 +70,16 @@ public final class InterruptedRotation {
     Path dir = live.toAbsolutePath().getParent();
     live = dir.resolve(live.getFileName());
     String base = live.getFileName().toString();
-    Pattern stagedName = staged(base);
-    Pattern expiredName = expired(base);
+    Pattern stagedName = TrailNames.stagedPattern(base);
+    Pattern expiredName = TrailNames.expiredPattern(base);
     List<Path> staged = new ArrayList<>();
     List<Path> stagedDigests = new ArrayList<>();
     List<Path> expired = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
         String name = p.getFileName().toString();
-        boolean digest = name.endsWith(DigestFile.SUFFIX);
-        String n = digest ? name.substring(0, name.length() - DigestFile.SUFFIX.length()) : name;
+        boolean digest = name.endsWith(TrailNames.DIGEST_SUFFIX);
+        String n = digest ? name.substring(0, name.length() - TrailNames.DIGEST_SUFFIX.length()) : name;
         if (stagedName.matcher(n).matches()) {
           (digest ? stagedDigests : staged).add(dir.resolve(name));
         } else if (expiredName.matcher(n).matches()) {
@@ -117,34 +96,34 @@ public final class InterruptedRotation {
     Names names = new Names();
     if (staged.size() == 1) {
       Path s = staged.get(0);
-      if (withDigests && !names.exists(DigestFile.of(s)) && names.exists(DigestFile.of(live))) {
-        names.move(DigestFile.of(live), DigestFile.of(s), renames);
+      if (withDigests && !names.exists(TrailNames.digest(s)) && names.exists(TrailNames.digest(live))) {
+        names.move(TrailNames.digest(live), TrailNames.digest(s), renames);
       }
       int hole = 1;
-      while (names.exists(backup(live, hole))) {
+      while (names.exists(TrailNames.backup(live, hole))) {
         hole++;
       }
-      Path leftDigest = DigestFile.of(backup(live, hole));
+      Path leftDigest = TrailNames.digest(TrailNames.backup(live, hole));
       if (withDigests && names.exists(leftDigest)) {
-        Path above = backup(live, hole + 1);
-        names.move(leftDigest, names.exists(above) && !names.exists(DigestFile.of(above)) ? DigestFile.of(above)
-            : leftDigest.resolveSibling(leftDigest.getFileName() + ".orphan-" + System.currentTimeMillis()), renames);
+        Path above = TrailNames.backup(live, hole + 1);
+        names.move(leftDigest, names.exists(above) && !names.exists(TrailNames.digest(above)) ? TrailNames.digest(above)
+            : TrailNames.orphan(leftDigest, System.currentTimeMillis()), renames);
       }
       for (int i = hole - 1; i >= 1; i--) {
-        names.move(backup(live, i), backup(live, i + 1), renames);
-        if (withDigests && names.exists(DigestFile.of(backup(live, i)))) {
-          names.move(DigestFile.of(backup(live, i)), DigestFile.of(backup(live, i + 1)), renames);
+        names.move(TrailNames.backup(live, i), TrailNames.backup(live, i + 1), renames);
+        if (withDigests && names.exists(TrailNames.digest(TrailNames.backup(live, i)))) {
+          names.move(TrailNames.digest(TrailNames.backup(live, i)), TrailNames.digest(TrailNames.backup(live, i + 1)), renames);
         }
       }
-      names.move(s, backup(live, 1), renames);
-      if (withDigests && names.exists(DigestFile.of(s))) {
-        names.move(DigestFile.of(s), DigestFile.of(backup(live, 1)), renames);
+      names.move(s, TrailNames.backup(live, 1), renames);
+      if (withDigests && names.exists(TrailNames.digest(s))) {
+        names.move(TrailNames.digest(s), TrailNames.digest(TrailNames.backup(live, 1)), renames);
       }
     }
     for (Path d : stagedDigests) {
-      Path first = backup(live, 1);
-      if (withDigests && names.exists(d) && names.exists(first) && !names.exists(DigestFile.of(first))) {
-        names.move(d, DigestFile.of(first), renames);
+      Path first = TrailNames.backup(live, 1);
+      if (withDigests && names.exists(d) && names.exists(first) && !names.exists(TrailNames.digest(first))) {
+        names.move(d, TrailNames.digest(first), renames);
       }
     }
     return new InterruptedRotation(renames, expired, null);
@@ -182,10 +161,6 @@ public final class InterruptedRotation {
       m.put(r.to, now);
     }
     return m;
-  }
-
-  private static Path backup(Path live, int i) {
-    return live.resolveSibling(live.getFileName() + "." + i);
   }
 
   private static boolean exists(Path p) {

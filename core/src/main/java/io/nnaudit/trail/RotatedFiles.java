@@ -33,11 +33,6 @@ public final class RotatedFiles {
     }
   }
 
-  /** {@code file.i}. */
-  public static Path backup(Path live, int i) {
-    return live.resolveSibling(live.getFileName() + "." + i);
-  }
-
   /**
    * The backups there are, newest ({@code file.1}) first, up to index {@code bound}: looked for upwards,
    * stopping after {@link #GAP_TOLERANCE} missing indices in a row (a backup deleted by hand), so that a look
@@ -47,7 +42,7 @@ public final class RotatedFiles {
   public static List<Backup> list(Path live, int bound) throws IOException {
     List<Backup> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
-      Path p = backup(live, i);
+      Path p = TrailNames.backup(live, i);
       try {
         out.add(new Backup(i, p, Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)));
         last = i;

@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * In a directory given to verify, the files no trail accounts for: every file that looks like an audit file (an
@@ -62,7 +62,7 @@ final class DirectoryAccount {
   /** A name of a trail here that verify reads or sets aside (a shipper's checkpoint beside it is not one). */
   private static boolean trailName(Path p, List<Path> trails) {
     for (Path live : trails) {
-      if (TrailVerifier.isTrailName(live, p.getFileName().toString())) {
+      if (TrailNames.isTrailName(live, p.getFileName().toString())) {
         return true;
       }
     }
@@ -73,16 +73,16 @@ final class DirectoryAccount {
   private static boolean named(Path p, List<Path> trails) {
     String name = p.getFileName().toString();
     for (Path live : trails) {
-      if (TrailVerifier.isTrailName(live, name) || name.startsWith(live.getFileName().toString())) {
+      if (TrailNames.isTrailName(live, name) || name.startsWith(live.getFileName().toString())) {
         return true;
       }
     }
-    return name.contains("audit") || name.contains(DigestFile.SUFFIX);
+    return name.contains("audit") || name.contains(TrailNames.DIGEST_SUFFIX);
   }
 
   private static boolean looksLikeDigest(Path p) throws IOException {
     String name = p.getFileName().toString();
-    return name.endsWith(DigestFile.SUFFIX) || name.contains(DigestFile.SUFFIX + ".")
+    return TrailNames.namesADigest(name)
         || head(p, true).startsWith(Seal.MAGIC + " ");
   }
 

@@ -24,6 +24,7 @@ import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKey;
 import io.nnaudit.seal.SegmentDigest;
 import io.nnaudit.trail.InterruptedRotation;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * Checks a trail (an audit file, its rotated files and their digests) against its seals, oldest file first,
@@ -78,25 +79,14 @@ public final class TrailVerifier {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
         String name = p.getFileName().toString();
-        if (name.endsWith(DigestFile.SUFFIX) && name.length() > DigestFile.SUFFIX.length()) {
-          String audit = name.substring(0, name.length() - DigestFile.SUFFIX.length());
+        if (TrailNames.isDigest(name) && name.length() > TrailNames.DIGEST_SUFFIX.length()) {
+          String audit = TrailNames.auditFileOf(name);
           // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
-          bases.add(dir.resolve(audit.replaceFirst("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$", "")));
+          bases.add(dir.resolve(TrailNames.liveNameOf(audit)));
         }
       }
     }
     return new ArrayList<>(bases);
-  }
-
-  /**
-   * Whether {@code name} is one of the names the trail of {@code live} uses: the live file, a rotated file, a
-   * name a rotation uses on the way ({@code .rotating-T}, {@code .N.expired-T}), or a digest of any of them,
-   * including one set aside at a start or after a move ({@code .seals.stale-T}, {@code .seals.moved-T}).
-   */
-  public static boolean isTrailName(Path live, String name) {
-    return name.matches(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
-        + "(?:\\.rotating-[0-9]+|\\.expired-[0-9]+)?(?:" + Pattern.quote(DigestFile.SUFFIX)
-        + "(?:\\.(?:stale|moved)-[0-9]+)?)?");
   }
 
   /** Checks the trail whose live file is {@code live}. */
@@ -117,7 +107,7 @@ public final class TrailVerifier {
     List<Path> unsealedHistory = new ArrayList<>();
     for (int i : names.indices()) {
       Path f = names.file(i);
-      Path d = DigestFile.of(f);
+      Path d = TrailNames.digest(f);
       boolean hasFile = names.isFile(f);
       boolean hasDigest = names.isFile(d);
       if (hasFile) {
@@ -147,7 +137,7 @@ public final class TrailVerifier {
       }
     }
     if (chain.last != null && left.renames().isEmpty() && !names.isFile(live)
-        && !names.isFile(DigestFile.of(live))) {
+        && !names.isFile(TrailNames.digest(live))) {
       r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the live file and its digest are "
           + "missing, though the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file "
           + "after it: a rotation under way, or killed before it made the new file, or they were deleted", -1));
@@ -236,7 +226,7 @@ public final class TrailVerifier {
 
     /** The live file (0) or the rotated file {@code i}. */
     Path file(int i) {
-      return i == 0 ? live : live.resolveSibling(live.getFileName() + "." + i);
+      return TrailNames.file(live, i);
     }
 
     /** The file that has (or, once the rotation is finished, will have) the name {@code p}; null for none. */
@@ -252,8 +242,7 @@ public final class TrailVerifier {
 
     /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
     List<Integer> indices() throws IOException {
-      String base = Pattern.quote(live.getFileName().toString());
-      Pattern p = Pattern.compile(base + "(?:\\.([0-9]{1,9}))?(?:" + Pattern.quote(DigestFile.SUFFIX) + ")?");
+      Pattern p = TrailNames.numberedPattern(live);
       Set<Path> present = new HashSet<>();
       try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
         for (Path f : ds) {
@@ -271,7 +260,7 @@ public final class TrailVerifier {
       for (Path f : present) {
         Matcher m = p.matcher(f.getFileName().toString());
         if (m.matches()) {
-          found.add(m.group(1) == null ? 0 : Integer.parseInt(m.group(1)));
+          found.add(TrailNames.indexOf(m));
         }
       }
       return new ArrayList<>(found);
@@ -281,8 +270,7 @@ public final class TrailVerifier {
   /** Digests of the trail's files set aside at a start ({@code <digest>.stale-<time>}). */
   private static List<Path> setAside(Path live) throws IOException {
     List<Path> out = new ArrayList<>();
-    Pattern p = Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
-        + Pattern.quote(DigestFile.SUFFIX) + "\\.stale-[0-9]+");
+    Pattern p = TrailNames.staleDigestPattern(live);
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
       for (Path f : ds) {
         if (p.matcher(f.getFileName().toString()).matches()) {
@@ -302,7 +290,7 @@ public final class TrailVerifier {
   private String newestTrail() throws IOException {
     Map<String, Integer> votes = new java.util.LinkedHashMap<>(); // oldest file's trail first
     for (int i : names.indices()) {
-      Path d = DigestFile.of(names.file(i));
+      Path d = TrailNames.digest(names.file(i));
       if (!names.isFile(d)) {
         continue;
       }
@@ -333,7 +321,7 @@ public final class TrailVerifier {
 
   private boolean verifyFile(VerifyReport r, Chain chain, Path live, int index) throws IOException {
     Path f = names.file(index);
-    Path d = DigestFile.of(f);
+    Path d = TrailNames.digest(f);
     boolean isLive = index == 0;
     Seal last = null; // the file's last seal that verified
     try (FileChannel ch = FileChannel.open(names.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
@@ -482,7 +470,7 @@ public final class TrailVerifier {
         && keys.containsKey(first.keyId) && first.signatureValid(keys.get(first.keyId));
     if (!vouched) {
       return new Problem(Problem.Kind.DIGEST_MISSING, chain.unsealed.get(0), -1, -1, "it has no digest ("
-          + DigestFile.of(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
+          + TrailNames.digest(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
     }
     for (Path f : chain.unsealed) {
       long records = countLines(names.at(f));
@@ -568,14 +556,14 @@ public final class TrailVerifier {
       Path other = whoseFirstRange(ch, size, f);
       return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of "
           + "file " + own.file + " of the trail, but " + f.getFileName() + " holds what "
-          + DigestFile.of(other).getFileName() + " seals: digests were renamed or swapped", -1);
+          + TrailNames.digest(other).getFileName() + " seals: digests were renamed or swapped", -1);
     }
     for (int i : names.indices()) {
       Path other = names.file(i);
       if (other.equals(f)) {
         continue;
       }
-      Seal theirs = firstSeal(names.at(DigestFile.of(other)), false);
+      Seal theirs = firstSeal(names.at(TrailNames.digest(other)), false);
       if (theirs != null && theirs.trail.equals(first.trail) && theirs.file == before.file + 1) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it is file " + first.file + " of the trail, "
             + "but follows file " + before.file + ", and file " + theirs.file + " is " + other.getFileName()
@@ -778,7 +766,7 @@ public final class TrailVerifier {
   private Problem identifyFile(FileChannel ch, long size, Path f, Path live) throws IOException {
     Path other = whoseFirstRange(ch, size, f);
     return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records "
-        + "sealed for " + other.getFileName() + " (file " + firstSeal(names.at(DigestFile.of(other)), true).file
+        + "sealed for " + other.getFileName() + " (file " + firstSeal(names.at(TrailNames.digest(other)), true).file
         + " of the trail): files were renamed or swapped", -1);
   }
 
@@ -789,7 +777,7 @@ public final class TrailVerifier {
       if (other.equals(f)) {
         continue;
       }
-      Seal first = firstSeal(names.at(DigestFile.of(other)), true);
+      Seal first = firstSeal(names.at(TrailNames.digest(other)), true);
       SealKey key = first == null ? null : keys.get(first.keyId);
       if (key != null && first.to <= size && first.signatureValid(key) && matches(digestOf(ch, 0, first.to), first)) {
         return other;

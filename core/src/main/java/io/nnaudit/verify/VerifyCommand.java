@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.crypto.SecretKey;
 
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.SealKey;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * {@code nnaudit verify}: checks sealed audit trails on any host, with the jar alone (no NameNode, no
@@ -145,7 +145,7 @@ public final class VerifyCommand {
           }
           List<Path> strays = DirectoryAccount.strays(p, reports);
           if (trails.isEmpty() && strays.isEmpty()) {
-            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + DigestFile.SUFFIX + " file)");
+            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + TrailNames.DIGEST_SUFFIX + " file)");
             return USAGE;
           }
           for (VerifyReport r : reports) {

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.VerifyCommand;
 import io.nnaudit.verify.VerifyReport;
 
@@ -114,7 +115,7 @@ class RestartLaunderingTest {
     byte[] b = Files.readAllBytes(live);
     b[100] = (byte) (b[100] == 'x' ? 'y' : 'x');
     Files.write(live, b);
-    Files.delete(DigestFile.of(live));
+    Files.delete(TrailNames.digest(live));
     for (int starts = 0; starts <= 2; starts++) {
       Result r = verify();
       assertEquals(VerifyReport.UNSEALED, r.code, "after " + starts + " starts: " + r);
@@ -174,7 +175,7 @@ class RestartLaunderingTest {
   @Test
   void aHugeOrGarbageDigestGivesAMessageNotAStackTrace() throws Exception {
     TamperPropertyTest.writeTrail(dir, 7, 0, 1, 36, "1m");
-    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    Path digest = TrailNames.digest(dir.resolve("audit.log"));
     try (RandomAccessFile f = new RandomAccessFile(digest.toFile(), "rw")) {
       f.setLength(f.length() + 2200L * 1024 * 1024); // sparse: 2.2 GB of zeros after the seals
     }
@@ -195,7 +196,7 @@ class RestartLaunderingTest {
   @Test
   void aSignatureReencodedWithTheOtherSIsRejected() throws Exception {
     TamperPropertyTest.writeTrail(dir, 7, 0, 1, 37, "1m");
-    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    Path digest = TrailNames.digest(dir.resolve("audit.log"));
     List<String> lines = Files.readAllLines(digest);
     String lastLine = lines.get(lines.size() - 1);
     Seal s = Seal.parse(lastLine);
@@ -269,7 +270,7 @@ class RestartLaunderingTest {
   @Test
   void aSealWhoseTimeOverflowsIsAnAlteredSealNotAnError() throws Exception {
     TamperPropertyTest.writeTrail(dir, 7, 0, 1, 42, "1m");
-    Path digest = DigestFile.of(dir.resolve("audit.log"));
+    Path digest = TrailNames.digest(dir.resolve("audit.log"));
     List<String> lines = Files.readAllLines(digest);
     String last = lines.get(lines.size() - 1);
     lines.add(last.replaceFirst(" since=[^ ]+ ", " since=+1000000000-01-01T00:00:00.000Z "));
@@ -321,7 +322,7 @@ class RestartLaunderingTest {
       } else {
         Files.delete(live);
       }
-      Files.delete(DigestFile.of(live));
+      Files.delete(TrailNames.digest(live));
       if (how.equals("newest two deleted")) { // and the rest renamed down, as if they were the newest
         Files.delete(dir.resolve("audit.log.1"));
         Files.delete(dir.resolve("audit.log.1.seals"));

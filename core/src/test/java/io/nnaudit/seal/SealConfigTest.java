@@ -29,6 +29,7 @@ import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.VerifyCommand;
 
 /**
@@ -295,7 +296,7 @@ class SealConfigTest {
   }
 
   private static void assertAllSealsUse(File f, String algorithm) throws Exception {
-    List<String> seals = Files.readAllLines(DigestFile.of(f.toPath()));
+    List<String> seals = Files.readAllLines(TrailNames.digest(f.toPath()));
     assertFalse(seals.isEmpty());
     for (String line : seals) {
       assertEquals(algorithm, Seal.parse(line).algorithm, line);

@@ -26,6 +26,7 @@ import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
 
@@ -101,14 +102,14 @@ class SealFaultTest {
 
   /** Makes the live digest immutable; skips the test where that cannot be done. */
   private void breakDigest() throws Exception {
-    Path digest = DigestFile.of(live);
+    Path digest = TrailNames.digest(live);
     immutable.add(digest);
     assumeTrue(chattr("+i", digest), "chattr +i does not work here (no chattr, a file system without the "
         + "attribute, or no CAP_LINUX_IMMUTABLE); skipped");
   }
 
   private void mendDigest() throws Exception {
-    assertTrue(chattr("-i", DigestFile.of(live)));
+    assertTrue(chattr("-i", TrailNames.digest(live)));
   }
 
   private VerifyReport verify() throws Exception {
@@ -116,7 +117,7 @@ class SealFaultTest {
   }
 
   private long digestLines() throws IOException {
-    return Files.readAllLines(DigestFile.of(live)).size();
+    return Files.readAllLines(TrailNames.digest(live)).size();
   }
 
   @Test
@@ -149,7 +150,7 @@ class SealFaultTest {
     mendDigest();
     // the sealing thread tries again (a second after a failure) and covers every record written unsealed
     AuditTestSupport.awaitTrue("the seal due works again", 10_000, () -> sink.sealsWritten() == sealsBefore + 1);
-    Seal covering = Seal.parse(Files.readAllLines(DigestFile.of(live)).get((int) sealedLines));
+    Seal covering = Seal.parse(Files.readAllLines(TrailNames.digest(live)).get((int) sealedLines));
     assertTrue(covering.records >= next - writtenBefore, "one seal covers what was written unsealed: "
         + covering);
     sink.close();

@@ -20,6 +20,7 @@ import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
@@ -138,7 +139,7 @@ class SealInterruptTest {
       assertEquals(Problem.Kind.RECORDS_INSERTED, r.tampering().kind, durability + ": " + r.lines());
       assertEquals(1, r.tampering().records, durability + ": " + r.lines());
       Files.delete(live);
-      Files.delete(DigestFile.of(live));
+      Files.delete(TrailNames.digest(live));
       next = 0;
     }
   }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
@@ -107,11 +108,11 @@ class SealRecoveryTest {
     for (int i = 4; i >= 1; i--) { // the shifts, each file with its digest
       if (Files.exists(backup(i))) {
         Files.move(backup(i), backup(i + 1));
-        Files.move(DigestFile.of(backup(i)), DigestFile.of(backup(i + 1)));
+        Files.move(TrailNames.digest(backup(i)), TrailNames.digest(backup(i + 1)));
       }
     }
     Files.move(live(), backup(1)); // staged, then moved on; the digest was staged and stayed there
-    Files.move(DigestFile.of(live()), live().resolveSibling("audit.log.rotating-1700000000000.seals"));
+    Files.move(TrailNames.digest(live()), live().resolveSibling("audit.log.rotating-1700000000000.seals"));
     restartAndClose();
     VerifyReport r = verify();
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
@@ -84,7 +85,7 @@ class SealerStartFaultTest {
   }
 
   static Sealer.DigestOpener opener(Path audit, AtomicInteger failing) {
-    return () -> new Flaky(FileChannel.open(DigestFile.of(audit), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+    return () -> new Flaky(FileChannel.open(TrailNames.digest(audit), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND), failing);
   }
 
@@ -131,7 +132,7 @@ class SealerStartFaultTest {
   }
 
   static String digest(Path audit) throws IOException {
-    return new String(Files.readAllBytes(DigestFile.of(audit)), StandardCharsets.UTF_8);
+    return new String(Files.readAllBytes(TrailNames.digest(audit)), StandardCharsets.UTF_8);
   }
 
   static void appendBytes(Path audit, long mib, char c) throws IOException {
@@ -185,7 +186,7 @@ class SealerStartFaultTest {
     appendBytes(audit, 50, 'x'); // 50 MiB after a seal that allows 5 records, then 24 MiB
     for (int start = 0; start < 3; start++) {
       AtomicInteger writes = new AtomicInteger();
-      Sealer.DigestOpener killedAfterOneSeal = () -> new Flaky(FileChannel.open(DigestFile.of(audit),
+      Sealer.DigestOpener killedAfterOneSeal = () -> new Flaky(FileChannel.open(TrailNames.digest(audit),
           StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND), new AtomicInteger()) {
         @Override
         public int write(ByteBuffer src) throws IOException {

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.TrailVerifier;
 import io.nnaudit.verify.VerifyReport;
@@ -281,7 +282,7 @@ class TamperPropertyTest {
     }
 
     Path digest(int i) {
-      return DigestFile.of(file(i));
+      return TrailNames.digest(file(i));
     }
 
     List<Seal> seals(int i) throws Exception {
@@ -550,7 +551,7 @@ class TamperPropertyTest {
           return null;
         }
         Files.copy(other, t.file(i), StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(DigestFile.of(other), t.digest(i), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(TrailNames.digest(other), t.digest(i), StandardCopyOption.REPLACE_EXISTING);
         return new Expected(EnumSet.of(Problem.Kind.FOREIGN_FILE), List.of(name), -1, -1);
       }
       case EDIT_SEAL: {

@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkContext;
@@ -92,7 +91,7 @@ class InterruptedRotationTest {
       return FileChannel.open(p, options, attrs);
     };
     RollingFileSink sink = new RollingFileSink(context(live), catching, () -> System.nanoTime() / 1_000_000);
-    while (!Files.exists(RotatedFiles.backup(live, 3))) {
+    while (!Files.exists(TrailNames.backup(live, 3))) {
       write(sink, 2);
     }
     armed[0] = true;
@@ -164,23 +163,23 @@ class InterruptedRotationTest {
     Path staged = live.resolveSibling("audit.log.rotating-" + stamp);
     List<Path[]> steps = new ArrayList<>();
     pair(steps, live, staged);
-    pair(steps, RotatedFiles.backup(live, 3), live.resolveSibling("audit.log.3.expired-" + stamp));
-    pair(steps, RotatedFiles.backup(live, 2), RotatedFiles.backup(live, 3));
-    pair(steps, RotatedFiles.backup(live, 1), RotatedFiles.backup(live, 2));
-    pair(steps, staged, RotatedFiles.backup(live, 1));
+    pair(steps, TrailNames.backup(live, 3), live.resolveSibling("audit.log.3.expired-" + stamp));
+    pair(steps, TrailNames.backup(live, 2), TrailNames.backup(live, 3));
+    pair(steps, TrailNames.backup(live, 1), TrailNames.backup(live, 2));
+    pair(steps, staged, TrailNames.backup(live, 1));
     return steps;
   }
 
   /** A file's rename, then its digest's. */
   private static void pair(List<Path[]> steps, Path from, Path to) {
     steps.add(new Path[] {from, to});
-    steps.add(new Path[] {DigestFile.of(from), DigestFile.of(to)});
+    steps.add(new Path[] {TrailNames.digest(from), TrailNames.digest(to)});
   }
 
   private static List<Integer> recordNumbers(Path live) throws Exception {
     List<Integer> out = new ArrayList<>();
     for (int i = 10; i >= 0; i--) {
-      Path f = i == 0 ? live : RotatedFiles.backup(live, i);
+      Path f = i == 0 ? live : TrailNames.backup(live, i);
       if (!Files.exists(f)) {
         continue;
       }

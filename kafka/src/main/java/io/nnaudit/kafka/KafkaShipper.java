@@ -21,26 +21,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
-import io.nnaudit.ship.ShipStats;
-import io.nnaudit.ship.Shipper;
-import io.nnaudit.ship.ShipperContext;
-import io.nnaudit.ship.SpoolGuard;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipStats;
+import io.nnaudit.ship.Shipper;
+import io.nnaudit.ship.ShipperContext;
+import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * Ships the local audit file to Kafka: one thread in the NameNode reads the records the pipeline has written
@@ -779,7 +780,7 @@ public final class KafkaShipper implements Shipper {
    */
   private boolean followDigest(boolean finished, boolean newBytes) throws IOException {
     if (!seals.isOpen() && digestLook != LOOK_DONE && (digestLook == LOOK_NEVER || finished
-        || newBytes && sealing && Files.exists(DigestFile.of(dir.live()), LinkOption.NOFOLLOW_LINKS))) {
+        || newBytes && sealing && Files.exists(TrailNames.digest(dir.live()), LinkOption.NOFOLLOW_LINKS))) {
       SpoolDirectory.DigestLookup d = dir.openDigest(read.fileKey);
       if (!d.settled) {
         return false;

@@ -19,9 +19,9 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.trail.RotatedFiles;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}
@@ -153,7 +153,7 @@ final class SpoolDirectory {
           }
           f = files.get(i);
         }
-        Path digest = DigestFile.of(f.path);
+        Path digest = TrailNames.digest(f.path);
         PosixFileAttributes a = lstat(digest);
         FileChannel ch = null;
         if (a != null && ours(digest, a, f)) {

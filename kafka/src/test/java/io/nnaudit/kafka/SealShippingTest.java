@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.VerifyCommand;
 
 /**
@@ -92,14 +92,14 @@ class SealShippingTest {
 
       // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.
       String lastLocal = localSeals.get(localSeals.size() - 1);
-      assertEquals(lastLocal, Files.readAllLines(DigestFile.of(live.toPath()), StandardCharsets.UTF_8)
+      assertEquals(lastLocal, Files.readAllLines(TrailNames.digest(live.toPath()), StandardCharsets.UTF_8)
           .stream().reduce((a, b) -> b).orElse(""), "the live digest's last seal is the trail's last");
       String anchor = Seal.parse(c.seals.get(c.seals.size() - 1)).hash();
       assertEquals(Seal.parse(lastLocal).hash(), anchor);
       assertEquals(0, verify(key, anchor, audits), "the host's trail holds the seal anchored off the host");
 
       // Someone rewrites the host's trail without its last seal: the anchor from the topic says so.
-      Path liveDigest = DigestFile.of(live.toPath());
+      Path liveDigest = TrailNames.digest(live.toPath());
       List<String> kept = Files.readAllLines(liveDigest, StandardCharsets.UTF_8);
       kept.remove(kept.size() - 1);
       Files.write(liveDigest, kept, StandardCharsets.UTF_8);
@@ -152,7 +152,7 @@ class SealShippingTest {
   private static List<String> localSeals(File live) throws Exception {
     List<String> out = new ArrayList<>();
     for (File f : TrailCheck.localFiles(live)) {
-      out.addAll(Files.readAllLines(DigestFile.of(f.toPath()), StandardCharsets.UTF_8));
+      out.addAll(Files.readAllLines(TrailNames.digest(f.toPath()), StandardCharsets.UTF_8));
     }
     return out;
   }

@@ -17,7 +17,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
 
-import io.nnaudit.seal.DigestFile;
+import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.VerifyCommand;
 
 /**
@@ -89,7 +89,7 @@ final class SealingKey {
 
   /** The seals in the digest beside {@code auditFile} (one per line), or 0 when it has none. */
   static long sealsIn(Path auditFile) throws IOException {
-    Path digest = DigestFile.of(auditFile);
+    Path digest = TrailNames.digest(auditFile);
     if (!Files.exists(digest)) {
       return 0;
     }
@@ -100,7 +100,7 @@ final class SealingKey {
 
   /** Deletes {@code auditFile}'s digest, so that a new file starts a new chain rather than resuming an old one. */
   static void deleteDigest(Path auditFile) throws IOException {
-    Files.deleteIfExists(DigestFile.of(auditFile));
+    Files.deleteIfExists(TrailNames.digest(auditFile));
   }
 
   private static void keytool(String... args) throws Exception {

@@ -30,6 +30,7 @@ import io.nnaudit.sink.AuditSink;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.trail.InterruptedRotation;
 import io.nnaudit.trail.RotatedFiles;
+import io.nnaudit.trail.TrailNames;
 
 /**
  * The audit file, appended to and rotated by size the way log4j's RollingFileAppender does for the stock
@@ -137,7 +138,7 @@ public class RollingFileSink implements AuditSink {
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
     this.sealer = context.sealing() == null ? null
         : new Sealer(context.sealing(), durable, context.failClosed());
-    this.digestOpener = sealer == null ? null : new AuditFileOpener(DigestFile.of(path),
+    this.digestOpener = sealer == null ? null : new AuditFileOpener(TrailNames.digest(path),
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(context.filePermissions())), channels);
     try {
       Path parent = path.getParent();
@@ -195,8 +196,8 @@ public class RollingFileSink implements AuditSink {
     Seal newestBackup = null;
     int index = 0;
     for (RotatedFiles.Backup b : RotatedFiles.list(path, Integer.MAX_VALUE)) { // the newest with a digest
-      if (Files.exists(DigestFile.of(b.path), LinkOption.NOFOLLOW_LINKS)) {
-        newestBackup = lastSealOf(DigestFile.of(b.path));
+      if (Files.exists(TrailNames.digest(b.path), LinkOption.NOFOLLOW_LINKS)) {
+        newestBackup = lastSealOf(TrailNames.digest(b.path));
         index = b.index;
         break;
       }
@@ -450,8 +451,8 @@ public class RollingFileSink implements AuditSink {
    * renamed to {@code file.seals.moved-<time>} so that the new file gets a digest of its own.
    */
   private void moveDigestAside() {
-    Path digest = DigestFile.of(path);
-    Path aside = digest.resolveSibling(digest.getFileName() + ".moved-" + System.currentTimeMillis());
+    Path digest = TrailNames.digest(path);
+    Path aside = TrailNames.movedDigest(digest, System.currentTimeMillis());
     try {
       if (Files.exists(digest, LinkOption.NOFOLLOW_LINKS)) {
         Files.move(digest, aside);
@@ -536,7 +537,7 @@ public class RollingFileSink implements AuditSink {
    */
   void rotate() throws IOException {
     String stamp = Long.toString(System.currentTimeMillis());
-    Path staged = InterruptedRotation.staged(path, stamp);
+    Path staged = TrailNames.staged(path, stamp);
     Retention retention = backupsToKeep();
     List<Expired> expired = new ArrayList<>();
     Renames renames = new Renames();
@@ -556,14 +557,14 @@ public class RollingFileSink implements AuditSink {
       renames.moveDigest(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
         BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
-        Path aside = InterruptedRotation.expired(path, i, stamp);
+        Path aside = TrailNames.expired(path, i, stamp);
         if (a != null) {
           renames.move(backup(i), aside);
           expired.add(new Expired(aside, a.fileKey(),
               i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
         }
         if (renames.moveDigest(backup(i), aside)) {
-          expired.add(new Expired(DigestFile.of(aside), null, -1));
+          expired.add(new Expired(TrailNames.digest(aside), null, -1));
         }
       }
       for (int i = Math.min(retention.keep - 1, retention.highest); i >= 1; i--) {
@@ -723,14 +724,14 @@ public class RollingFileSink implements AuditSink {
      * whether a digest was moved.
      */
     boolean moveDigest(Path from, Path to) throws IOException {
-      if (!Files.exists(DigestFile.of(from), LinkOption.NOFOLLOW_LINKS)) { // with sealing off too: kept paired
+      if (!Files.exists(TrailNames.digest(from), LinkOption.NOFOLLOW_LINKS)) { // with sealing off too: kept paired
         return false;
       }
-      Path target = DigestFile.of(to);
+      Path target = TrailNames.digest(to);
       if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
-        move(target, target.resolveSibling(target.getFileName() + ".orphan-" + System.currentTimeMillis()));
+        move(target, TrailNames.orphan(target, System.currentTimeMillis()));
       }
-      move(DigestFile.of(from), target);
+      move(TrailNames.digest(from), target);
       return true;
     }
 
@@ -749,7 +750,7 @@ public class RollingFileSink implements AuditSink {
   }
 
   private Path backup(int i) {
-    return RotatedFiles.backup(path, i);
+    return TrailNames.backup(path, i);
   }
 
   private void closeQuietly(FileChannel ch) {

@@ -1,0 +1,128 @@
+package io.nnaudit.trail;
+
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every name a trail's files take, spelled once, for the sink that writes them, the rotation that renames them,
+ * the shipper that reads them and the verifier that checks them. The trail of {@code hdfs-audit.log}:
+ * <ul>
+ *   <li>{@code hdfs-audit.log}, the live file, and {@code hdfs-audit.log.N} its rotated files ({@code .1} the
+ *       newest);</li>
+ *   <li>{@code <file>.seals}: a file's digest (its seals), which moves with its file;</li>
+ *   <li>on the way through a rotation: {@code hdfs-audit.log.rotating-T} (the live file being rotated) and
+ *       {@code hdfs-audit.log.N.expired-T} (a rotated file about to be deleted), T the rotation's stamp;</li>
+ *   <li>set aside: {@code <file>.orphan-T} (a leftover of a rotation that did not match), {@code <digest>.moved-T}
+ *       (the digest of a live file someone moved away), {@code <digest>.stale-T} (a digest an older version set
+ *       aside at a start).</li>
+ * </ul>
+ * Stateless.
+ */
+public final class TrailNames {
+  /** A digest's name is its audit file's name and this. */
+  public static final String DIGEST_SUFFIX = ".seals";
+  private static final String STAGED = ".rotating-";
+  private static final String EXPIRED = ".expired-";
+  private static final String ORPHAN = ".orphan-";
+  private static final String MOVED = ".moved-";
+
+  /** What a rotation's temporary names add to a file's name, as a regex: {@code .N}, {@code .rotating-T}, ... */
+  private static final Pattern ROTATION_TAIL = Pattern.compile("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
+
+  private TrailNames() {
+  }
+
+  /** {@code file.i}: the rotated file {@code i} of the live file. */
+  public static Path backup(Path live, int i) {
+    return live.resolveSibling(live.getFileName() + "." + i);
+  }
+
+  /** The live file (0) or its rotated file {@code i}. */
+  public static Path file(Path live, int i) {
+    return i == 0 ? live : backup(live, i);
+  }
+
+  /** The digest file of {@code auditFile}. */
+  public static Path digest(Path auditFile) {
+    return auditFile.resolveSibling(auditFile.getFileName() + DIGEST_SUFFIX);
+  }
+
+  /** The name of the live file while it is being rotated, with the rotation's stamp. */
+  public static Path staged(Path live, String stamp) {
+    return live.resolveSibling(live.getFileName() + STAGED + stamp);
+  }
+
+  /** The name a rotated file about to expire is given, with the rotation's stamp. */
+  public static Path expired(Path live, int index, String stamp) {
+    return live.resolveSibling(live.getFileName() + "." + index + EXPIRED + stamp);
+  }
+
+  /** Where a file that does not fit a rotation's plan is set aside. */
+  public static Path orphan(Path p, long millis) {
+    return p.resolveSibling(p.getFileName() + ORPHAN + millis);
+  }
+
+  /** Where the digest of a live file that someone moved away is set aside. */
+  public static Path movedDigest(Path digest, long millis) {
+    return digest.resolveSibling(digest.getFileName() + MOVED + millis);
+  }
+
+  /** Matches {@link #staged} names of the live file {@code liveName}. */
+  public static Pattern stagedPattern(String liveName) {
+    return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(STAGED) + "[0-9]+");
+  }
+
+  /** Matches {@link #expired} names of the live file {@code liveName}. */
+  public static Pattern expiredPattern(String liveName) {
+    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+" + Pattern.quote(EXPIRED) + "[0-9]+");
+  }
+
+  /** Whether {@code name} is a digest's name. */
+  public static boolean isDigest(String name) {
+    return name.endsWith(DIGEST_SUFFIX);
+  }
+
+  /** Whether {@code name} is a digest's name or a digest's name set aside ({@code .seals.moved-T}, ...). */
+  public static boolean namesADigest(String name) {
+    return isDigest(name) || name.contains(DIGEST_SUFFIX + ".");
+  }
+
+  /** The name of the audit file whose digest is named {@code digestName}. */
+  public static String auditFileOf(String digestName) {
+    return digestName.substring(0, digestName.length() - DIGEST_SUFFIX.length());
+  }
+
+  /** The live file's name of a trail member's name: {@code .N}, {@code .rotating-T} or {@code .N.expired-T} off. */
+  public static String liveNameOf(String auditFileName) {
+    return ROTATION_TAIL.matcher(auditFileName).replaceFirst("");
+  }
+
+  /**
+   * Whether {@code name} is one of the names the trail of {@code live} uses: the live file, a rotated file, a
+   * name a rotation uses on the way, or a digest of any of them, including one set aside at a start or after a
+   * move.
+   */
+  public static boolean isTrailName(Path live, String name) {
+    return name.matches(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
+        + "(?:\\.rotating-[0-9]+|\\.expired-[0-9]+)?(?:" + Pattern.quote(DIGEST_SUFFIX)
+        + "(?:\\.(?:stale|moved)-[0-9]+)?)?");
+  }
+
+  /** Matches the live file, its rotated files and their digests; group 1 is the index (null: the live file). */
+  public static Pattern numberedPattern(Path live) {
+    return Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.([0-9]{1,9}))?(?:"
+        + Pattern.quote(DIGEST_SUFFIX) + ")?");
+  }
+
+  /** The index of a name {@link #numberedPattern} matched: 0 for the live file. */
+  public static int indexOf(Matcher numbered) {
+    return numbered.group(1) == null ? 0 : Integer.parseInt(numbered.group(1));
+  }
+
+  /** Matches digests of the trail's files that an older version set aside at a start. */
+  public static Pattern staleDigestPattern(Path live) {
+    return Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
+        + Pattern.quote(DIGEST_SUFFIX) + "\\.stale-[0-9]+");
+  }
+}
