@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * shipper to report (metric, WARN, and a gap record in the stream).
  *
  * <p>Design note. Thread-safe; nothing blocks. The shipper's thread says which file it needs from
- * ({@link #holdFrom}, {@link #holdEveryFile}); the sink's writing thread reads it when it rotates, counts what
+ * ({@link #holdFrom}, {@link #holdEveryFile}), the file's key and the bytes of it shipped set together as one
+ * immutable {@link Hold} in one volatile field; the sink's writing thread reads that pair once per rotation
+ * ({@link #held}), so it never pairs a key with another file's offset, and it counts what
  * it had to delete ({@link #countLoss}) and brackets each rotation ({@link #rotationStarting},
  * {@link #rotationDone}) so that the shipper can tell a listing of the files taken in the middle of one from a
  * whole one ({@link #rotationMark}); the metrics read the counts. Until the shipper has said which file it
@@ -21,16 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * checkpoint can keep.
  */
 public final class SpoolGuard {
-  /** The held-file value that holds every file. */
-  private static final Object EVERY_FILE = new Object();
-  /** The held-file value that holds nothing: no shipper runs. */
-  private static final Object NO_FILE = new Object();
-
   private final int maxHeldBackups;
-  /** The shipper's thread writes; the sink's writing thread reads. A String, or one of the two markers. */
-  private volatile Object heldKey = EVERY_FILE;
-  /** Bytes of {@link #heldKey} already shipped; written with it. */
-  private volatile long heldOffset;
+  /** The shipper's thread writes; the sink's writing thread reads: key and offset always as one pair. */
+  private volatile Hold held = Hold.EVERY_FILE;
   /** Written by the sink's writing thread (and by the shipper when it forgives); read by anyone. */
   private final AtomicLong lostFiles = new AtomicLong();
   private final AtomicLong lostBytes = new AtomicLong();
@@ -57,38 +52,58 @@ public final class SpoolGuard {
     }
   }
 
+  /**
+   * What the shipper holds: the oldest file it needs and the bytes of it already shipped, taken together, so
+   * that an offset is never read with another file's key. Immutable.
+   */
+  public static final class Hold {
+    /** Holds every file: the shipper has not said which it needs, or does not know. */
+    static final Hold EVERY_FILE = new Hold(null, 0);
+    /** Holds nothing: no shipper runs. */
+    static final Hold NO_FILE = new Hold(null, 0);
+
+    private final String fileKey;
+    private final long shippedOffset;
+
+    private Hold(String fileKey, long shippedOffset) {
+      this.fileKey = fileKey;
+      this.shippedOffset = shippedOffset;
+    }
+
+    /** Whether every file is held. */
+    public boolean everyFile() {
+      return this == EVERY_FILE;
+    }
+
+    /** The oldest file the shipper needs, or null when it holds every file or none. */
+    public String fileKey() {
+      return fileKey;
+    }
+
+    /** The bytes of {@code key} the shipper has shipped, if it is the held file; else 0. */
+    public long shippedBytesOf(Object key) {
+      return key != null && fileKey != null && key.toString().equals(fileKey) ? shippedOffset : 0;
+    }
+  }
+
   /** The shipper needs the file {@code fileKey} from {@code shippedOffset} on, and every newer file. */
   public void holdFrom(String fileKey, long shippedOffset) {
-    heldOffset = shippedOffset;
-    heldKey = fileKey == null ? EVERY_FILE : fileKey;
+    held = fileKey == null ? Hold.EVERY_FILE : new Hold(fileKey, shippedOffset);
   }
 
   /** The shipper does not know which file it needs (the one it was in is gone): hold them all. */
   public void holdEveryFile() {
-    heldKey = EVERY_FILE;
+    held = Hold.EVERY_FILE;
   }
 
   /** No shipper runs (it could not be made): rotation keeps what nnaudit.file.max.backups says. */
   public void release() {
-    heldKey = NO_FILE;
+    held = Hold.NO_FILE;
   }
 
-  /** Whether every file is held. */
-  public boolean holdsEveryFile() {
-    return heldKey == EVERY_FILE;
-  }
-
-  /** The oldest file the shipper needs, or null when it holds every file or none. */
-  public String heldFileKey() {
-    Object k = heldKey;
-    return k instanceof String ? (String) k : null;
-  }
-
-  /** The bytes of {@code fileKey} the shipper has shipped, if it is the held file; else 0. */
-  public long shippedBytesOf(Object fileKey) {
-    Object k = heldKey;
-    long offset = heldOffset;
-    return fileKey != null && fileKey.toString().equals(k) ? offset : 0;
+  /** What the shipper holds now: one read, whose key and offset belong together. */
+  public Hold held() {
+    return held;
   }
 
   /** Rotated files kept at most while the shipper needs them. */

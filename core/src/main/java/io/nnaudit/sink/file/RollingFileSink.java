@@ -561,7 +561,7 @@ public class RollingFileSink implements AuditSink {
         if (a != null) {
           renames.move(backup(i), aside);
           expired.add(new Expired(aside, a.fileKey(),
-              i <= retention.held ? a.size() - spool.shippedBytesOf(a.fileKey()) : -1));
+              i <= retention.held ? a.size() - retention.hold.shippedBytesOf(a.fileKey()) : -1));
         }
         if (renames.moveDigest(backup(i), aside)) {
           expired.add(new Expired(TrailNames.digest(aside), null, -1));
@@ -654,11 +654,14 @@ public class RollingFileSink implements AuditSink {
     final int held;
     /** The backups there are below {@link #keep}: those the rotation keeps, besides the file it rotates. */
     final int kept;
+    /** What the shipper held when the retention was chosen; null without a shipper. */
+    final SpoolGuard.Hold hold;
 
-    Retention(int keep, List<RotatedFiles.Backup> backups, int held) {
+    Retention(int keep, List<RotatedFiles.Backup> backups, int held, SpoolGuard.Hold hold) {
       this.keep = keep;
       this.highest = lastIndex(backups);
       this.held = held;
+      this.hold = hold;
       int below = 0;
       for (RotatedFiles.Backup b : backups) {
         if (b.index < keep) {
@@ -679,13 +682,14 @@ public class RollingFileSink implements AuditSink {
   private Retention backupsToKeep() throws IOException {
     // Listed past the bound, so that backups above a bound lowered since expire too.
     if (spool == null) {
-      return new Retention(maxBackups, RotatedFiles.list(path, Integer.MAX_VALUE), -1);
+      return new Retention(maxBackups, RotatedFiles.list(path, Integer.MAX_VALUE), -1, null);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
     List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
     int held = -1;
-    String key = spool.heldFileKey();
-    if (spool.holdsEveryFile()) {
+    SpoolGuard.Hold hold = spool.held(); // one read: the file and the bytes of it shipped belong together
+    String key = hold.fileKey();
+    if (hold.everyFile()) {
       held = bound;
     } else if (key != null) {
       if (key.equals(String.valueOf(fileKey))) {
@@ -700,7 +704,7 @@ public class RollingFileSink implements AuditSink {
         held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
       }
     }
-    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound));
+    return new Retention(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound), hold);
   }
 
   /** The highest index of {@code backups} (newest first), 0 for none. */
