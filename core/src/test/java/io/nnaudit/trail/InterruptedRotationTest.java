@@ -35,7 +35,7 @@ import io.nnaudit.verify.VerifyReport;
 
 /**
  * A sealed rotation stopped after each of its steps, as a kill leaves it. The sink's rotation is a sequence of
- * renames (see {@link RollingFileSink#rotate}) and then a new live file; the files as they are after a real
+ * renames (see {@code sink.file.Rotation#rotate}) and then a new live file; the files as they are after a real
  * rotation's renames, just before its new live file is created, are caught by the channel factory, and each
  * earlier step is had by undoing the later renames. For every such state: verify, before anything is started
  * again, finds no change (the interrupted rotation is read as finished); a sink started on the files finishes

@@ -125,7 +125,7 @@ class RollingFileSinkRotationFailureTest {
       writeBatch(); // each finds the file full
     }
     assertEquals(1, sink.rotationFailures(), "one attempt, then none until the retry interval has passed");
-    clock.advance(RollingFileSink.ROTATION_RETRY_INTERVAL_MS - 1);
+    clock.advance(Rotation.RETRY_INTERVAL_MS - 1);
     writeBatch();
     assertEquals(1, sink.rotationFailures());
     clock.advance(1);
@@ -139,7 +139,7 @@ class RollingFileSinkRotationFailureTest {
     byte[] grown = Files.readAllBytes(live);
     writeBatch(); // before the retry interval: still appended to the grown file
     assertEquals(2, sink.rotationFailures());
-    clock.advance(RollingFileSink.ROTATION_RETRY_INTERVAL_MS);
+    clock.advance(Rotation.RETRY_INTERVAL_MS);
     int last = written.size();
     writeBatch(); // rotates first
 

@@ -1,0 +1,132 @@
+package io.nnaudit.sink.file;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.nnaudit.trail.TrailNames;
+
+/**
+ * Rotation by size, the way log4j's RollingFileAppender rotates the stock RFAAUDIT: {@code file.N-1} becomes
+ * {@code file.N} (those past what {@link Retention} keeps are deleted), {@code file} becomes {@code file.1} and a
+ * new {@code file} is created. A rotation that fails (the live file made append-only or immutable with chattr,
+ * say, cannot be renamed) deletes, shifts and loses nothing: the sink keeps appending to the live file, logs a
+ * WARN, counts the failure ({@link #rotationFailures}) and tries again a minute later, not before every write.
+ *
+ * <p>Design note. Every field belongs to the sink's writing thread; {@link #rotationFailures} is volatile, for
+ * the metrics, and written by that thread only. What blocks: the renames, the open of the new file, and with
+ * sealing, the wait for the rotated file's last seal. Nothing written is dropped: the open channel follows the
+ * live file through the renames.
+ */
+final class Rotation {
+  private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
+  /** After a failed rotation the live file keeps growing, and rotation is tried again this much later. */
+  static final long RETRY_INTERVAL_MS = 60_000;
+  private static final long NEVER = Long.MIN_VALUE;
+
+  private final Path path;
+  private final AuditFileOpener opener;
+  private final LiveFile live;
+  private final Sealing sealing;
+  private final Retention retention;
+  private long nextAttempt = NEVER;
+  private volatile long rotationFailures;
+
+  Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention) {
+    this.path = path;
+    this.opener = opener;
+    this.live = live;
+    this.sealing = sealing;
+    this.retention = retention;
+  }
+
+  /** Whether a rotation may be tried at {@code now}: not within a minute of one that failed. */
+  boolean mayTry(long now) {
+    return now >= nextAttempt;
+  }
+
+  /** Rotates; if that fails, keeps appending to the live file and tries again a minute later. */
+  void rotateOrKeepAppending(long now) {
+    try {
+      rotate();
+    } catch (IOException e) {
+      rotationFailures++;
+      nextAttempt = now + RETRY_INTERVAL_MS;
+      LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
+          + "since start-up)", path, e.toString(), RETRY_INTERVAL_MS / 1000, rotationFailures);
+      return;
+    }
+    if (nextAttempt != NEVER) { // the first success after failures
+      nextAttempt = NEVER;
+      LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
+    }
+  }
+
+  /**
+   * Moves the live file to file.1 and each backup up by one, deleting those past the number kept (see
+   * {@link Retention#plan}), and opens a new live file.
+   *
+   * <p>The live file moves first, to a temporary name: if it cannot (chattr +a or +i, a sticky directory),
+   * nothing has been touched. Every rename replaces nothing, and the backups that expire are moved aside and
+   * deleted only once everything else has worked; a step that fails undoes the steps before it, in reverse, so
+   * the backups keep their names and the live file its path. The open channel follows the live file through the
+   * renames, so a record written meanwhile is never lost; the channel is closed only when the new file is open.
+   */
+  void rotate() throws IOException {
+    String stamp = Long.toString(System.currentTimeMillis());
+    Path staged = TrailNames.staged(path, stamp);
+    Retention.Plan plan = retention.plan(live.fileKey());
+    List<Retention.Expired> expired = new ArrayList<>();
+    RotationRenames renames = new RotationRenames(path);
+    sealing.sealForRotation(plan.keptFilesIfAnyExpire());
+    retention.renaming();
+    AuditFileOpener.OpenFile next;
+    try {
+      renames.move(path, staged);
+      renames.moveDigest(path, staged);
+      for (int i = plan.highest; i >= plan.keep; i--) {
+        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        Path aside = TrailNames.expired(path, i, stamp);
+        if (a != null) {
+          renames.move(backup(i), aside);
+          expired.add(new Retention.Expired(aside, a.fileKey(), plan.unshippedBytes(i, a)));
+        }
+        if (renames.moveDigest(backup(i), aside)) {
+          expired.add(new Retention.Expired(TrailNames.digest(aside), null, -1));
+        }
+      }
+      for (int i = Math.min(plan.keep - 1, plan.highest); i >= 1; i--) {
+        if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
+          renames.move(backup(i), backup(i + 1));
+        }
+        renames.moveDigest(backup(i), backup(i + 1));
+      }
+      renames.move(staged, backup(1));
+      renames.moveDigest(staged, backup(1));
+      next = opener.open();
+    } catch (IOException | RuntimeException e) {
+      renames.undo(e);
+      throw e;
+    } finally {
+      retention.renamed();
+    }
+    live.switchToNewFile(next, sealing);
+    retention.delete(expired);
+  }
+
+  private Path backup(int i) {
+    return TrailNames.backup(path, i);
+  }
+
+  /** Rotations that failed since start-up; each leaves every file as it was and is retried a minute later. */
+  long rotationFailures() {
+    return rotationFailures;
+  }
+}
