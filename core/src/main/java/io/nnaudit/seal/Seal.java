@@ -205,7 +205,8 @@ public final class Seal {
         + " last=" + String.format("%016x", lastLine)
         + " sha256=" + sha256 + " since=" + TIME.format(Instant.ofEpochMilli(sinceMillis)) + " time="
         + TIME.format(Instant.ofEpochMilli(timeMillis))
-        + (version >= 2 ? " tail=" + tailRecords + "+" + tailBytes : "") + " prev=" + prev + " alg=" + algorithm + " key=" + keyId;
+        + (version >= 2 ? " tail=" + tailRecords + "+" + tailBytes : "") + " prev=" + prev + " alg=" + algorithm
+        + " key=" + keyId;
   }
 
   /** The whole line, without its newline. */

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * the digest last. The thread is a daemon: during the JVM's shutdown hooks it still runs, so the hook's
  * hand-over and direct writes are sealed.</li>
  * <li>Who owns what: the Sealer and everything in it belong to the sealing thread once it runs (before, to the
- * thread that built the sink, which resumed the chain); the queue and the byte count are thread-safe;
+ * thread that built the sink, which resumed the chain; after it has ended, to the thread that closes), handed
+ * over by {@link Sealer#handTo}, which the Sealer's assertions check; the queue and the byte count are thread-safe;
  * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread.</li>
  * </ul>
  */
@@ -73,6 +74,7 @@ public final class SealingThread {
     this.failClosed = failClosed;
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
+    sealer.handTo(thread);
     thread.start();
   }
 
@@ -250,7 +252,8 @@ public final class SealingThread {
       Thread.currentThread().interrupt();
     }
     if (!thread.isAlive()) {
-      sealer.closeDigest(); // done already by a Stop; else the thread is gone and nothing else touches it
+      sealer.handTo(Thread.currentThread()); // the thread is gone (joined): nothing else touches the Sealer
+      sealer.closeDigest(); // done already by a Stop
     }
     if (failed != null) {
       throw failed;

@@ -1,0 +1,130 @@
+package io.nnaudit.seal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.nnaudit.trail.TrailNames;
+
+/**
+ * Appends seal lines to the live file's digest, whole or not at all: a line whose write fails is cut back out
+ * (or, if that fails too, before the next line), and a digest that something else has written meanwhile is not
+ * written over. The digest is opened by the sink's {@link Sealer.DigestOpener} (which refuses links and FIFOs as
+ * for the audit file), at once at a start, else with the first line it is to hold.
+ *
+ * <p>Design note. Blocks in the write(2) of a line and, with a durability other than none, in the fsync of the
+ * digest ({@link #force}, and before closing it). Every field belongs to the thread that runs the
+ * {@link Sealer}. Shut-down: {@link #close} fsyncs (unless durability is none) and closes the digest.
+ */
+final class DigestWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
+
+  private final boolean durable;
+  /** The live file's digest; null when it is yet to be opened by {@link #opener}. */
+  private FileChannel digest;
+  private Sealer.DigestOpener opener;
+  /** Where the live file's digest is. */
+  private Path path;
+  /** The digest's size: a seal that fails half-way is truncated back to it. */
+  private long size;
+  /** A seal line was left unfinished in the digest (its write failed, and so did cutting it back). */
+  private boolean unfinishedLine;
+
+  DigestWriter(boolean durable) {
+    this.durable = durable;
+  }
+
+  /** Where the seals of {@code auditPath} go from now on; the digest is opened with the next line. */
+  void moveTo(Path auditPath, Sealer.DigestOpener digestOpener) {
+    this.path = TrailNames.digest(auditPath);
+    this.opener = digestOpener;
+  }
+
+  /** Opens the digest now, dropping a line a killed run left unfinished (see {@link DigestFile}). */
+  void open() throws IOException {
+    digest = opener.open();
+    size = DigestFile.dropUnfinishedLine(path, digest);
+  }
+
+  /** The digest's path. */
+  Path path() {
+    return path;
+  }
+
+  /** Ends the digest's last line if it has no newline (garbage kept as evidence), so that a seal starts a line. */
+  void endLastLine() throws IOException {
+    size = digest.size();
+    ByteBuffer last = ByteBuffer.allocate(1);
+    try (FileChannel in = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      if (size > 0 && in.read(last, size - 1) == 1 && last.get(0) != '\n') {
+        write("");
+      }
+    }
+  }
+
+  /** Appends {@code line} and a newline, opening the digest first if it is not open (or was closed). */
+  void append(String line) throws IOException {
+    if (digest == null || !digest.isOpen()) { // not yet opened, or closed under a failed write
+      open(); // a seal cut short there is dropped
+    }
+    write(line);
+  }
+
+  private void write(String line) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+    long found = digest.size();
+    if (found != size) {
+      if (!unfinishedLine || found < size) {
+        // not our own cut line: something else wrote the digest (a replacement pipeline's sealer, after this
+        // one was abandoned): its seals are not cut away; this seal fails
+        throw new IOException("the digest " + path + " is " + found + " bytes, not the " + size
+            + " this sealer wrote: it was written by something else");
+      }
+      digest.truncate(size); // part of a line an earlier failed write left, which could not be cut then
+    }
+    unfinishedLine = false;
+    try {
+      while (b.hasRemaining()) {
+        size += digest.write(b);
+      }
+    } catch (IOException e) {
+      long keep = size - b.position();
+      size = keep;
+      try {
+        digest.truncate(keep);
+      } catch (IOException t) {
+        unfinishedLine = true; // cut before the next seal
+        e.addSuppressed(t);
+      }
+      throw e;
+    }
+  }
+
+  /** fsyncs the digest: the line written is on disk. */
+  void force() throws IOException {
+    digest.force(false);
+  }
+
+  /** Closes the digest, fsynced first unless durability is none. */
+  void close() {
+    if (digest == null) {
+      return;
+    }
+    try {
+      if (durable) {
+        digest.force(false);
+      }
+      digest.close();
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not close a digest file cleanly", e);
+    }
+    digest = null;
+  }
+}

@@ -1,0 +1,183 @@
+package io.nnaudit.seal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * Where a chain of seals stands: the trail, the live file's number in it, the oldest file it holds, the next
+ * seal's number and the hash of the seal before; what of the live file is not yet sealed (a running
+ * {@link SegmentDigest} from {@link #hashedFrom}); and the seal the file owes first, if any ({@link #owed}).
+ * The next seal is drafted from it ({@link #draft}), and once written moves it on ({@link #sealed}).
+ *
+ * <p>Design note. Nothing blocks but reading the audit file in {@link #hashRange}. Every field belongs to the
+ * thread that runs the {@link Sealer} (see there for the hand-over); {@link #owed} is volatile, read by the sink's
+ * writing thread through {@link Sealer#startSealOwed}, and the latest seal's time and hash are volatile for the
+ * metrics, each written by the owning thread only.
+ */
+final class SealChain {
+  private final LongSupplier wallClock;
+  private final LongSupplier nanoClock;
+  private String trail;
+  private long fileNumber;
+  /** The oldest file the trail holds (see {@link Seal#oldest}): raised only by rotation's own deletions. */
+  private long oldestFile;
+  private long nextSealNumber;
+  private String prev;
+  private long sinceMillis;
+  /** Where the bytes not yet sealed begin in the live file. */
+  private long segmentStart;
+  private final SegmentDigest segment = new SegmentDigest();
+  /** When the first byte not yet sealed was written (nanoTime); meaningless while segment is empty. */
+  private long firstUnsealedNanos;
+  /** The live file has no seal yet: the next one is its OPEN (or ADOPT, or a start's) seal, due at once. */
+  private volatile Seal.Kind owed;
+  private volatile long lastSealMillis;
+  private volatile String latestHash = "";
+
+  SealChain(LongSupplier wallClock, LongSupplier nanoClock) {
+    this.wallClock = wallClock;
+    this.nanoClock = nanoClock;
+  }
+
+  /** A new chain: a new trail, whose first file is 1. */
+  void newChain() {
+    trail = UUID.randomUUID().toString();
+    fileNumber = 1;
+    oldestFile = 1;
+    nextSealNumber = 1;
+    prev = Seal.GENESIS;
+    sinceMillis = wallClock.getAsLong();
+  }
+
+  /** Goes on after {@code last}, in the file numbered {@code file}. */
+  void continueAfter(Seal last, long file) {
+    trail = last.trail;
+    oldestFile = last.oldest;
+    nextSealNumber = last.number + 1;
+    prev = last.hash();
+    sinceMillis = last.timeMillis;
+    latestHash = prev;
+    lastSealMillis = last.timeMillis;
+    fileNumber = file;
+  }
+
+  /** The sink switched to a new file of {@code size} bytes: its first seal is owed (OPEN, or ADOPT if not empty). */
+  void nextFile(long size) {
+    fileNumber++;
+    restartAt(0);
+    owed = size > 0 ? Seal.Kind.ADOPT : Seal.Kind.OPEN;
+  }
+
+  /** Nothing is hashed: the bytes not yet sealed begin at {@code from}. */
+  void restartAt(long from) {
+    segment.reset();
+    segmentStart = from;
+  }
+
+  /** Feeds the unsealed bytes [from, to) of the file into the segment. */
+  void hashRange(Path file, long from, long to) throws IOException {
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      long reached = segment.update(in, from, to);
+      if (reached < to) {
+        throw new IOException(file + " ended at byte " + reached + " while " + to + " were expected");
+      }
+    }
+    firstUnsealedNanos = nanoClock.getAsLong();
+  }
+
+  /** After a write: {@code written}'s remaining bytes are in the file now. Does not move its position. */
+  void written(ByteBuffer written) {
+    if (segment.bytes() == 0) {
+      firstUnsealedNanos = nanoClock.getAsLong();
+    }
+    segment.update(written);
+  }
+
+  /** Whether a seal is due at {@code nanoNow}: one is owed, or the interval in records or time is reached. */
+  boolean due(long nanoNow, long intervalRecords, long intervalNanos) {
+    return owed != null || (segment.bytes() > 0 && (segment.records() >= intervalRecords
+        || nanoNow - firstUnsealedNanos >= intervalNanos));
+  }
+
+  /** Whether the file holds bytes not yet sealed. */
+  boolean hasUnsealed() {
+    return segment.bytes() > 0;
+  }
+
+  /** Records not yet sealed. */
+  long unsealedRecords() {
+    return segment.records();
+  }
+
+  /** Where the bytes not yet sealed begin. */
+  long hashedFrom() {
+    return segmentStart;
+  }
+
+  /** Where the bytes hashed end. */
+  long hashedTo() {
+    return segmentStart + segment.bytes();
+  }
+
+  /** The seal the file owes first (its OPEN or ADOPT, or a start's), or null. */
+  Seal.Kind owed() {
+    return owed;
+  }
+
+  void owe(Seal.Kind kind) {
+    owed = kind;
+  }
+
+  /**
+   * Raises the oldest file to the oldest of {@code keptFiles} files up to the live one (0: none is deleted);
+   * returns whether it rose.
+   */
+  boolean raiseOldest(int keptFiles) {
+    long oldest = keptFiles > 0 ? Math.max(oldestFile, fileNumber - keptFiles + 1) : oldestFile;
+    boolean raised = oldest != oldestFile;
+    oldestFile = oldest;
+    return raised;
+  }
+
+  /** The next seal, unsigned, over what is not yet sealed, allowing a crash tail as given. */
+  Seal draft(Seal.Kind kind, long nowMillis, long tailRecords, long tailBytes) {
+    return Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
+        segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
+        segment.peekSha256(), sinceMillis, nowMillis, tailRecords, tailBytes, prev);
+  }
+
+  /** {@code s} is in the digest: the chain goes on from it, and nothing is owed. */
+  void sealed(Seal s, long nowMillis) {
+    segment.reset();
+    segmentStart = s.to;
+    prev = s.hash();
+    sinceMillis = nowMillis;
+    nextSealNumber++;
+    owed = null;
+  }
+
+  /**
+   * The latest seal is on disk: the metrics may name it (an anchor taken from it must not name a seal a power
+   * cut loses). The time first, so that a reader who sees this hash sees its time or a later one.
+   */
+  void published(long nowMillis) {
+    lastSealMillis = nowMillis;
+    latestHash = prev;
+  }
+
+  /** When the latest seal of the chain was written (wall clock, ms), or 0 before the first. */
+  long lastSealMillis() {
+    return lastSealMillis;
+  }
+
+  /** The SHA-256 of the latest seal's line, hex, or empty before the first. */
+  String latestHash() {
+    return latestHash;
+  }
+}
