@@ -75,7 +75,12 @@ public final class SealingThread {
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
     sealer.handTo(thread);
-    thread.start();
+    try {
+      thread.start();
+    } catch (RuntimeException | Error e) {
+      sealer.handTo(Thread.currentThread()); // never ran: the Sealer is still this thread's, to close
+      throw e;
+    }
   }
 
   /** Something the writing thread waits for: done by the sealing thread in the order it was asked. */
