@@ -6,15 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +31,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -114,9 +111,9 @@ class MiniClusterSealAnchorTest {
 
       // Each hash read is a seal the running NameNode's trail holds (its tail may be unsealed for a moment).
       for (String hash : anchors) {
-        int code = verify(ec, hash, auditDir);
-        assertTrue(code == VerifyReport.VERIFIED || code == VerifyReport.UNSEALED, "verify --anchor " + hash
-            + " exited " + code);
+        Verification.Run run = Verification.withCert(ec, "--anchor", hash, auditDir.toString());
+        assertTrue(run.code == VerifyReport.VERIFIED || run.code == VerifyReport.UNSEALED, "verify --anchor " + hash
+            + ": " + run);
       }
 
       JsonNode bean = bean(jmx, beanName);
@@ -187,17 +184,5 @@ class MiniClusterSealAnchorTest {
       assertEquals(1, beans.size(), beans.toString());
       return beans.get(0);
     }
-  }
-
-  private static int verify(SealKeys.KeyFiles key, String anchor, Path auditDir) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true);
-    int code = VerifyCommand.run(new String[] {"verify", "--cert", key.certificate.toString(), "--anchor", anchor,
-        auditDir.toString()}, p, p, null);
-    if (code != VerifyReport.VERIFIED) {
-      System.out.println("VERIFY --anchor " + anchor + " (exit " + code + "):\n"
-          + new String(out.toByteArray(), StandardCharsets.UTF_8));
-    }
-    return code;
   }
 }

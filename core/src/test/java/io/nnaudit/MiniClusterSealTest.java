@@ -30,9 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.trail.TrailNames;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -84,9 +85,12 @@ class MiniClusterSealTest {
       assertFalse(Files.exists(auditDir.resolve("nnaudit-audit.log." + (BACKUPS + 1) + ".seals")));
 
       // With nothing more to write, the interval in time seals the last records while the NameNode runs.
-      TrailVerifier verifier = new TrailVerifier(ec.checkingKey(), null);
-      awaitTrue("the running NameNode's trail to be sealed to its end", 10_000, 100,
-          () -> verifyNow(verifier, audit).exitCode() == VerifyReport.VERIFIED);
+      SealKey checking = ec.checkingKey();
+      awaitTrue("the running NameNode's trail to be sealed to its end", 10_000, 100, () -> {
+        VerifyReport r = Verification.report(checking, audit.toPath());
+        assertEquals(null, r.tampering(), String.join("\n", r.lines()));
+        return r.exitCode() == VerifyReport.VERIFIED;
+      });
 
       JsonNode bean = sealMetricsInJmx(cluster, logger, audit);
       assertTrue(bean.get("SealsWritten").asLong() > 0, bean.toString());
@@ -113,9 +117,11 @@ class MiniClusterSealTest {
     assertTrue(closeSealInABackup(audit), "the re-initialize's closing seal is in the verified trail");
 
     // The hash /jmx showed anchors the chain: the trail holds that seal; one it never held is a change.
-    assertEquals(0, verify(ec, "--anchor", anchor, auditDir.toString()));
+    Verification.Run anchored = Verification.withCert(ec, "--anchor", anchor, auditDir.toString());
+    assertEquals(0, anchored.code, anchored.toString());
     String notOurs = anchor.substring(1) + (anchor.charAt(0) == '0' ? '1' : '0');
-    assertEquals(1, verify(ec, "--anchor", notOurs, auditDir.toString()), "a seal the trail does not hold");
+    Verification.Run notHeld = Verification.withCert(ec, "--anchor", notOurs, auditDir.toString());
+    assertEquals(1, notHeld.code, "a seal the trail does not hold: " + notHeld);
   }
 
   /** Creates, renames, lists, changes and deletes: each call a record (about 200 bytes). */
@@ -172,29 +178,6 @@ class MiniClusterSealTest {
     assertFalse(cp.isEmpty() || cp.contains(File.pathSeparator), "one entry, nnaudit's classes: " + cp);
     assertTrue(new File(cp, "io/nnaudit/verify/VerifyCommand.class").isFile(), cp);
     return cp;
-  }
-
-  private static VerifyReport verifyNow(TrailVerifier verifier, File audit) {
-    try {
-      VerifyReport r = verifier.verify(audit.toPath());
-      assertEquals(null, r.tampering(), String.join("\n", r.lines()));
-      return r;
-    } catch (java.io.IOException e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  private static int verify(SealKeys.KeyFiles key, String... args) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    String[] argv = new String[args.length + 3];
-    argv[0] = "verify";
-    argv[1] = "--cert";
-    argv[2] = key.certificate.toString();
-    System.arraycopy(args, 0, argv, 3, args.length);
-    java.io.PrintStream p = new java.io.PrintStream(out, true);
-    int code = io.nnaudit.verify.VerifyCommand.run(argv, p, p, null);
-    System.out.println("VERIFY " + String.join(" ", args) + " (exit " + code + "):\n" + out);
-    return code;
   }
 
   /** Whether a rotated file's digest holds a seal of kind close: one written when the pipeline was replaced. */

@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,8 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -76,12 +72,12 @@ class SealedCrashTest {
     long lines = completeLines(audit);
     assertTrue(lines >= acked.size(), lines + " records for " + acked.size() + " acknowledged operations");
 
-    Verified killed = verify(ec, audit);
+    Verification.Run killed = Verification.withCert(ec, audit.getPath());
     System.out.println("VERIFY after kill -9 (exit " + killed.code + "):\n" + killed.output);
     assertEquals(VerifyReport.UNSEALED, killed.code, killed.output);
     assertFalse(killed.output.contains("TAMPERED"), killed.output);
     assertTrue(killed.output.contains("UNSEALED: " + audit.getAbsolutePath() + " at byte "), killed.output);
-    VerifyReport report = new TrailVerifier(ec.checkingKey(), null).verify(audit.toPath());
+    VerifyReport report = Verification.report(ec.checkingKey(), audit.toPath());
     assertNull(report.tampering(), killed.output);
     assertEquals(1, report.unsealed().size(), killed.output);
     Problem tail = report.unsealed().get(0);
@@ -112,7 +108,7 @@ class SealedCrashTest {
     assertEquals(0, all.missing(acked));
     assertEquals(0, all.missing(later), "the restarted NameNode's acknowledged mkdirs have records");
 
-    Verified restarted = verify(ec, audit);
+    Verification.Run restarted = Verification.withCert(ec, audit.getPath());
     System.out.println("VERIFY after the restart and SIGTERM (exit " + restarted.code + "):\n" + restarted.output);
     assertEquals(VerifyReport.UNSEALED, restarted.code, restarted.output);
     long total = completeLines(audit);
@@ -125,7 +121,7 @@ class SealedCrashTest {
         + " "), restarted.output);
     assertTrue(restarted.output.contains(sealedLate + " records sealed at the start at "), restarted.output);
     assertFalse(restarted.output.contains("UNSEALED"), restarted.output);
-    Verified accepted = verify(ec, audit, "--accept-late");
+    Verification.Run accepted = Verification.withCert(ec, "--accept-late", audit.getPath());
     assertEquals(VerifyReport.VERIFIED, accepted.code, accepted.output);
     assertTrue(accepted.output.startsWith("verified: 1 file, " + total + " records, from "), accepted.output);
     assertTrue(accepted.output.contains("SEALED LATE (accepted): "), accepted.output);
@@ -151,26 +147,5 @@ class SealedCrashTest {
       }
     }
     return n;
-  }
-
-  /** What {@code nnaudit verify --cert CERT FILE} printed, and its exit status. */
-  private static final class Verified {
-    final int code;
-    final String output;
-
-    Verified(int code, String output) {
-      this.code = code;
-      this.output = output;
-    }
-  }
-
-  private static Verified verify(SealKeys.KeyFiles key, File audit, String... flags) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    List<String> args = new ArrayList<>(List.of("verify", "--cert", key.certificate.toString()));
-    args.addAll(List.of(flags));
-    args.add(audit.getPath());
-    int code = VerifyCommand.run(args.toArray(new String[0]), new PrintStream(out, true), new PrintStream(out, true),
-        null);
-    return new Verified(code, out.toString(StandardCharsets.UTF_8));
   }
 }

@@ -26,7 +26,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -63,19 +63,19 @@ class SealedRotationCrashTest {
         writer.kill();
       }
       String killedFiles = Arrays.toString(audit.getParentFile().list());
-      VerifyReport killed = new TrailVerifier(ec.checkingKey(), null).verify(audit.toPath());
+      VerifyReport killed = Verification.report(ec.checkingKey(), audit.toPath());
       String what = "run " + run + ", killed with " + killedFiles + ":\n" + String.join("\n", killed.lines());
       System.out.println(what);
       assertNotEquals(VerifyReport.TAMPERED, killed.exitCode(), what);
 
       new RollingFileSink(NnauditSettings.fromConf(SealedSinkWriterMain.conf(args)).sinkContext()).close();
-      VerifyReport restarted = new TrailVerifier(ec.checkingKey(), null).verify(audit.toPath());
+      VerifyReport restarted = Verification.report(ec.checkingKey(), audit.toPath());
       String after = String.join("\n", restarted.lines()) + "\n" + Arrays.toString(audit.getParentFile().list());
       // nothing changed, nothing unsealed; a killed run's tail was sealed by the start: listed, and accepted
       assertNull(restarted.tampering(), what + "\nafter a start:\n" + after);
       assertTrue(restarted.unsealed().isEmpty(), what + "\nafter a start:\n" + after);
       assertTrue(restarted.late().stream().allMatch(p -> p.kind == Problem.Kind.SEALED_LATE), after);
-      VerifyReport accepted = new TrailVerifier(List.of(ec.checkingKey()), null, true).verify(audit.toPath());
+      VerifyReport accepted = Verification.report(ec.checkingKey(), audit.toPath(), true);
       assertEquals(VerifyReport.VERIFIED, accepted.exitCode(), what + "\nafter a start, accepted:\n" + after);
       for (String name : audit.getParentFile().list()) {
         assertFalse(name.contains(".rotating-") || name.contains(".expired-"), after);

@@ -3,9 +3,7 @@ package io.nnaudit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +23,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.trail.TrailNames;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -87,7 +85,7 @@ class SealedSignalStopTest {
         output = nn.output();
       }
       AuditedMkdirs records = AuditedMkdirs.read(audit);
-      Verified verified = verify(ec, audit);
+      Verification.Run verified = Verification.withCert(ec, audit.getParent());
       Seal last = lastSeal(audit);
       long size = audit.length();
       List<String> hooks = output.stream().filter(l -> l.contains("nnaudit: ") && l.contains("NameNode stop"))
@@ -116,23 +114,5 @@ class SealedSignalStopTest {
   private static Seal lastSeal(File audit) throws Exception {
     List<String> lines = Files.readAllLines(TrailNames.digest(audit.toPath()), StandardCharsets.UTF_8);
     return Seal.parse(lines.get(lines.size() - 1));
-  }
-
-  private static final class Verified {
-    final int code;
-    final String output;
-
-    Verified(int code, String output) {
-      this.code = code;
-      this.output = output;
-    }
-  }
-
-  private static Verified verify(SealKeys.KeyFiles key, File audit) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true);
-    int code = VerifyCommand.run(new String[] {"verify", "--cert", key.certificate.toString(),
-        audit.getParent()}, p, p, null);
-    return new Verified(code, out.toString(StandardCharsets.UTF_8));
   }
 }

@@ -145,7 +145,8 @@ public final class VerifyCommand {
           }
           List<Path> strays = DirectoryAccount.strays(p, reports);
           if (trails.isEmpty() && strays.isEmpty()) {
-            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + TrailNames.DIGEST_SUFFIX + " file)");
+            err.println("nnaudit verify: no sealed audit file in " + p + " (no *" + TrailNames.DIGEST_SUFFIX
+                + " file)");
             return USAGE;
           }
           for (VerifyReport r : reports) {
@@ -179,7 +180,7 @@ public final class VerifyCommand {
     }
     if (verified + unsealed + tampered > 1 || notVerified > 0) {
       out.println("trails: " + verified + " verified, " + unsealed + " with unsealed records or records sealed "
-          + "late, " + tampered + " tampered" + (notVerified > 0 ? "; " + TrailVerifier.count(notVerified, "file")
+          + "late, " + tampered + " tampered" + (notVerified > 0 ? "; " + Plural.of(notVerified, "file")
           + " not verified" : ""));
     }
     return tampered > 0 ? VerifyReport.TAMPERED : unsealed + notVerified > 0 ? VerifyReport.UNSEALED

@@ -84,7 +84,7 @@ public final class VerifyReport {
     for (Problem p : late) {
       sealedLate += p.records;
     }
-    String summary = TrailVerifier.count(files, "file") + ", " + TrailVerifier.count(records, "record")
+    String summary = Plural.of(files, "file") + ", " + Plural.of(records, "record")
         + (firstMillis < 0 ? "" : ", from " + Seal.formatTime(firstMillis) + " to " + Seal.formatTime(lastMillis))
         + (sealedLate > 0 ? " (" + sealedLate + " of them sealed late, by a later start than the run that wrote "
             + "them)" : "");

@@ -1,12 +1,11 @@
 package io.nnaudit.seal;
 
+import static io.nnaudit.verify.Verification.withCert;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Random;
@@ -26,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyCommand;
 import io.nnaudit.verify.VerifyReport;
 
@@ -46,36 +45,6 @@ class RestartLaunderingTest {
     TamperPropertyTest.work = work;
     TamperPropertyTest.key = SealKeys.ec(work.resolve("keys"));
     dir = work.resolve("trail");
-  }
-
-  private Result verify(String... extra) {
-    List<String> args = new ArrayList<>();
-    args.add("verify");
-    args.add("--cert");
-    args.add(TamperPropertyTest.key.certificate.toString());
-    args.addAll(java.util.Arrays.asList(extra));
-    if (extra.length == 0 || extra[extra.length - 1].startsWith("--")) {
-      args.add(dir.toString());
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true);
-    int code = VerifyCommand.run(args.toArray(new String[0]), p, p, null);
-    return new Result(code, out.toString());
-  }
-
-  private static final class Result {
-    final int code;
-    final String out;
-
-    Result(int code, String out) {
-      this.code = code;
-      this.out = out;
-    }
-
-    @Override
-    public String toString() {
-      return "exit " + code + ":\n" + out;
-    }
   }
 
   private void startAndStop(int times) throws Exception {
@@ -100,10 +69,11 @@ class RestartLaunderingTest {
     long end = Files.size(live);
     Files.write(live, records(500).getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
     for (int starts = 0; starts <= 3; starts++) {
-      Result r = verify();
+      Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
       assertEquals(VerifyReport.TAMPERED, r.code, "after " + starts + " starts: " + r);
-      assertTrue(r.out.contains("audit.log at byte " + end + " ") && r.out.contains("records inserted"), r.toString());
-      assertTrue(r.out.contains("500 records"), r.toString());
+      assertTrue(r.output.contains("audit.log at byte " + end + " ") && r.output.contains("records inserted"),
+          r.toString());
+      assertTrue(r.output.contains("500 records"), r.toString());
       startAndStop(1);
     }
   }
@@ -117,15 +87,15 @@ class RestartLaunderingTest {
     Files.write(live, b);
     Files.delete(TrailNames.digest(live));
     for (int starts = 0; starts <= 2; starts++) {
-      Result r = verify();
+      Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
       assertEquals(VerifyReport.UNSEALED, r.code, "after " + starts + " starts: " + r);
       startAndStop(1);
     }
-    Result r = verify();
-    assertTrue(r.out.contains("SEALED LATE: ") && r.out.contains("adopt"), r.toString());
-    Result accepted = verify("--accept-late");
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
+    assertTrue(r.output.contains("SEALED LATE: ") && r.output.contains("adopt"), r.toString());
+    Verification.Run accepted = withCert(TamperPropertyTest.key, "--accept-late", dir.toString());
     assertEquals(VerifyReport.VERIFIED, accepted.code, accepted.toString());
-    assertTrue(accepted.out.contains("SEALED LATE (accepted): "), accepted.toString());
+    assertTrue(accepted.output.contains("SEALED LATE (accepted): "), accepted.toString());
   }
 
   @Test
@@ -136,7 +106,7 @@ class RestartLaunderingTest {
     b[b.length - 20] = (byte) (b[b.length - 20] == 'x' ? 'y' : 'x');
     Files.write(live, b);
     startAndStop(2);
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
     try (Stream<Path> s = Files.list(dir)) {
       assertFalse(s.anyMatch(p -> p.getFileName().toString().contains(".stale-")), "nothing set aside");
@@ -155,10 +125,10 @@ class RestartLaunderingTest {
     }
     Files.write(dir.resolve("zz"), new byte[0]);
     Files.write(dir.resolve("zz.seals"), new byte[0]);
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.UNSEALED, r.code, r.toString());
-    assertTrue(r.out.contains("NOT VERIFIED: " + dir.resolve("audit.log")), r.toString());
-    assertTrue(r.out.contains("holds no seal"), r.toString());
+    assertTrue(r.output.contains("NOT VERIFIED: " + dir.resolve("audit.log")), r.toString());
+    assertTrue(r.output.contains("holds no seal"), r.toString());
 
     Path other = work.resolve("renamed");
     TamperPropertyTest.writeTrail(other, 7, 0, 1, 35);
@@ -168,7 +138,7 @@ class RestartLaunderingTest {
       }
     }
     dir = other;
-    Result renamed = verify();
+    Verification.Run renamed = withCert(TamperPropertyTest.key, dir.toString());
     assertNotEquals(VerifyReport.VERIFIED, renamed.code, renamed.toString());
   }
 
@@ -179,18 +149,18 @@ class RestartLaunderingTest {
     try (RandomAccessFile f = new RandomAccessFile(digest.toFile(), "rw")) {
       f.setLength(f.length() + 2200L * 1024 * 1024); // sparse: 2.2 GB of zeros after the seals
     }
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
-    assertTrue(r.out.contains("altered seal") && !r.out.contains("Exception") && !r.out.contains("\tat "),
+    assertTrue(r.output.contains("altered seal") && !r.output.contains("Exception") && !r.output.contains("\tat "),
         r.toString());
     Files.delete(digest);
     byte[] junk = new byte[1 << 20];
     new Random(1).nextBytes(junk);
     Files.write(digest, junk);
-    Result binary = verify();
+    Verification.Run binary = withCert(TamperPropertyTest.key, dir.toString());
     assertTrue(binary.code == VerifyReport.TAMPERED || binary.code == VerifyReport.UNSEALED
         || binary.code == VerifyCommand.USAGE, binary.toString());
-    assertFalse(binary.out.contains("Exception") || binary.out.contains("\tat "), binary.toString());
+    assertFalse(binary.output.contains("Exception") || binary.output.contains("\tat "), binary.toString());
   }
 
   @Test
@@ -212,9 +182,9 @@ class RestartLaunderingTest {
     String forged = lastLine.replace("sig=" + s.signature, "sig=" + Base64.getEncoder().encodeToString(other));
     lines.set(lines.size() - 1, forged);
     Files.write(digest, lines);
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
-    assertTrue(r.out.contains("bad signature"), r.toString());
+    assertTrue(r.output.contains("bad signature"), r.toString());
   }
 
   @Test
@@ -226,26 +196,26 @@ class RestartLaunderingTest {
 
     swap(dir.resolve("audit.log.2"), dir.resolve("audit.log.3"));
     swap(dir.resolve("audit.log.2.seals"), dir.resolve("audit.log.3.seals"));
-    Result both = verify();
+    Verification.Run both = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, both.code, both.toString());
-    assertTrue(both.out.contains("files out of order") && !both.out.contains("audit.log.4"), both.toString());
+    assertTrue(both.output.contains("files out of order") && !both.output.contains("audit.log.4"), both.toString());
 
     TamperPropertyTest.deleteTree(dir);
     TamperPropertyTest.copyTree(clean, dir);
     swap(dir.resolve("audit.log.2.seals"), dir.resolve("audit.log.3.seals"));
-    Result digests = verify();
+    Verification.Run digests = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, digests.code, digests.toString());
-    assertTrue(digests.out.contains("audit.log.3.seals") && digests.out.contains("digests were renamed or swapped"),
-        digests.toString());
+    assertTrue(digests.output.contains("audit.log.3.seals")
+        && digests.output.contains("digests were renamed or swapped"), digests.toString());
 
     TamperPropertyTest.deleteTree(dir);
     TamperPropertyTest.copyTree(clean, dir);
     Files.copy(foreign.resolve("audit.log"), dir.resolve("audit.log"), StandardCopyOption.REPLACE_EXISTING);
     Files.copy(foreign.resolve("audit.log.seals"), dir.resolve("audit.log.seals"), StandardCopyOption.REPLACE_EXISTING);
-    Result replaced = verify();
+    Verification.Run replaced = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, replaced.code, replaced.toString());
-    assertTrue(replaced.out.contains("TAMPERED: " + dir.resolve("audit.log") + " ")
-        && replaced.out.contains("file from another trail"), replaced.toString());
+    assertTrue(replaced.output.contains("TAMPERED: " + dir.resolve("audit.log") + " ")
+        && replaced.output.contains("file from another trail"), replaced.toString());
   }
 
   @Test
@@ -255,16 +225,17 @@ class RestartLaunderingTest {
     Files.delete(dir.resolve("audit.log.2.seals"));
     Files.delete(dir.resolve("audit.log.3"));
     Files.delete(dir.resolve("audit.log.3.seals"));
-    assertEquals(VerifyReport.TAMPERED, verify().code, verify().toString());
+    Verification.Run before = withCert(TamperPropertyTest.key, dir.toString());
+    assertEquals(VerifyReport.TAMPERED, before.code, before.toString());
     RollingFileSink sink = TamperPropertyTest.openSink(dir);
     Random rnd = new Random(41);
     for (int i = 0; i < 60; i++) { // several rotations: the gap moves up, and must not be forgotten
       sink.write(java.nio.ByteBuffer.wrap(TamperPropertyTest.record(600_000 + i, rnd).getBytes(StandardCharsets.UTF_8)));
     }
     sink.close();
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
-    assertTrue(r.out.contains("missing file"), r.toString());
+    assertTrue(r.output.contains("missing file"), r.toString());
   }
 
   @Test
@@ -275,11 +246,12 @@ class RestartLaunderingTest {
     String last = lines.get(lines.size() - 1);
     lines.add(last.replaceFirst(" since=[^ ]+ ", " since=+1000000000-01-01T00:00:00.000Z "));
     Files.write(digest, lines);
-    Result r = verify();
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
-    assertTrue(r.out.contains("altered seal"), r.toString());
+    assertTrue(r.output.contains("altered seal"), r.toString());
     startAndStop(1); // a start keeps the digest and records what it found, and does not fail
-    assertEquals(VerifyReport.TAMPERED, verify().code, verify().toString());
+    Verification.Run restarted = withCert(TamperPropertyTest.key, dir.toString());
+    assertEquals(VerifyReport.TAMPERED, restarted.code, restarted.toString());
   }
 
   @Test
@@ -287,27 +259,27 @@ class RestartLaunderingTest {
     TamperPropertyTest.writeTrail(dir, 7, 0, 1, 43);
     // what else lives beside a trail (a shipper's checkpoint) is no audit file: not named
     Files.write(dir.resolve("audit.log.kafka-checkpoint"), "file=3\noffset=100\n".getBytes(StandardCharsets.UTF_8));
-    Result clean = verify();
+    Verification.Run clean = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.VERIFIED, clean.code, clean.toString());
     Path forged = work.resolve("forged");
     Files.write(forged, records(3).getBytes(StandardCharsets.UTF_8));
     for (String name : new String[] {"audit.log.01", "audit.log.0", "audit.log.2.rotating-1", "audit.log.1.seals.moved-5",
         "audit.log.7.expired-3"}) {
       Files.copy(forged, dir.resolve(name));
-      Result r = verify();
+      Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
       assertEquals(VerifyReport.UNSEALED, r.code, name + ": " + r);
-      assertTrue(r.out.contains("NOT VERIFIED: " + dir.resolve(name)), name + ": " + r);
+      assertTrue(r.output.contains("NOT VERIFIED: " + dir.resolve(name)), name + ": " + r);
       Files.delete(dir.resolve(name));
     }
     Files.createSymbolicLink(dir.resolve("audit.log.9"), forged);
-    Result link = verify();
+    Verification.Run link = withCert(TamperPropertyTest.key, dir.toString());
     assertEquals(VerifyReport.UNSEALED, link.code, link.toString());
-    assertTrue(link.out.contains("NOT VERIFIED: " + dir.resolve("audit.log.9")), link.toString());
+    assertTrue(link.output.contains("NOT VERIFIED: " + dir.resolve("audit.log.9")), link.toString());
     Files.delete(dir.resolve("audit.log.9"));
     Files.write(forged, ("\n" + records(3)).getBytes(StandardCharsets.UTF_8)); // an empty first line
     Files.copy(forged, dir.resolve("other.log"));
-    Result blank = verify();
-    assertTrue(blank.out.contains("NOT VERIFIED: " + dir.resolve("other.log")), blank.toString());
+    Verification.Run blank = withCert(TamperPropertyTest.key, dir.toString());
+    assertTrue(blank.output.contains("NOT VERIFIED: " + dir.resolve("other.log")), blank.toString());
     assertEquals(VerifyReport.UNSEALED, blank.code, blank.toString());
   }
 
@@ -332,12 +304,12 @@ class RestartLaunderingTest {
         }
       }
       for (int starts = 0; starts <= 2; starts++) {
-        Result r = verify();
+        Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
         assertNotEquals(VerifyReport.VERIFIED, r.code, how + ", after " + starts + " starts: " + r);
         startAndStop(1);
       }
-      Result r = verify();
-      assertTrue(r.out.contains("was begun by the start at"), how + ": " + r);
+      Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
+      assertTrue(r.output.contains("was begun by the start at"), how + ": " + r);
     }
   }
 

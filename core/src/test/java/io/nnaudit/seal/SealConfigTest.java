@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,7 +28,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 
 /**
  * Each bad sealing setting stops start-up with one message that names the key, repeats the value (passwords
@@ -251,12 +249,12 @@ class SealConfigTest {
     SealKeys.KeyFiles rsa = SealKeys.rsa(keys.resolve("rsa"));
     File f = writeSealed(rsa);
     assertAllSealsUse(f, SealKey.RSA);
-    Result ok = verify(null, "--cert", rsa.certificate.toString(), f.getPath());
-    assertEquals(0, ok.code, ok.text);
-    assertTrue(ok.text.startsWith("verified: 3 files, 120 records, from "), ok.text);
-    Result wrongKey = verify(null, "--cert", ec.certificate.toString(), f.getPath());
-    assertEquals(1, wrongKey.code, "seals signed by another key: " + wrongKey.text);
-    assertTrue(wrongKey.text.startsWith("TAMPERED: "), wrongKey.text);
+    Verification.Run ok = Verification.withCert(rsa, f.getPath());
+    assertEquals(0, ok.code, ok.output);
+    assertTrue(ok.output.startsWith("verified: 3 files, 120 records, from "), ok.output);
+    Verification.Run wrongKey = Verification.withCert(ec, f.getPath());
+    assertEquals(1, wrongKey.code, "seals signed by another key: " + wrongKey.output);
+    assertTrue(wrongKey.output.startsWith("TAMPERED: "), wrongKey.output);
   }
 
   @Test
@@ -264,14 +262,14 @@ class SealConfigTest {
     SealKeys.KeyFiles hmac = SealKeys.hmac(keys.resolve("hmac"));
     File f = writeSealed(hmac);
     assertAllSealsUse(f, SealKey.HMAC);
-    Result ok = verify(SealKeys.PASSWORD, "--keystore", hmac.keystore.toString(), "--storetype", "JCEKS",
-        f.getPath());
-    assertEquals(0, ok.code, ok.text);
-    assertTrue(ok.text.startsWith("verified: 3 files, 120 records, from "), ok.text);
+    Verification.Run ok = Verification.withPassword(SealKeys.PASSWORD, "--keystore", hmac.keystore.toString(),
+        "--storetype", "JCEKS", f.getPath());
+    assertEquals(0, ok.code, ok.output);
+    assertTrue(ok.output.startsWith("verified: 3 files, 120 records, from "), ok.output);
     SealKeys.KeyFiles other = SealKeys.hmac(Files.createDirectories(keys.resolve("hmac-other")));
-    Result wrongKey = verify(SealKeys.PASSWORD, "--keystore", other.keystore.toString(), "--storetype", "JCEKS",
-        f.getPath());
-    assertEquals(1, wrongKey.code, "seals made with another secret key: " + wrongKey.text);
+    Verification.Run wrongKey = Verification.withPassword(SealKeys.PASSWORD, "--keystore", other.keystore.toString(),
+        "--storetype", "JCEKS", f.getPath());
+    assertEquals(1, wrongKey.code, "seals made with another secret key: " + wrongKey.output);
   }
 
   /** 120 records through the file sink sealing with {@code key}, rotated twice (files of about 2 KB), closed. */
@@ -301,25 +299,5 @@ class SealConfigTest {
     for (String line : seals) {
       assertEquals(algorithm, Seal.parse(line).algorithm, line);
     }
-  }
-
-  private static final class Result {
-    final int code;
-    final String text;
-
-    Result(int code, String text) {
-      this.code = code;
-      this.text = text;
-    }
-  }
-
-  private static Result verify(String hmacPassword, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    String[] argv = new String[args.length + 1];
-    argv[0] = "verify";
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = VerifyCommand.run(argv, new PrintStream(out, true), new PrintStream(err, true), hmacPassword);
-    return new Result(code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
   }
 }

@@ -27,7 +27,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -112,10 +112,6 @@ class SealFaultTest {
     assertTrue(chattr("-i", TrailNames.digest(live)));
   }
 
-  private VerifyReport verify() throws Exception {
-    return new TrailVerifier(ec.checkingKey(), null).verify(live);
-  }
-
   private long digestLines() throws IOException {
     return Files.readAllLines(TrailNames.digest(live)).size();
   }
@@ -141,7 +137,7 @@ class SealFaultTest {
     AuditTestSupport.awaitTrue("a due seal failed and was counted", 10_000, () -> sink.sealFailures() >= 1);
     assertEquals(sealsBefore, sink.sealsWritten(), "no seal was written");
     assertEquals(sealedLines, digestLines(), "the digest is as it was");
-    VerifyReport unsealed = verify();
+    VerifyReport unsealed = Verification.report(ec.checkingKey(), live);
     assertNull(unsealed.tampering(), String.join("\n", unsealed.lines()));
     assertEquals(VerifyReport.UNSEALED, unsealed.exitCode(), String.join("\n", unsealed.lines()));
     assertEquals(1, unsealed.unsealed().size(), String.join("\n", unsealed.lines()));
@@ -155,7 +151,7 @@ class SealFaultTest {
         + covering);
     sink.close();
     sink = null;
-    VerifyReport after = verify();
+    VerifyReport after = Verification.report(ec.checkingKey(), live);
     assertEquals(VerifyReport.VERIFIED, after.exitCode(), String.join("\n", after.lines()));
     assertEquals(next, after.records(), String.join("\n", after.lines()));
   }
@@ -189,7 +185,7 @@ class SealFaultTest {
     assertEquals(sealsBefore + 1, sink.sealsWritten());
     sink.close();
     sink = null;
-    VerifyReport after = verify();
+    VerifyReport after = Verification.report(ec.checkingKey(), live);
     assertEquals(VerifyReport.VERIFIED, after.exitCode(), String.join("\n", after.lines()));
     assertEquals(next, after.records(), String.join("\n", after.lines()));
     assertEquals(next, TestFiles.lines(live.toFile()).size());

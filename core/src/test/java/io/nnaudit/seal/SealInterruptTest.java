@@ -22,7 +22,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -91,7 +91,7 @@ class SealInterruptTest {
         () -> sink.sealsWritten() >= seals + 2);
     assertEquals(failedSeals, sink.sealFailures());
     sink.close();
-    VerifyReport r = new TrailVerifier(ec.checkingKey(), null).verify(live);
+    VerifyReport r = Verification.report(ec.checkingKey(), live);
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), String.join("\n", r.lines()));
     assertEquals(next, r.records(), String.join("\n", r.lines()));
     assertEquals(next, TestFiles.lines(live.toFile()).size(), "no record lost or written twice");
@@ -134,7 +134,7 @@ class SealInterruptTest {
           java.nio.file.StandardOpenOption.APPEND);
       write(4); // reopens the file: what it holds beyond what the sink left is recorded as found
       sink.close();
-      VerifyReport r = new TrailVerifier(ec.checkingKey(), null).verify(live);
+      VerifyReport r = Verification.report(ec.checkingKey(), live);
       assertEquals(VerifyReport.TAMPERED, r.exitCode(), durability + ": " + r.lines());
       assertEquals(Problem.Kind.RECORDS_INSERTED, r.tampering().kind, durability + ": " + r.lines());
       assertEquals(1, r.tampering().records, durability + ": " + r.lines());

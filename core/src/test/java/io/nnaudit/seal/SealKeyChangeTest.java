@@ -3,9 +3,7 @@ package io.nnaudit.seal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 
 /**
  * The sealing key changed between two starts (a certificate renewed, an RSA key replaced by an EC key): the
@@ -45,16 +43,6 @@ class SealKeyChangeTest {
     sink.close();
   }
 
-  private static String[] verify(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true);
-    String[] argv = new String[args.length + 1];
-    argv[0] = "verify";
-    System.arraycopy(args, 0, argv, 1, args.length);
-    int code = VerifyCommand.run(argv, p, p, null);
-    return new String[] {String.valueOf(code), out.toString(StandardCharsets.UTF_8)};
-  }
-
   @Test
   void aTrailSealedWithTwoKeysVerifiesWithBothCertificates() throws Exception {
     SealKeys.KeyFiles old = SealKeys.rsa(dir.resolve("old"));
@@ -64,20 +52,19 @@ class SealKeyChangeTest {
     writeAndClose(f, old, 60);
     writeAndClose(f, renewed, 60); // the chain goes on from the last seal of the old key, signed with the new
 
-    String[] newOnly = verify("--cert", renewed.certificate.toString(), f.getPath());
-    assertEquals("1", newOnly[0], newOnly[1]);
-    assertTrue(newOnly[1].contains("not by the given key") && newOnly[1].contains("give each key's certificate"),
-        newOnly[1]);
+    Verification.Run newOnly = Verification.withCert(renewed, f.getPath());
+    assertEquals(1, newOnly.code, newOnly.output);
+    assertTrue(newOnly.output.contains("not by the given key")
+        && newOnly.output.contains("give each key's certificate"), newOnly.output);
 
-    String[] both = verify("--cert", renewed.certificate.toString(), "--cert", old.certificate.toString(),
-        f.getPath());
-    assertEquals("0", both[0], both[1]);
-    assertTrue(both[1].startsWith("verified: "), both[1]);
-    assertTrue(both[1].contains(" 120 records, "), both[1]);
+    Verification.Run both = Verification.withCert(renewed, "--cert", old.certificate.toString(), f.getPath());
+    assertEquals(0, both.code, both.output);
+    assertTrue(both.output.startsWith("verified: "), both.output);
+    assertTrue(both.output.contains(" 120 records, "), both.output);
 
-    String[] wrong = verify("--cert", renewed.certificate.toString(), "--cert", unrelated.certificate.toString(),
+    Verification.Run wrong = Verification.withCert(renewed, "--cert", unrelated.certificate.toString(),
         f.getPath());
-    assertEquals("1", wrong[0], wrong[1]);
-    assertTrue(wrong[1].contains("not by any given key"), wrong[1]);
+    assertEquals(1, wrong.code, wrong.output);
+    assertTrue(wrong.output.contains("not by any given key"), wrong.output);
   }
 }

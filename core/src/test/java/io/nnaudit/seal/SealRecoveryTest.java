@@ -21,7 +21,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -74,16 +74,13 @@ class SealRecoveryTest {
     }
   }
 
-  private VerifyReport verify() throws Exception {
-    return new TrailVerifier(ec.checkingKey(), null).verify(live());
-  }
-
   /** A sealed trail of the live file and three rotated ones, closed. */
   private void trail() throws Exception {
     RollingFileSink sink = open(true, "none");
     write(sink, 60);
     sink.close();
-    assertEquals(VerifyReport.VERIFIED, verify().exitCode(), verify().lines().toString());
+    VerifyReport r = Verification.report(ec.checkingKey(), live());
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
     assertTrue(Files.exists(backup(3)), "rotated");
   }
 
@@ -98,7 +95,7 @@ class SealRecoveryTest {
     trail();
     Files.move(live(), live().resolveSibling("audit.log.rotating-1700000000000")); // its digest not yet moved
     restartAndClose();
-    VerifyReport r = verify();
+    VerifyReport r = Verification.report(ec.checkingKey(), live());
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
   }
 
@@ -114,7 +111,7 @@ class SealRecoveryTest {
     Files.move(live(), backup(1)); // staged, then moved on; the digest was staged and stayed there
     Files.move(TrailNames.digest(live()), live().resolveSibling("audit.log.rotating-1700000000000.seals"));
     restartAndClose();
-    VerifyReport r = verify();
+    VerifyReport r = Verification.report(ec.checkingKey(), live());
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
   }
 
@@ -126,7 +123,7 @@ class SealRecoveryTest {
     Problem first = null;
     for (int start = 1; start <= 3; start++) {
       restartAndClose();
-      VerifyReport r = verify();
+      VerifyReport r = Verification.report(ec.checkingKey(), live());
       assertEquals(VerifyReport.TAMPERED, r.exitCode(), "after start " + start + ": " + r.lines());
       // the first start ends the cut record's line: the cut then reads as fewer records, or other bytes, there
       assertTrue(java.util.EnumSet.of(Problem.Kind.TRUNCATED, Problem.Kind.RECORDS_DELETED, Problem.Kind.MODIFIED)
@@ -150,7 +147,7 @@ class SealRecoveryTest {
     write(plain, 20); // rotates: the sealed live file moves on with its digest
     plain.close();
     restartAndClose();
-    VerifyReport r = verify();
+    VerifyReport r = Verification.report(ec.checkingKey(), live());
     assertNull(r.tampering(), r.lines().toString());
     assertEquals(VerifyReport.UNSEALED, r.exitCode(), "records written while sealing was off: " + r.lines());
   }
@@ -169,7 +166,7 @@ class SealRecoveryTest {
     }
     write(sink, 30); // reopens the file; the seals go on over what it holds
     sink.close();
-    VerifyReport r = verify();
+    VerifyReport r = Verification.report(ec.checkingKey(), live());
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
     assertEquals(0, sink.sealFailures());
     assertFalse(r.lines().isEmpty());

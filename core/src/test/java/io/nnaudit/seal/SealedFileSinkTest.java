@@ -22,7 +22,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /** The file sink with sealing on, checked by the verifier: rotation, restart, a kill's unsealed tail. */
@@ -60,10 +60,6 @@ class SealedFileSinkTest {
     sink.write(ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8)));
   }
 
-  private VerifyReport verify(File f) throws Exception {
-    return new TrailVerifier(ec.checkingKey(), null).verify(f.toPath());
-  }
-
   @Test
   void rotatedAndRestartedTrailVerifies() throws Exception {
     File f = dir.resolve("audit.log").toFile();
@@ -77,7 +73,7 @@ class SealedFileSinkTest {
       write(again, 5);
     }
     again.close();
-    VerifyReport r = verify(f);
+    VerifyReport r = Verification.report(ec.checkingKey(), f.toPath());
     assertNull(r.tampering(), String.join("\n", r.lines()));
     assertTrue(r.unsealed().isEmpty(), String.join("\n", r.lines()));
     assertEquals(4, r.files(), String.join("\n", r.lines()));
@@ -93,7 +89,7 @@ class SealedFileSinkTest {
     AuditTestSupport.awaitTrue("the open seal and one interval seal", 10_000, () -> sink.sealsWritten() == 2);
     write(sink, 30); // ...but not these 30
     // not closed: as if killed
-    VerifyReport r = verify(f);
+    VerifyReport r = Verification.report(ec.checkingKey(), f.toPath());
     assertNull(r.tampering(), String.join("\n", r.lines()));
     assertEquals(1, r.unsealed().size(), String.join("\n", r.lines()));
     assertEquals(Problem.Kind.UNSEALED_TAIL, r.unsealed().get(0).kind);
@@ -102,15 +98,14 @@ class SealedFileSinkTest {
     RollingFileSink next = new RollingFileSink(context(f, "1m", 3, 100));
     next.close();
     // sealed by the next start, not by the run that wrote them: exit 2 unless the reader accepts that
-    VerifyReport after = verify(f);
+    VerifyReport after = Verification.report(ec.checkingKey(), f.toPath());
     assertEquals(VerifyReport.UNSEALED, after.exitCode(), String.join("\n", after.lines()));
     assertEquals(180, after.records());
     assertEquals(1, after.late().size(), after.lines().toString());
     assertEquals(30, after.late().get(0).records);
     assertEquals(Problem.Kind.SEALED_LATE, after.late().get(0).kind);
     assertTrue(after.lines().toString().contains("SEALED LATE: "), after.lines().toString());
-    VerifyReport accepted = new TrailVerifier(java.util.Collections.singletonList(ec.checkingKey()), null, true)
-        .verify(f.toPath());
+    VerifyReport accepted = Verification.report(ec.checkingKey(), f.toPath(), true);
     assertEquals(VerifyReport.VERIFIED, accepted.exitCode(), String.join("\n", accepted.lines()));
     List<String> out = accepted.lines();
     assertTrue(out.get(0).startsWith("verified: 1 file, 180 records, from "), out.toString());
@@ -118,6 +113,7 @@ class SealedFileSinkTest {
     // and so across any number of later clean starts and stops
     new RollingFileSink(context(f, "1m", 3, 100)).close();
     new RollingFileSink(context(f, "1m", 3, 100)).close();
-    assertEquals(VerifyReport.UNSEALED, verify(f).exitCode(), String.join("\n", verify(f).lines()));
+    VerifyReport last = Verification.report(ec.checkingKey(), f.toPath());
+    assertEquals(VerifyReport.UNSEALED, last.exitCode(), String.join("\n", last.lines()));
   }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -107,14 +107,6 @@ class SealerStartFaultTest {
     return ByteBuffer.wrap(bytes);
   }
 
-  static int verify(Path audit, boolean acceptLate) throws Exception {
-    return report(audit, acceptLate).exitCode();
-  }
-
-  static VerifyReport report(Path audit, boolean acceptLate) throws Exception {
-    return new TrailVerifier(java.util.Collections.singletonList(checking), null, acceptLate).verify(audit);
-  }
-
   /** A first run: OPEN, 12 records sealed (interval 5 -> sealed by seal()), then closed or left as a kill. */
   static void firstRun(Path audit, boolean close, int tailRecords) throws Exception {
     Files.createDirectories(audit.getParent());
@@ -153,7 +145,7 @@ class SealerStartFaultTest {
   void aResumeStillOwedIsWrittenBeforeARotationsSeal() throws Exception {
     Path audit = work.resolve("a/audit.log");
     firstRun(audit, true, 0);
-    assertEquals(VerifyReport.VERIFIED, verify(audit, false));
+    assertEquals(VerifyReport.VERIFIED, Verification.report(checking, audit, false).exitCode());
     Sealer s = sealer(false);
     s.resume(audit, Files.size(audit), opener(audit, new AtomicInteger(1)), null, 0, false); // RESUME fails once
     assertTrue(s.startSealOwed(), "the start's seal is owed: the run writes nothing until it is written");
@@ -162,19 +154,20 @@ class SealerStartFaultTest {
     s.closeDigest();
     String d = digest(audit);
     assertTrue(d.contains("kind=resume"), d); // (the rotation seals nothing more: nothing else was written)
-    assertEquals(VerifyReport.VERIFIED, verify(audit, false), report(audit, false).lines().toString());
+    VerifyReport r = Verification.report(checking, audit, false);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
   }
 
   @Test
   void aRecoverStillOwedIsWrittenBeforeARotationsSealAndStaysLate() throws Exception {
     Path audit = work.resolve("b/audit.log");
     firstRun(audit, false, 4); // killed: 4 records after the last seal
-    assertEquals(VerifyReport.UNSEALED, verify(audit, false));
+    assertEquals(VerifyReport.UNSEALED, Verification.report(checking, audit, false).exitCode());
     Sealer s = sealer(false);
     s.resume(audit, Files.size(audit), opener(audit, new AtomicInteger(1)), null, 0, false);
     s.sealForRotation(0);
     s.closeDigest();
-    VerifyReport r = report(audit, false);
+    VerifyReport r = Verification.report(checking, audit, false);
     assertEquals(VerifyReport.UNSEALED, r.exitCode(), r.lines().toString());
     assertEquals(4, r.late().get(0).records, r.lines().toString());
   }
@@ -198,13 +191,13 @@ class SealerStartFaultTest {
       };
       sealer(true).resume(audit, Files.size(audit), killedAfterOneSeal, null, 0, false);
     }
-    VerifyReport r = report(audit, true);
+    VerifyReport r = Verification.report(checking, audit, true);
     assertEquals(VerifyReport.TAMPERED, r.exitCode(), r.lines().toString());
     assertEquals(Problem.Kind.RECORDS_INSERTED, r.tampering().kind, r.lines().toString());
     Sealer s = sealer(false);
     s.resume(audit, Files.size(audit), opener(audit, new AtomicInteger()), null, 0, false);
     s.closeDigest();
-    assertEquals(VerifyReport.TAMPERED, verify(audit, true));
+    assertEquals(VerifyReport.TAMPERED, Verification.report(checking, audit, true).exitCode());
   }
 
   @Test
@@ -217,7 +210,7 @@ class SealerStartFaultTest {
     assertTrue(s.startSealOwed());
     s.sealForRotation(0);
     s.closeDigest();
-    VerifyReport r = report(audit, true);
+    VerifyReport r = Verification.report(checking, audit, true);
     assertEquals(VerifyReport.TAMPERED, r.exitCode(), r.lines().toString());
     assertEquals(Problem.Kind.RECORDS_INSERTED, r.tampering().kind, r.lines().toString());
   }
@@ -240,6 +233,7 @@ class SealerStartFaultTest {
     String d = digest(audit);
     assertTrue(d.contains("kind=resume") && !d.contains("kind=close"), d);
     assertEquals(1, old.sealFailures());
-    assertEquals(VerifyReport.VERIFIED, verify(audit, false), report(audit, false).lines().toString());
+    VerifyReport r = Verification.report(checking, audit, false);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
   }
 }

@@ -31,7 +31,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -90,7 +90,7 @@ class TamperPropertyTest {
     templates.add(writeTrail(work.resolve("t-single-tail"), 5, 6, 1, 17, "1m"));
     foreign = writeTrail(work.resolve("t-foreign"), 7, 0, 1, 15);
     for (Path t : templates) {
-      VerifyReport r = new TrailVerifier(checking, null).verify(t.resolve("audit.log"));
+      VerifyReport r = Verification.report(checking, t.resolve("audit.log"));
       assertNull(r.tampering(), t + ": " + r.lines());
       assertTrue(r.files() >= (t.getFileName().toString().startsWith("t-single") ? 1 : 4), t + ": " + r.lines());
     }
@@ -153,7 +153,7 @@ class TamperPropertyTest {
   @Test
   void untouchedTrailsVerify() throws Exception {
     for (Path t : templates) {
-      VerifyReport r = new TrailVerifier(checking, null).verify(t.resolve("audit.log"));
+      VerifyReport r = Verification.report(checking, t.resolve("audit.log"));
       assertNull(r.tampering(), r.lines().toString());
       boolean tail = t.getFileName().toString().contains("tail");
       assertEquals(tail ? VerifyReport.UNSEALED : VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
@@ -186,7 +186,7 @@ class TamperPropertyTest {
       }
       After after = After.values()[rnd.nextInt(After.values().length)];
       Path verified = restart(after, dir, work.resolve("crash-image"));
-      VerifyReport r = new TrailVerifier(checking, null).verify(verified.resolve("audit.log"));
+      VerifyReport r = Verification.report(checking, verified.resolve("audit.log"));
       Problem p = r.tampering();
       String context = "case seed " + seed + ": " + change + " on " + template.getFileName() + ", then " + after
           + " (" + want + ")\n" + String.join("\n", r.lines());

@@ -30,7 +30,7 @@ import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.sink.file.ChannelFactory;
 import io.nnaudit.sink.file.RollingFileSink;
-import io.nnaudit.verify.TrailVerifier;
+import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
@@ -118,7 +118,7 @@ class InterruptedRotationTest {
       String state = "stopped after " + Math.min(done, steps.size()) + " of " + steps.size() + " renames"
           + (done > steps.size() ? " and the new file's creation" : "") + ": " + names(at);
 
-      VerifyReport killed = new TrailVerifier(ec.checkingKey(), null).verify(l);
+      VerifyReport killed = Verification.report(ec.checkingKey(), l);
       assertNotEquals(VerifyReport.TAMPERED, killed.exitCode(), state + "\n" + String.join("\n", killed.lines()));
 
       RollingFileSink again = new RollingFileSink(context(l));
@@ -126,7 +126,7 @@ class InterruptedRotationTest {
         write(again, 2);
       }
       again.close();
-      VerifyReport after = new TrailVerifier(ec.checkingKey(), null).verify(l);
+      VerifyReport after = Verification.report(ec.checkingKey(), l);
       if (done < steps.size()) {
         assertEquals(VerifyReport.VERIFIED, after.exitCode(), state + "\n" + String.join("\n", after.lines()));
       } else {

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +24,7 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.trail.TrailNames;
-import io.nnaudit.verify.VerifyCommand;
+import io.nnaudit.verify.Verification;
 
 /**
  * A sealing NameNode ships its seals with its records: every seal line of every digest (rotated files' included,
@@ -96,14 +94,18 @@ class SealShippingTest {
           .stream().reduce((a, b) -> b).orElse(""), "the live digest's last seal is the trail's last");
       String anchor = Seal.parse(c.seals.get(c.seals.size() - 1)).hash();
       assertEquals(Seal.parse(lastLocal).hash(), anchor);
-      assertEquals(0, verify(key, anchor, audits), "the host's trail holds the seal anchored off the host");
+      Verification.Run anchored = Verification.withCert(key, "--anchor", anchor, audits.getPath());
+      assertFalse(anchored.output.isEmpty(), "verify prints its findings");
+      assertEquals(0, anchored.code, "the host's trail holds the seal anchored off the host: " + anchored);
 
       // Someone rewrites the host's trail without its last seal: the anchor from the topic says so.
       Path liveDigest = TrailNames.digest(live.toPath());
       List<String> kept = Files.readAllLines(liveDigest, StandardCharsets.UTF_8);
       kept.remove(kept.size() - 1);
       Files.write(liveDigest, kept, StandardCharsets.UTF_8);
-      assertEquals(1, verify(key, anchor, audits), "a trail without the anchored seal is reported changed");
+      Verification.Run rewritten = Verification.withCert(key, "--anchor", anchor, audits.getPath());
+      assertFalse(rewritten.output.isEmpty(), "verify prints its findings");
+      assertEquals(1, rewritten.code, "a trail without the anchored seal is reported changed: " + rewritten);
     }
   }
 
@@ -185,15 +187,5 @@ class SealShippingTest {
       }
     }
     return out;
-  }
-
-  /** {@code nnaudit verify --cert CERT --anchor HASH DIR}: its exit code. */
-  private static int verify(SealKeys.KeyFiles key, String anchor, File audits) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code = VerifyCommand.run(new String[] {"verify", "--cert", key.certificate.toString(), "--anchor", anchor,
-        audits.getPath()}, new PrintStream(out, true), new PrintStream(out, true), null);
-    assertFalse(out.toString().isEmpty(), "verify prints its findings");
-    System.out.println("nnaudit verify --anchor " + anchor + ": exit " + code + "\n" + out);
-    return code;
   }
 }

@@ -1,0 +1,290 @@
+package io.nnaudit.verify;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.nnaudit.seal.CrashTail;
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+import io.nnaudit.trail.TrailNames;
+
+/**
+ * Walks the seal chain of one trail across its files, oldest file first, seal by seal: each seal's signature and
+ * place in the chain ({@link SealCheck}), the bytes of its range (a difference is named by
+ * {@link ChangeClassifier}), what a start's seal says ({@link StartOfRun}). It stops at the first change. Bytes
+ * after a file's last seal are unsealed, not a change, unless the seal before them closed the file (a close seal,
+ * or a rotated file's last seal) or they exceed what a killed run can leave ({@link CrashTail}). Files without a
+ * digest are unsealed history (before the first seal), files written while sealing was off (vouched for by the
+ * next seal) or a change (a removed digest). Then: the oldest files the last seal says are kept, the digests set
+ * aside at a start, the anchor. Not thread-safe: one walk of one trail, on the caller's thread.
+ */
+final class ChainWalk {
+  private final TrailFiles files;
+  /** The live file's path as verify was given it: the name of problems of the trail as a whole. */
+  private final Path live;
+  /** The keys seals may be signed with, by key id. */
+  private final Map<String, SealKey> keys;
+  private final String anchor;
+  private final SealCheck sealCheck;
+  private final ChangeClassifier classifier;
+
+  ChainWalk(TrailFiles files, Path live, Map<String, SealKey> keys, String anchor) {
+    this.files = files;
+    this.live = live;
+    this.keys = keys;
+    this.anchor = anchor;
+    SwappedFiles swapped = new SwappedFiles(files, keys);
+    this.sealCheck = new SealCheck(keys, swapped);
+    this.classifier = new ChangeClassifier(files, swapped);
+  }
+
+  /** Walks the trail; what it finds goes to {@code r}. */
+  void walk(VerifyReport r) throws IOException {
+    ChainSoFar chain = new ChainSoFar(newestTrail(), anchor);
+    List<Path> unsealedHistory = new ArrayList<>();
+    for (int i : files.indices()) {
+      Path f = files.file(i);
+      Path d = TrailNames.digest(f);
+      boolean hasFile = files.isFile(f);
+      boolean hasDigest = files.isFile(d);
+      if (hasFile) {
+        r.accounted.add(files.at(f));
+      }
+      if (hasDigest) {
+        r.accounted.add(files.at(d));
+      }
+      if (!hasFile && !hasDigest) {
+        continue;
+      }
+      if (!hasFile) {
+        r.tampering = new Problem(Problem.Kind.FILE_MISSING, f, -1, -1, "its digest " + d.getFileName()
+            + " is there but the file is not", -1);
+        return;
+      }
+      if (!hasDigest) {
+        if (chain.last == null) {
+          unsealedHistory.add(f);
+        } else {
+          chain.unsealed.add(f); // sealing off meanwhile, if the next sealed file's first seal vouches for it
+        }
+        continue;
+      }
+      if (!walkFile(r, chain, i)) {
+        return;
+      }
+    }
+    if (chain.last != null && files.renames().isEmpty() && !files.isFile(live)
+        && !files.isFile(TrailNames.digest(live))) {
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the live file and its digest are "
+          + "missing, though the last seal (" + chain.last.kind.text() + ", file " + chain.last.file + ") has a file "
+          + "after it: a rotation under way, or killed before it made the new file, or they were deleted", -1));
+    }
+    if (chain.first == null) {
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, live, -1, -1, "the trail holds no seal: nothing in it "
+          + "is verified", -1));
+    }
+    for (Path f : chain.unsealed) {
+      long records = AuditBytes.countLines(files.at(f));
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, Plural.of(records, "record") + " in a file "
+          + "without a digest, newer than the last seal: sealing is off, or its digest was removed", records));
+    }
+    if (!unsealedHistory.isEmpty()) {
+      if (chain.first != null && !Seal.GENESIS.equals(chain.first.prev)) {
+        Path newest = unsealedHistory.get(unsealedHistory.size() - 1);
+        r.tampering = new Problem(Problem.Kind.DIGEST_MISSING, newest, -1, -1, "it has no digest, but the sealed "
+            + "file after it chains to a seal before it", -1);
+        return;
+      }
+      List<Problem> history = new ArrayList<>();
+      for (Path f : unsealedHistory) {
+        long records = AuditBytes.countLines(files.at(f));
+        history.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, Plural.of(records, "record") + " in a file "
+            + "older than the first seal (written before sealing was turned on)", records));
+      }
+      r.unsealed.addAll(0, history);
+    }
+    if (chain.first != null && chain.first.file > chain.last.oldest) {
+      r.tampering = new Problem(Problem.Kind.FILE_MISSING, files.file(chain.firstIndex + 1), -1, -1,
+          "the oldest sealed file here is file "
+          + chain.first.file + " of the trail, but the last seal says files from file " + chain.last.oldest
+          + " are kept: the oldest rotated file(s) were deleted", -1);
+      return;
+    }
+    for (Path aside : files.setAside()) {
+      r.accounted.add(aside.toAbsolutePath());
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, aside, -1, -1, "a digest set aside at a start because "
+          + "its file did not hold what it sealed (a rotation killed half-way, or the file changed while the "
+          + "NameNode was down): compare it with the files", -1));
+    }
+    if (anchor != null && !chain.anchorSeen && r.tampering == null) {
+      r.tampering = new Problem(Problem.Kind.ANCHOR_MISSING, live, -1, -1, "no seal of the trail has the hash "
+          + anchor + " recorded off the host: seals were removed, or the trail was rewritten", -1);
+    }
+  }
+
+  /**
+   * The trail most of the files' last seals name (only seals whose signature holds count; a tie goes to the
+   * older files): a file whose seals name another trail came from elsewhere, and is the one named. Null when no
+   * file has such a seal (the walk then reports what is wrong where it is).
+   */
+  private String newestTrail() throws IOException {
+    Map<String, Integer> votes = new java.util.LinkedHashMap<>(); // oldest file's trail first
+    for (int i : files.indices()) {
+      Path d = TrailNames.digest(files.file(i));
+      if (!files.isFile(d)) {
+        continue;
+      }
+      try {
+        Seal s = DigestReader.lastSeal(files.at(d));
+        SealKey key = s == null ? null : keys.get(s.keyId);
+        if (key != null && s.signatureValid(key)) {
+          votes.merge(s.trail, 1, Integer::sum);
+        }
+      } catch (IllegalArgumentException e) {
+        // a damaged digest: the walk reports it where it is
+      }
+    }
+    String best = null;
+    for (Map.Entry<String, Integer> e : votes.entrySet()) {
+      if (best == null || e.getValue() > votes.get(best)) {
+        best = e.getKey();
+      }
+    }
+    return best;
+  }
+
+  /** Walks the seals of file {@code index}; false when it found a change (in {@code r}), which ends the walk. */
+  private boolean walkFile(VerifyReport r, ChainSoFar chain, int index) throws IOException {
+    Path f = files.file(index);
+    Path d = TrailNames.digest(f);
+    boolean isLive = index == 0;
+    Seal last = null; // the file's last seal that verified
+    try (FileChannel ch = FileChannel.open(files.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        DigestLines lines = new DigestLines(files.at(d))) {
+      long size = ch.size();
+      long line = 1; // the line of the audit file at the start of the next range
+      String text;
+      for (int k = 0; (text = lines.next()) != null; k++) {
+        if (text == DigestLines.UNFINISHED) { // a seal half-written when the process was killed
+          if (isLive && lines.next() == null) {
+            break;
+          }
+          r.tampering = new Problem(Problem.Kind.SEAL_ALTERED, d, -1, k + 1, "the line does not end", -1);
+          return false;
+        }
+        if (text == DigestLines.TOO_LONG) {
+          r.tampering = new Problem(Problem.Kind.SEAL_ALTERED, d, -1, k + 1, "line " + (k + 1) + " is longer than "
+              + "any seal (" + DigestFile.MAX_LINE + " bytes or more): not a seal", -1);
+          return false;
+        }
+        Seal s;
+        try {
+          s = Seal.parse(text);
+        } catch (IllegalArgumentException e) {
+          r.tampering = new Problem(Problem.Kind.SEAL_ALTERED, d, -1, k + 1, "line " + (k + 1) + " is not a seal: "
+              + e.getMessage(), -1);
+          return false;
+        }
+        Problem p = last == null ? unsealedBefore(r, chain, s) : null;
+        if (p == null) {
+          p = sealCheck.check(chain, last, s, f, d, k + 1, files.file(index + 1), ch, size);
+        }
+        if (p != null) {
+          r.tampering = p;
+          return false;
+        }
+        if (!AuditBytes.rangeMatches(ch, size, s)) {
+          r.tampering = classifier.classify(ch, size, s, f, line, d, isLive);
+          return false;
+        }
+        p = StartOfRun.check(ch, last, s, f, line, r);
+        if (p != null) {
+          r.tampering = p;
+          return false;
+        }
+        last = s;
+        chain.add(s);
+        if (chain.firstIndex < 0) {
+          chain.firstIndex = index;
+        }
+        line += s.records;
+        r.records += s.records;
+        if (r.firstMillis < 0) {
+          r.firstMillis = s.sinceMillis;
+        }
+        r.lastMillis = s.timeMillis;
+        r.lastSealHash = s.hash();
+      }
+      Problem p = afterLastSeal(r, ch, size, last, f, line, isLive);
+      if (p != null) {
+        r.tampering = p;
+        return false;
+      }
+      r.files++;
+      return true;
+    }
+  }
+
+  /**
+   * The bytes of file {@code f} after {@code last}, its last seal (null: none), from {@code line}: none; an
+   * unsealed tail (added to {@code r}); or records where nothing may be written, the change returned.
+   */
+  private static Problem afterLastSeal(VerifyReport r, FileChannel ch, long size, Seal last, Path f, long line,
+      boolean isLive) throws IOException {
+    long sealedEnd = last == null ? 0 : last.to;
+    if (size <= sealedEnd) {
+      return null;
+    }
+    long records = AuditBytes.countLines(ch, sealedEnd, size);
+    if (last != null && (last.kind == Seal.Kind.CLOSE
+        || !isLive && (last.kind == Seal.Kind.ROTATE || last.kind == Seal.Kind.MOVED))) {
+      return new Problem(Problem.Kind.RECORDS_INSERTED, f, sealedEnd, line, Plural.of(records, "record")
+          + " after the file's last seal, which closed it (" + last.kind.text() + "): nothing is written there "
+          + "until a start's seal", records);
+    }
+    long allowed = last == null ? size : CrashTail.end(ch, last, size);
+    if (allowed < size) {
+      long beyond = AuditBytes.countLines(ch, allowed, size);
+      return new Problem(Problem.Kind.RECORDS_INSERTED, f, allowed, line + AuditBytes.countLines(ch, sealedEnd,
+          allowed), Plural.of(beyond, "record") + " after the last seal beyond what a run can leave unsealed ("
+          + last.tailRecords + " records, then " + last.tailBytes + " bytes)", beyond);
+    }
+    r.unsealed.add(new Problem(Problem.Kind.UNSEALED_TAIL, f, sealedEnd, line, Plural.of(records, "record")
+        + " after the last seal" + (isLive ? " (the NameNode is running, or was killed: the next start seals "
+        + "them as recovered)" : " of a rotated file (a seal failed under fail-open?)"), records));
+    return null;
+  }
+
+  /**
+   * Files without a digest between two sealed ones: written while sealing was off, if the first seal after them
+   * says so (a seal made at a start, chained to the last seal before them, numbered past them all), which is
+   * unsealed, not a change; else their digests were removed.
+   */
+  private Problem unsealedBefore(VerifyReport r, ChainSoFar chain, Seal first) throws IOException {
+    if (chain.unsealed.isEmpty()) {
+      return null;
+    }
+    boolean vouched = (first.kind == Seal.Kind.ADOPT || first.kind == Seal.Kind.OPEN)
+        && first.prev.equals(chain.last.hash()) && first.file == chain.last.file + chain.unsealed.size() + 1
+        && keys.containsKey(first.keyId) && first.signatureValid(keys.get(first.keyId));
+    if (!vouched) {
+      return new Problem(Problem.Kind.DIGEST_MISSING, chain.unsealed.get(0), -1, -1, "it has no digest ("
+          + TrailNames.digest(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
+    }
+    for (Path f : chain.unsealed) {
+      long records = AuditBytes.countLines(files.at(f));
+      r.unsealed.add(new Problem(Problem.Kind.UNSEALED_FILE, f, 0, 1, Plural.of(records, "record") + " written "
+          + "while sealing was off", records));
+    }
+    chain.unsealed.clear();
+    chain.skipped = true;
+    return null;
+  }
+}

@@ -1,0 +1,130 @@
+package io.nnaudit.verify;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.nnaudit.trail.InterruptedRotation;
+import io.nnaudit.trail.TrailNames;
+
+/**
+ * The files of one trail as verify reads them: the live file and its rotated files by index, each with its
+ * digest, read as if an interrupted rotation were finished (a name maps to the file that will have it,
+ * {@link InterruptedRotation#finishedNames}, every other name to itself); and the digests set aside at a start.
+ * Also the trails of a directory. The names are spelled by {@link TrailNames}. Immutable; the directory is
+ * listed again by each call that reads it.
+ */
+final class TrailFiles {
+  /** The live file, absolute. */
+  final Path live;
+  /** The renames that would finish an interrupted rotation (none when none is there, or it is not one). */
+  private final List<InterruptedRotation.Rename> renames;
+  /** Name after the renames -> the file now there (null: renamed away); only the names the renames change. */
+  private final Map<Path, Path> moved;
+
+  private TrailFiles(Path live, List<InterruptedRotation.Rename> renames, Map<Path, Path> moved) {
+    this.live = live.toAbsolutePath();
+    this.renames = renames;
+    this.moved = moved;
+  }
+
+  /** The trails in {@code dir}: the live path of every audit file that has a digest there, sorted. */
+  static List<Path> trailsIn(Path dir) throws IOException {
+    Set<Path> bases = new TreeSet<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        if (TrailNames.isDigest(name) && name.length() > TrailNames.DIGEST_SUFFIX.length()) {
+          String audit = TrailNames.auditFileOf(name);
+          // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
+          bases.add(dir.resolve(TrailNames.liveNameOf(audit)));
+        }
+      }
+    }
+    return new ArrayList<>(bases);
+  }
+
+  /**
+   * The trail whose live file is {@code live}, read as an interrupted rotation there would leave it once finished
+   * (as it is, when what is there is not what a rotation leaves).
+   */
+  static TrailFiles of(Path live) throws IOException {
+    InterruptedRotation left = InterruptedRotation.find(live, true);
+    return new TrailFiles(live, left.renames(), left.unexpected() == null ? left.finishedNames()
+        : Collections.<Path, Path>emptyMap());
+  }
+
+  /** The renames that finish an interrupted rotation, in order; empty when none is half done. */
+  List<InterruptedRotation.Rename> renames() {
+    return renames;
+  }
+
+  /** The live file (0) or the rotated file {@code i}. */
+  Path file(int i) {
+    return TrailNames.file(live, i);
+  }
+
+  /** The file that has (or, once the rotation is finished, will have) the name {@code p}; null for none. */
+  Path at(Path p) {
+    Path a = p.toAbsolutePath();
+    return moved.containsKey(a) ? moved.get(a) : a;
+  }
+
+  /** Whether the file at name {@code p} ({@link #at}) is a regular file, not followed through a link. */
+  boolean isFile(Path p) {
+    Path a = at(p);
+    return a != null && Files.isRegularFile(a, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
+  List<Integer> indices() throws IOException {
+    Pattern p = TrailNames.numberedPattern(live);
+    Set<Path> present = new HashSet<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
+      for (Path f : ds) {
+        present.add(live.resolveSibling(f.getFileName().toString()));
+      }
+    }
+    for (Map.Entry<Path, Path> e : moved.entrySet()) {
+      if (e.getValue() == null) {
+        present.remove(e.getKey());
+      } else {
+        present.add(e.getKey());
+      }
+    }
+    Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
+    for (Path f : present) {
+      Matcher m = p.matcher(f.getFileName().toString());
+      if (m.matches()) {
+        found.add(TrailNames.indexOf(m));
+      }
+    }
+    return new ArrayList<>(found);
+  }
+
+  /** Digests of the trail's files set aside at a start ({@code <digest>.stale-<time>}), sorted. */
+  List<Path> setAside() throws IOException {
+    List<Path> out = new ArrayList<>();
+    Pattern p = TrailNames.staleDigestPattern(live);
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
+      for (Path f : ds) {
+        if (p.matcher(f.getFileName().toString()).matches()) {
+          out.add(f);
+        }
+      }
+    }
+    Collections.sort(out);
+    return out;
+  }
+}
