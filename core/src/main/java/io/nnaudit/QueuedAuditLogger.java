@@ -24,6 +24,7 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.FormatOptions;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.pipeline.AuditStats;
+import io.nnaudit.pipeline.Offer;
 import io.nnaudit.pipeline.PipelineRegistry;
 import io.nnaudit.pipeline.RateLimitedLog;
 import io.nnaudit.settings.NnauditSettings;
@@ -132,10 +133,10 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
       return;
     }
-    AuditPipeline.Offer result = null;
+    Offer result = null;
     try {
       result = pipeline.offer(event);
-      if (result == AuditPipeline.Offer.CLOSED) {
+      if (result == Offer.CLOSED) {
         // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is
         // published before the old pipeline closes, so one step is enough.
         AuditPipeline current = s.current();
@@ -143,7 +144,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
           pipeline = current;
           result = current.offer(event);
         }
-        if (result == AuditPipeline.Offer.CLOSED) {
+        if (result == Offer.CLOSED) {
           result = pipeline.afterClose(event); // the shutdown hook ran: write it here, or refuse it
         }
       }
@@ -153,7 +154,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       if (result == null) {
         pipeline.countCaptureFailure(); // it never got a fate of its own: counted as not captured
       }
-      if (result != AuditPipeline.Offer.ACCEPTED) {
+      if (result != Offer.ACCEPTED) {
         // Not known to be queued: answer with an error. A ticket already settled ignores this.
         abortResponse(ticket, "the audit event could not be handed to its pipeline");
       }
@@ -161,7 +162,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   }
 
   /** Completes the acknowledgement of an event by what became of it. Never throws. */
-  private static void settle(AuditPipeline pipeline, AuditEvent event, AuditPipeline.Offer result) {
+  private static void settle(AuditPipeline pipeline, AuditEvent event, Offer result) {
     AckTicket ticket = event.ticket;
     switch (result) {
       case ACCEPTED:
