@@ -40,15 +40,27 @@ import io.nnaudit.sink.SinkFactory;
  *
  * <p>The call never throws. Inside an RPC it does not wait for its own record: with
  * {@code nnaudit.ack.policy=write} (the default) or durability=sync the RPC's response is postponed until the
- * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Under ack
- * policy write with durability none, BLOCK and the file sink, a handler that finds no one writing writes the
- * queue itself ({@link AuditPipeline#lead}): one write(2), tried once; a refusing disk's records go to the
- * writer thread, and the write(2) itself is a wait no setting bounds. It waits
- * otherwise only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
- * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
- * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for the lock and its own write, which
- * under fail-closed with a refusing disk retries to the same bound and then answers the operation with an
- * error. A write(2) itself cannot be bounded: a handler that writes waits as long as the disk holds that call.
+ * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Every wait
+ * the call can make, with its bound ({@link AuditPipeline}'s note has them in full); an interrupt ends none of
+ * them, and the flag is restored:
+ * <ul>
+ * <li>under BLOCK, for room in a full queue: at most {@code nnaudit.handler.max.wait.ms}, after which its
+ * operation is answered with an error;</li>
+ * <li>outside an RPC (fsck), for its record: at most {@code nnaudit.handler.max.wait.ms};</li>
+ * <li>after the JVM shutdown hook began, for the hand-over of the file and then for the lock, both to the
+ * earlier of {@code nnaudit.handler.max.wait.ms} and {@code nnaudit.shutdown.timeout.ms} + 1 s; under
+ * fail-closed a refusing disk is retried to the same deadline, after which its operation is answered with an
+ * error;</li>
+ * <li>while it writes, for what no setting bounds. Under ack policy write with durability none, BLOCK and the
+ * file sink, a handler that finds no one writing writes the queue itself ({@link AuditPipeline#lead}: at most
+ * two batches, each write tried once, a refusing disk's records left to the writer thread); after the hand-over
+ * each handler writes its own record. Such a write waits for the write(2), and after the hand-over for an
+ * fsync, as long as the disk holds them; for a rotation of the file (renames, deletes, and when it is shipped,
+ * reading each unshipped rotated file it deletes, up to a whole file); and with sealing for the sealing
+ * thread: each request is answered or failed within 30 s, at most six in one write call (none in the common
+ * case) and one more for a record written after the hand-over, and room in its queue of bytes to hash, which
+ * has no bound while a hung disk holds the digest file's write.</li>
+ * </ul>
  * Once the last shutdown hook has taken the file back to close it, just before the JVM halts, a call writes
  * nothing and its operation is answered with an error.
  */

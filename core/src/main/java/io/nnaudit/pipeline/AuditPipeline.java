@@ -44,8 +44,8 @@ import io.nnaudit.sink.AuditSink;
  * <li>Outside an RPC (fsck), under ack policy write or durability sync, for its record: at most
  * {@code nnaudit.handler.max.wait.ms} ({@link io.nnaudit.QueuedAuditLogger}).</li>
  * <li>Leading a write: never for the lock (a {@code tryLock}); it holds it while it writes at most
- * {@link WriteLeader#LEAD_ROUNDS} batches, each in write calls of about 1 MiB, and waits for what each write
- * call does (below).</li>
+ * {@link WriteLeader#LEAD_ROUNDS} batches, each in write calls of about 1 MiB, and completes their tickets
+ * (serializing those responses for the RPC layer), and waits for what each write call does (below).</li>
  * <li>After the shutdown hook began: for the hand-over of the sink and then for the write lock, both to one
  * deadline, the earlier of {@code nnaudit.handler.max.wait.ms} and {@code nnaudit.shutdown.timeout.ms} + 1 s
  * from its arrival; then for its own write call, whose retries of a refusing disk (fail-closed) end at that
