@@ -41,7 +41,8 @@ final class BatchCommitter {
   /*
    * Implementation notes.
    *
-   * What blocks: the write(2) and the fsync themselves, which nothing can bound, and under fail-closed the
+   * What blocks: the write(2) and the fsync themselves, which nothing can bound (with whatever the sink does
+   * inside its write: see AuditPipeline's note on where a handler waits), and under fail-closed the
    * pause between retries (slices of at most 50 ms, so that an abandoned pipeline or a direct writer's
    * deadline ends it promptly). Nothing here takes a lock: the caller is the writing thread. What drops: under
    * fail-open, a chunk the sink refuses (giveUp), counted in DropTracker as dropped after acceptance.

@@ -7,8 +7,9 @@ import io.nnaudit.event.AuditEvent;
 /**
  * The writer thread's turns when it is the only writer (handlers do not lead): it waits for the first event on
  * the queue itself (up to the idle poll), then takes whatever else is queued, up to the batch's bound, without
- * waiting again. Holds no lock: until the writer thread has ended nobody else writes. Stateless beyond its
- * final fields; the writer thread alone calls it.
+ * waiting again. What blocks: that poll, and nothing else; an interrupt ends it and the turn is skipped. What
+ * drops: nothing. It holds no lock: until the writer thread has ended nobody else writes, and after that the
+ * hand-over's lock takes over (see ShutdownHandOver). Immutable; the writer thread alone calls it.
  */
 final class SoloTurns implements WriterTurns {
   private final AuditQueue queue;
