@@ -24,6 +24,7 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.FormatOptions;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.pipeline.AuditStats;
+import io.nnaudit.pipeline.Offer;
 import io.nnaudit.pipeline.PipelineRegistry;
 import io.nnaudit.pipeline.RateLimitedLog;
 import io.nnaudit.settings.NnauditSettings;
@@ -39,15 +40,27 @@ import io.nnaudit.sink.SinkFactory;
  *
  * <p>The call never throws. Inside an RPC it does not wait for its own record: with
  * {@code nnaudit.ack.policy=write} (the default) or durability=sync the RPC's response is postponed until the
- * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Under ack
- * policy write with durability none, BLOCK and the file sink, a handler that finds no one writing writes the
- * queue itself ({@link AuditPipeline#lead}): one write(2), tried once; a refusing disk's records go to the
- * writer thread, and the write(2) itself is a wait no setting bounds. It waits
- * otherwise only in these cases, each bounded by {@code nnaudit.handler.max.wait.ms}: under BLOCK for room in a full
- * queue; outside an RPC (fsck) for its record; after the JVM shutdown hook began, for the hand-over of the
- * file (also bounded by {@code nnaudit.shutdown.timeout.ms}) and then for the lock and its own write, which
- * under fail-closed with a refusing disk retries to the same bound and then answers the operation with an
- * error. A write(2) itself cannot be bounded: a handler that writes waits as long as the disk holds that call.
+ * record is written (fsynced), or answered with an error if it cannot be (see {@link AckTicket}). Every wait
+ * the call can make, with its bound ({@link AuditPipeline}'s note has them in full); an interrupt ends none of
+ * them, and the flag is restored:
+ * <ul>
+ * <li>under BLOCK, for room in a full queue: at most {@code nnaudit.handler.max.wait.ms}, after which its
+ * operation is answered with an error;</li>
+ * <li>outside an RPC (fsck), for its record: at most {@code nnaudit.handler.max.wait.ms};</li>
+ * <li>after the JVM shutdown hook began, for the hand-over of the file and then for the lock, both to the
+ * earlier of {@code nnaudit.handler.max.wait.ms} and {@code nnaudit.shutdown.timeout.ms} + 1 s; under
+ * fail-closed a refusing disk is retried to the same deadline, after which its operation is answered with an
+ * error;</li>
+ * <li>while it writes, for what no setting bounds. Under ack policy write with durability none, BLOCK and the
+ * file sink, a handler that finds no one writing writes the queue itself ({@link AuditPipeline#lead}: at most
+ * two batches, each write tried once, a refusing disk's records left to the writer thread); after the hand-over
+ * each handler writes its own record. Such a write waits for the write(2), and after the hand-over for an
+ * fsync, as long as the disk holds them; for a rotation of the file (renames, deletes, and when it is shipped,
+ * reading each unshipped rotated file it deletes, up to a whole file); and with sealing for the sealing
+ * thread: each request is answered or failed within 30 s, at most six in one write call (none in the common
+ * case) and one more for a record written after the hand-over, and room in its queue of bytes to hash, which
+ * has no bound while a hung disk holds the digest file's write.</li>
+ * </ul>
  * Once the last shutdown hook has taken the file back to close it, just before the JVM halts, a call writes
  * nothing and its operation is answered with an error.
  */
@@ -132,10 +145,10 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       abortResponse(ticket, "the audit event could not be captured"); // no record: no success either
       return;
     }
-    AuditPipeline.Offer result = null;
+    Offer result = null;
     try {
       result = pipeline.offer(event);
-      if (result == AuditPipeline.Offer.CLOSED) {
+      if (result == Offer.CLOSED) {
         // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is
         // published before the old pipeline closes, so one step is enough.
         AuditPipeline current = s.current();
@@ -143,7 +156,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
           pipeline = current;
           result = current.offer(event);
         }
-        if (result == AuditPipeline.Offer.CLOSED) {
+        if (result == Offer.CLOSED) {
           result = pipeline.afterClose(event); // the shutdown hook ran: write it here, or refuse it
         }
       }
@@ -153,7 +166,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
       if (result == null) {
         pipeline.countCaptureFailure(); // it never got a fate of its own: counted as not captured
       }
-      if (result != AuditPipeline.Offer.ACCEPTED) {
+      if (result != Offer.ACCEPTED) {
         // Not known to be queued: answer with an error. A ticket already settled ignores this.
         abortResponse(ticket, "the audit event could not be handed to its pipeline");
       }
@@ -161,7 +174,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
   }
 
   /** Completes the acknowledgement of an event by what became of it. Never throws. */
-  private static void settle(AuditPipeline pipeline, AuditEvent event, AuditPipeline.Offer result) {
+  private static void settle(AuditPipeline pipeline, AuditEvent event, Offer result) {
     AckTicket ticket = event.ticket;
     switch (result) {
       case ACCEPTED:

@@ -1,22 +1,31 @@
 package io.nnaudit.config;
 
+import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.alias.CredentialProvider;
+import org.apache.hadoop.security.alias.CredentialProviderFactory;
 
 /**
- * The NameNode's {@link Configuration} as the settings read it. Every read of the settings ({@code io.nnaudit.settings}) and
- * {@link ConfigCheck} goes through here and leaves behind the value it returned (trimmed, with variables
- * expanded where the read expands them, or the default when the key is unset), so that two readings can be
- * compared by what they were read from ({@link #values}) instead of by a list of fields kept in step by hand:
- * a key read for a new setting takes part without anyone remembering to add it. Not thread-safe: one reader
- * per reading of the settings, on one thread.
+ * The NameNode's {@link Configuration} as the settings read it. Every read of the settings
+ * ({@code io.nnaudit.settings}) and {@link ConfigCheck} goes through here, and the parts that take a
+ * Configuration of their own while the settings are read (the sealing settings, the shipper's check) are given
+ * a {@link #recordingCopy}; each read leaves behind the value it returned (trimmed, with variables expanded
+ * where the read expands them, or the default when the key is unset), so that two readings can be compared by
+ * what they were read from ({@link #values}) instead of by a list of fields kept in step by hand: a key read for
+ * a new setting, or a stock key a part reads (the shipper's {@code dfs.ha.namenode.id}), takes part without
+ * anyone remembering to add it. What a credential provider or a keystore holds is not in the Configuration and
+ * is not compared. Not thread-safe: one reader per reading of the settings, on one thread, and a recording copy
+ * is read on that thread only, while the settings are read.
  */
 public final class RecordingConfigReader {
   private final Configuration conf;
   private final Map<String, String> read = new TreeMap<>();
+  /** What the recording copies returned: raw reads (no defaults), overridden by {@link #read} in {@link #values}. */
+  private final Map<String, String> readByParts = new TreeMap<>();
 
   public RecordingConfigReader(Configuration conf) {
     this.conf = conf;
@@ -61,8 +70,18 @@ public final class RecordingConfigReader {
   }
 
   /**
-   * The value of every key read so far, and of every {@code nnaudit.*} entry of the Configuration whether read
-   * or not (a custom sink's own keys), as they were written for the keys not read.
+   * A copy of the Configuration whose every read ({@link Configuration#get}, and so getTrimmed, getInt, ...;
+   * a password by where it may come from) is recorded here as this reader's own reads are: for the parts that
+   * read a Configuration themselves while the settings are read. Not to be kept: read it on the thread that
+   * made it (asserted), before {@link #values}.
+   */
+  public Configuration recordingCopy() {
+    return new RecordingCopy(conf, this);
+  }
+
+  /**
+   * The value of every key read so far, here or from a recording copy, and of every {@code nnaudit.*} entry of
+   * the Configuration whether read or not (a custom sink's own keys), as they were written for the keys not read.
    */
   public Map<String, String> values() {
     Map<String, String> all = new TreeMap<>();
@@ -71,12 +90,65 @@ public final class RecordingConfigReader {
         all.put(e.getKey(), e.getValue());
       }
     }
-    all.putAll(read);
+    all.putAll(readByParts);
+    all.putAll(read); // a key the settings read themselves counts as they read it
     return Collections.unmodifiableMap(all);
   }
 
   private String record(String key, String value) {
     read.put(key, value);
     return value;
+  }
+
+  /**
+   * A Configuration that records, in its reader, the value of every key read from it. A password counts by
+   * where it may come from: the providers {@code hadoop.security.credential.provider.path} names, whether the
+   * Configuration itself may hold it, and its key; not by what opening a provider reads (the file system's own
+   * keys, read only while the file system cache is cold, so that the same Configuration read twice would not
+   * record the same keys).
+   */
+  private static final class RecordingCopy extends Configuration {
+    /** Null while Configuration's own constructor runs: nothing is read for the settings then. */
+    private final RecordingConfigReader reader;
+    /** The thread reading the settings: the only one that reads this copy. */
+    private final Thread owner = Thread.currentThread();
+    /** Above 0 inside a password look-up, whose reads are not recorded. The owner's. */
+    private int quiet;
+
+    RecordingCopy(Configuration conf, RecordingConfigReader reader) {
+      super(conf);
+      this.reader = reader;
+    }
+
+    @Override
+    public char[] getPassword(String name) throws IOException {
+      get(CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH);
+      get(CredentialProvider.CLEAR_TEXT_FALLBACK);
+      get(name);
+      quiet++;
+      try {
+        return super.getPassword(name);
+      } finally {
+        quiet--;
+      }
+    }
+
+    @Override
+    public String get(String name) {
+      return record(name, super.get(name));
+    }
+
+    @Override
+    public String get(String name, String defaultValue) {
+      return record(name, super.get(name, defaultValue));
+    }
+
+    private String record(String name, String value) {
+      if (reader != null && quiet == 0) {
+        assert Thread.currentThread() == owner : "a recording copy is read by the thread reading the settings";
+        reader.readByParts.put(name, value);
+      }
+      return value;
+    }
   }
 }

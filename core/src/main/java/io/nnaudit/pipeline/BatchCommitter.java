@@ -13,9 +13,10 @@ import io.nnaudit.sink.AuditSink;
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the
  * chunk's tickets. One writing thread at a time: the writer thread, or, when handlers lead writes and after
- * the writer ends, the thread holding the pipeline's write lock. A leading handler tries a chunk once
- * ({@link #tryOnce}) and never retries or gives up: a failed chunk goes back, tickets pending, to the writer
- * thread, which applies the failure policy to it.
+ * the writer ends, the thread holding the pipeline's write lock. Each call says how a refused chunk is treated
+ * ({@link CommitMode}): a leading handler tries a chunk once and never retries or gives up (a failed chunk goes
+ * back, tickets pending, to the writer thread, which applies the failure policy to it); a direct write retries up
+ * to its deadline; the writer thread retries as the failure policy says.
  *
  * <p>Design note. A chunk is written, then fsynced when the durability mode asks (after every chunk for
  * batch and sync; at most every T ms or N records for interval, including from the idle loop). Tickets are
@@ -40,7 +41,8 @@ final class BatchCommitter {
   /*
    * Implementation notes.
    *
-   * What blocks: the write(2) and the fsync themselves, which nothing can bound, and under fail-closed the
+   * What blocks: the write(2) and the fsync themselves, which nothing can bound (with whatever the sink does
+   * inside its write: see AuditPipeline's note on where a handler waits), and under fail-closed the
    * pause between retries (slices of at most 50 ms, so that an abandoned pipeline or a direct writer's
    * deadline ends it promptly). Nothing here takes a lock: the caller is the writing thread. What drops: under
    * fail-open, a chunk the sink refuses (giveUp), counted in DropTracker as dropped after acceptance.
@@ -51,11 +53,10 @@ final class BatchCommitter {
    *
    * Who owns what: every mutable field belongs to the writing thread (see AuditWriter's notes: one thread at
    * a time, handed over through the pipeline's write lock), so none is volatile; the final fields are
-   * immutable or thread-safe themselves.
+   * immutable or thread-safe themselves. How a call retries is the caller's CommitMode, and what a call's
+   * pauses swallowed (an interrupt) is that call's own (Call), so nothing of one call is left for the next.
    */
 
-  /** An interrupt swallowed by a retry's pause; the writing thread's (under the pipeline's write lock). */
-  private boolean interruptSeen;
   private final NnauditSettings settings;
   private final AuditSink sink;
   private final DropTracker drops;
@@ -68,12 +69,6 @@ final class BatchCommitter {
   private long recordsSinceForce;
   /** When the last fsync succeeded (or this committer was made). The writing thread. */
   private long lastForceMillis = System.currentTimeMillis();
-  /** Set while a leading handler commits: one attempt, no retry, no give-up. The writing thread. */
-  private boolean tryOnce;
-  /** Whether fail-closed retries end at {@link #deadlineNanos} (a direct write). The writing thread. */
-  private boolean hasDeadline;
-  /** The System.nanoTime() at which a direct write's retries end. The writing thread. */
-  private long deadlineNanos;
   /** Shared with the writer: any thread. */
   private final RateLimitedLog failures;
 
@@ -88,19 +83,41 @@ final class BatchCommitter {
     this.syncAcks = settings.durability() == Durability.SYNC;
   }
 
+  /** One call's state: how it retries, and whether a retry's pause swallowed an interrupt. Local to the call. */
+  private static final class Call {
+    final CommitMode mode;
+    boolean interrupted;
+
+    Call(CommitMode mode) {
+      this.mode = mode;
+    }
+  }
+
   /**
    * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), fsyncs if
    * the durability mode asks, and completes the events' tickets. Returns whether the bytes were written; if
    * not, the events are given up under the failure policy, except after a leading handler's single try
-   * ({@link #tryOnce}), which leaves them untouched, tickets pending, for the writer thread.
+   * ({@link CommitMode#triesOnce}), which leaves them untouched, tickets pending, for the writer thread. An
+   * interrupt that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
    */
-  boolean commit(ByteBuffer bytes, List<AuditEvent> events) {
+  boolean commit(ByteBuffer bytes, List<AuditEvent> events, CommitMode mode) {
+    Call call = new Call(mode);
+    try {
+      return commit(bytes, events, call);
+    } finally {
+      if (call.interrupted && mode.keepsInterrupts()) {
+        Thread.currentThread().interrupt(); // after the write and its fsync: the handler's flag, for its caller
+      }
+    }
+  }
+
+  private boolean commit(ByteBuffer bytes, List<AuditEvent> events, Call call) {
     int n = events.size();
     // An abandoned writer (given up on by close or the shutdown hook, whose replacement or successor may hold
     // the file now) writes nothing more: its chunk fails as a refused write does.
-    if (life.abandoned || !writeWithRetry(bytes, n)) {
-      if (!tryOnce) {
-        giveUp(events); // a leading handler's chunk goes back, tickets pending, to the writer thread
+    if (life.abandoned || !writeWithRetry(bytes, n, call)) {
+      if (!call.mode.triesOnce()) {
+        giveUp(events, call); // a leading handler's chunk goes back, tickets pending, to the writer thread
       }
       return false;
     }
@@ -110,7 +127,7 @@ final class BatchCommitter {
       complete(events); // ack.policy=write: the record is in the OS; a process crash cannot take it
     }
     if (forceDue()) {
-      boolean durable = forceWithRetry();
+      boolean durable = forceWithRetry(call);
       if (syncAcks) {
         if (durable) {
           complete(events);
@@ -120,15 +137,6 @@ final class BatchCommitter {
       }
     }
     return true;
-  }
-
-  /** A leading handler writes once and never retries or gives up: see {@link #commit}. */
-  void tryOnce(boolean once) {
-    tryOnce = once;
-  }
-
-  boolean triesOnce() {
-    return tryOnce;
   }
 
   private static void complete(List<AuditEvent> events) {
@@ -172,26 +180,16 @@ final class BatchCommitter {
     }
   }
 
-  /**
-   * Bounds fail-closed retries for the direct write of one handler (which must not hold the file forever):
-   * past {@code deadline} (a System.nanoTime()), or once the last shutdown hook waits to close the file, a
-   * failing write or fsync is given up and its operation answered with an error. {@code Long.MIN_VALUE} removes
-   * the bound.
-   */
-  void retryUntil(long deadline) {
-    hasDeadline = deadline != Long.MIN_VALUE;
-    deadlineNanos = deadline;
-  }
-
-  private boolean pastDeadline() {
-    return hasDeadline && (life.ended || System.nanoTime() - deadlineNanos >= 0);
+  /** Whether a direct write's retries are over: its deadline passed, or the last hook asks for the file. */
+  private boolean pastDeadline(Call call) {
+    return call.mode.bounded() && (life.ended || call.mode.pastDeadline(System.nanoTime()));
   }
 
   /** From the idle loop: honours the interval mode's time bound when no new records arrive. */
   void idle() {
     if (settings.durability() == Durability.INTERVAL && recordsSinceForce > 0
         && System.currentTimeMillis() - lastForceMillis >= settings.durabilityIntervalMs()) {
-      forceWithRetry();
+      forceWithRetry(new Call(CommitMode.WRITER));
     }
   }
 
@@ -218,7 +216,7 @@ final class BatchCommitter {
     }
   }
 
-  private boolean writeWithRetry(ByteBuffer bytes, int events) {
+  private boolean writeWithRetry(ByteBuffer bytes, int events, Call call) {
     while (true) {
       long start = System.nanoTime();
       try {
@@ -228,7 +226,7 @@ final class BatchCommitter {
       } catch (Throwable t) {
         metrics.countSinkError();
         logFailure("could not write " + events + " audit records", t);
-        if (!retryAfterFailure()) {
+        if (!retryAfterFailure(call)) {
           return false;
         }
         bytes.rewind(); // the sink undid any partial write
@@ -240,7 +238,7 @@ final class BatchCommitter {
    * fsyncs until it succeeds or the policy gives up. Returns true only if the first attempt succeeded: after
    * a failed fsync, the pages written before it may be lost even if a retry succeeds.
    */
-  private boolean forceWithRetry() {
+  private boolean forceWithRetry(Call call) {
     boolean failedOnce = false;
     while (true) {
       long start = System.nanoTime();
@@ -255,40 +253,35 @@ final class BatchCommitter {
         failedOnce = true;
         logFailure("could not fsync the audit file (records written since the last fsync may not survive a "
             + "power cut)", t);
-        if (!retryAfterFailure()) {
+        if (!retryAfterFailure(call)) {
           return false;
         }
       }
     }
   }
 
-  /** Whether an interrupt arrived during a retry's pause since the last call; clears it. */
-  boolean takeInterrupt() {
-    boolean seen = interruptSeen;
-    interruptSeen = false;
-    return seen;
-  }
-
   /** Under fail-closed, pauses and says to retry; under fail-open (or once abandoned), says to give up. */
-  private boolean retryAfterFailure() {
-    if (tryOnce || settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned || pastDeadline()) {
+  private boolean retryAfterFailure(Call call) {
+    if (call.mode.triesOnce() || settings.failurePolicy() == FailurePolicy.FAIL_OPEN || life.abandoned
+        || pastDeadline(call)) {
       return false;
     }
     long until = System.currentTimeMillis() + settings.failureRetryIntervalMs();
     long left;
-    while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned && !pastDeadline()) {
+    while ((left = until - System.currentTimeMillis()) > 0 && !life.abandoned && !pastDeadline(call)) {
       try {
         Thread.sleep(Math.min(left, 50));
       } catch (InterruptedException e) {
-        interruptSeen = true; // the writer ignores interrupts (see AuditWriter); a handler gets its flag back
+        call.interrupted = true; // the writer ignores interrupts (see AuditWriter); a handler gets its flag back
       }
     }
-    return !life.abandoned && !pastDeadline();
+    return !life.abandoned && !pastDeadline(call);
   }
 
-  private void giveUp(List<AuditEvent> events) {
+  private void giveUp(List<AuditEvent> events, Call call) {
     long now = System.currentTimeMillis();
-    boolean abort = life.abandoned || (pastDeadline() && settings.failurePolicy() == FailurePolicy.FAIL_CLOSED);
+    boolean abort = life.abandoned
+        || (pastDeadline(call) && settings.failurePolicy() == FailurePolicy.FAIL_CLOSED);
     if (abort) {
       metrics.countWriteFailed(events.size());
     } else {

@@ -46,7 +46,8 @@ final class NnauditMetricsSource implements MetricsSource {
   private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
   private static final MetricsInfo WRITTEN = Interns.info("EventsWritten", "Records written to the sink");
   private static final MetricsInfo DROPPED = Interns.info("EventsDropped",
-      "Events dropped (queue full under DROP, refused by the sink under fail-open, or refused outright and answered with an error)");
+      "Events dropped (queue full under DROP, refused by the sink under fail-open, or refused outright and "
+      + "answered with an error)");
   private static final MetricsInfo FAILED = Interns.info("EventsFailed",
       "Events that could not be captured, formatted or written");
   private static final MetricsInfo WAITS = Interns.info("HandlerWaits",

@@ -29,8 +29,12 @@ import io.nnaudit.sink.SinkFactory;
  * Every setting nnaudit uses, read once from the NameNode's {@link Configuration} and validated.
  * Immutable. {@link #fromConf} throws {@link IllegalArgumentException} naming the key, the value and what is
  * allowed. Every read goes through a {@link RecordingConfigReader}, whose record of the values read decides
- * equality ({@link #equals}); nothing else in nnaudit reads the Configuration, except a custom sink reading its
- * own keys from the copy in its {@link SinkContext}.
+ * equality ({@link #equals}): this class's own reads, and those of the sealing settings ({@link SealSettings})
+ * and of the shipper's check ({@link ShipperFactory}, which reads stock keys such as
+ * {@code dfs.ha.namenode.id} to name the NameNode), which are given a recording copy of the Configuration. Two
+ * readers of the Configuration are not recorded: the shipper reads its settings again from the copy in the
+ * {@link SinkContext} when the pipeline opens, the same keys its check read and recorded; and a custom sink
+ * reads its own keys from that copy, which count through the {@code nnaudit.*} entries every reading records.
  */
 public final class NnauditSettings {
   /** The largest queue we allow: far more than any NameNode's handler count, small enough to bound memory. */
@@ -152,10 +156,11 @@ public final class NnauditSettings {
     this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
         .filePermissions(filePermissions).durability(ConfigSpelling.of(durability))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT))
-        .sealing(SealSettings.fromConf(conf.copy())).failClosed(failurePolicy == FailurePolicy.FAIL_CLOSED).build();
+        .sealing(SealSettings.fromConf(conf.recordingCopy()))
+        .failClosed(failurePolicy == FailurePolicy.FAIL_CLOSED).build();
     this.sinkFactory = givenSinks != null ? givenSinks
         : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
-    this.shipperFactory = ShipperFactory.fromConf(conf.copy()); // checks the shipper's keys
+    this.shipperFactory = ShipperFactory.fromConf(conf.recordingCopy()); // checks the shipper's keys
     this.spoolMaxBackups = ConfigCheck.intInRange(conf, KAFKA_SPOOL_MAX_BACKUPS_KEY,
         KAFKA_SPOOL_MAX_BACKUPS_DEFAULT, 1, 100_000, "rotated files kept while not yet shipped");
     this.shipStopTimeoutMs = ConfigCheck.longInRange(conf, KAFKA_STOP_TIMEOUT_MS_KEY, KAFKA_STOP_TIMEOUT_MS_DEFAULT,
@@ -359,10 +364,11 @@ public final class NnauditSettings {
   }
 
   /**
-   * Whether both were read from the same values: every key read (as read: trimmed, expanded, defaults for
-   * unset keys) and every {@code nnaudit.*} entry, so that no setting, present or future, can be left out of
-   * the comparison. A re-initialize keeps the running pipeline only for equal settings. The sink factory is
-   * compared as well: one given by an embedder is not in the configuration.
+   * Whether both were read from the same values: every key read, here or by the sealing settings and the
+   * shipper's check (as read: trimmed, expanded, defaults for unset keys), and every {@code nnaudit.*} entry,
+   * so that no setting, present or future, can be left out of the comparison. A re-initialize keeps the
+   * running pipeline only for equal settings. The sink factory is compared as well: one given by an embedder is
+   * not in the configuration.
    */
   @Override
   public boolean equals(Object o) {

@@ -10,9 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
@@ -72,17 +71,19 @@ class WriterErrorTest {
     c.set(NnauditConfigKeys.SINK_KEY, "file");
     NnauditSettings settings = NnauditSettings.fromConf(c);
     Lifecycle life = new Lifecycle();
-    ArrayBlockingQueue<AuditEvent> queue = new ArrayBlockingQueue<>(16);
     AuditMetrics metrics = new AuditMetrics(new int[0]);
     DropTracker drops = new DropTracker(metrics, 1000, LoggerFactory.getLogger(WriterErrorTest.class), "test");
+    Refusals refusals = new Refusals(drops, metrics);
+    WriterThread writerThread = new WriterThread(life);
+    AuditQueue queue = new AuditQueue(settings, life, metrics, drops, refusals, writerThread);
     FailingOnceFormatter formatter = new FailingOnceFormatter(new HdfsRecordFormatter(settings.formatOptions()));
-    AuditWriter writer = new AuditWriter(life, queue, new AtomicLong(), null,
-        new RollingFileSink(settings.sinkContext()), formatter, drops, settings, metrics);
+    AuditWriter writer = WriterParts.wire(settings, life, queue, new RollingFileSink(settings.sinkContext()),
+        formatter, drops, metrics, false, new ReentrantLock(), writerThread, refusals).writer; // the thread alone
     Thread t = new Thread(writer, "writer-under-test");
     drops.onDrop(System.currentTimeMillis(), "test");
     t.start();
     awaitTrue("the failing drop report", 10_000, () -> formatter.dropRecordCalls.get() >= 1);
-    queue.put(event("/after-the-error"));
+    queue.offer(event("/after-the-error"));
     awaitTrue("the next record", 10_000, () -> metrics.written() == 1);
     assertTrue(t.isAlive(), "the writer survived the Error");
     life.closed = true;

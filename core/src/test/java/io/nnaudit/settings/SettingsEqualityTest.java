@@ -9,11 +9,13 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.DocumentedKeys;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeys;
 
 /**
  * Settings are equal exactly when they were read from the same values, which decides whether a re-initialize
@@ -120,6 +122,27 @@ class SettingsEqualityTest {
       NnauditSettings after = NnauditSettings.fromConf(c);
       assertNotEquals(before, after, change.getKey() + "=" + change.getValue() + " must not reuse the pipeline");
     }
+  }
+
+  /**
+   * What the sealing settings read counts too, stock keys included: with one key per NameNode of an HA pair
+   * (a keystore path naming {@code ${dfs.ha.namenode.id}}), a change of dfs.ha.namenode.id alone changes the key
+   * that signs, though no nnaudit key changed.
+   */
+  @Test
+  void aChangeOfTheNameNodeIdAloneCountsWithSealingOn() throws Exception {
+    Path keys = dir.resolve("keys");
+    SealKeys.KeyFiles nn1 = SealKeys.ec(keys.resolve("nn1"));
+    SealKeys.ec(keys.resolve("nn2"));
+    Configuration c = SealKeys.enable(base(), nn1, dir);
+    c.set(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, keys + "/${dfs.ha.namenode.id}/" + nn1.keystore.getFileName());
+    c.set("dfs.ha.namenode.id", "nn1");
+    FileSystem.closeAll(); // the first reading opens the credential provider with a cold file system cache
+    NnauditSettings first = NnauditSettings.fromConf(c);
+    assertEquals(first, NnauditSettings.fromConf(new Configuration(c)), "the same Configuration read twice");
+    Configuration other = new Configuration(c);
+    other.set("dfs.ha.namenode.id", "nn2");
+    assertNotEquals(first, NnauditSettings.fromConf(other), "dfs.ha.namenode.id=nn2 must not reuse the pipeline");
   }
 
   @Test

@@ -1,0 +1,103 @@
+package io.nnaudit.pipeline;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.nnaudit.config.ConfigSpelling;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.ship.ShipStats;
+import io.nnaudit.ship.Shipper;
+import io.nnaudit.ship.ShipperContext;
+import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.sink.SinkContext;
+
+/**
+ * The shipper of one pipeline's audit file, when it is shipped: the guard that keeps unshipped files from
+ * rotation (made with the pipeline, so that the sink opens with it), the shipper made when the pipeline opens,
+ * before its writer starts, and stopped after the writer has finished.
+ *
+ * <p>Design note. What blocks: {@link #stop}, for at most {@code nnaudit.kafka.stop.timeout.ms} (plus what a
+ * send blocked in the producer takes: {@link #STOP_SLACK_MS}); nothing else here waits, and no handler ever
+ * waits for the shipper. What drops: nothing here; a shipper that cannot be made leaves the records in the file,
+ * unshipped until the next start, and says so. Shut-down order: the shipper stops after the writer has finished
+ * (close, or the shutdown hook after its hand-over), so what handlers write after that is shipped at the next
+ * start. Who owns what: {@link #shipper} is written once by the pipeline's open (under the registry's lock) and
+ * read by anyone; the guard is thread-safe itself.
+ */
+final class ShipperLifecycle {
+  /** The pipeline's log: its lines keep the logger name operators know. */
+  private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
+  /**
+   * What a shipper's stop may take beyond nnaudit.kafka.stop.timeout.ms: a send blocked for the producer's
+   * max.block.ms (2 s by default) and the close of its producer.
+   */
+  static final long STOP_SLACK_MS = 5000;
+
+  private final NnauditSettings settings;
+  /** Keeps the files a shipper has not finished from rotation; null when the file is not shipped. */
+  private final SpoolGuard spoolGuard;
+  /** Written once by {@link #make} (null when nothing is shipped, or its shipper could not be made). */
+  private volatile Shipper shipper;
+
+  ShipperLifecycle(NnauditSettings settings) {
+    this.settings = settings;
+    this.spoolGuard = settings.shipperFactory() == null ? null : new SpoolGuard(settings.spoolMaxBackups());
+  }
+
+  /**
+   * What the sink of {@code s} (this pipeline's settings, or the previous ones' when this pipeline's sink cannot
+   * be opened) is opened with: when this pipeline ships that file, its rotation keeps what the shipper has not
+   * finished.
+   */
+  SinkContext sinkContext(NnauditSettings s) {
+    boolean shipped = spoolGuard != null && s.file().equals(settings.file());
+    return shipped ? s.sinkContext().withSpoolGuard(spoolGuard) : s.sinkContext();
+  }
+
+  /**
+   * Makes the shipper, before the writer starts: it reads its checkpoint and tells the guard which files it
+   * needs (until then every file is held). Its settings were checked when the settings were read; if it still
+   * cannot be made, the NameNode goes on auditing to the file without shipping, and says so. Does nothing when
+   * the file is not shipped.
+   */
+  void make() {
+    if (spoolGuard == null) {
+      return;
+    }
+    try {
+      shipper = settings.shipperFactory().create(new ShipperContext(settings.sinkContext().conf(), settings.file(),
+          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard));
+    } catch (RuntimeException | LinkageError e) {
+      LOG.error("nnaudit: could not start shipping {}: {}; the records stay in the file, and nothing is shipped "
+          + "until the next start", settings.file(), e.toString(), e);
+      spoolGuard.release(); // rotation keeps nnaudit.file.max.backups, as without shipping
+    }
+  }
+
+  /** What the first shutdown hook may take beyond nnaudit.shutdown.timeout.ms for the shipper's stop. */
+  long hookExtraMs() {
+    return shipper == null ? 0 : settings.shipStopTimeoutMs() + STOP_SLACK_MS;
+  }
+
+  /** Starts the shipper made by {@link #make}, if any. */
+  void start() {
+    Shipper sh = shipper;
+    if (sh != null) {
+      sh.start();
+    }
+  }
+
+  /** After the writer has finished: ships for at most nnaudit.kafka.stop.timeout.ms more, then stops. */
+  void stop() {
+    Shipper sh = shipper;
+    if (sh != null) {
+      sh.stop(settings.shipStopTimeoutMs());
+    }
+  }
+
+  /** The shipper's counts and lag now, or null when nothing is shipped. */
+  ShipStats stats() {
+    Shipper sh = shipper;
+    return sh == null ? null : sh.stats();
+  }
+}
