@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * seal, under either failure policy ({@link #startSealOwed}).</li>
  * <li>Who owns what: every mutable field, here and in its parts, belongs to one thread at a time: the thread
  * that builds the Sealer and resumes the chain, then the {@link SealingThread}, handed over by {@link #handTo}
- * before Thread.start, and back to the closing thread once the sealing thread has ended. Every method that
- * changes it asserts that its caller is the owner (tests run with assertions on). The owed seal and the
+ * before Thread.start, and back to the closing thread once the sealing thread has ended (to the builder if the
+ * thread could not be started). Every method that changes it asserts that its caller is the owner (tests run
+ * with assertions on). The owed seal and the
  * failure's time are volatile, read by the sink's writing thread ({@link #startSealOwed}, {@link #failing});
  * the counters and the latest seal's hash are volatile for the metrics, written by the owner only.</li>
  * </ul>
@@ -143,6 +144,7 @@ public final class Sealer {
 
   /** Writes the owed seal (a start's, or a file's first); a failure is counted and logged, and it stays owed. */
   void sealOwed() {
+    assert ownedByCaller() : notOwned();
     try {
       sealNow(chain.owed(), true);
     } catch (IOException e) {
@@ -152,6 +154,7 @@ public final class Sealer {
 
   /** Seals {@code [from, to)} of the file as {@link Seal.Kind#FOUND}; this run's records follow it. */
   void sealFound(Path auditPath, long from, long to) throws IOException {
+    assert ownedByCaller() : notOwned();
     chain.restartAt(from);
     if (to > from) {
       chain.hashRange(auditPath, from, to);
@@ -282,6 +285,7 @@ public final class Sealer {
    * logs a failure, and throws it (the caller decides what the policy does).
    */
   void sealNow(Seal.Kind kind, boolean tailAllowed) throws IOException {
+    assert ownedByCaller() : notOwned();
     long now = wallClock.getAsLong();
     Seal s;
     try {

@@ -35,8 +35,9 @@ import io.nnaudit.trail.TrailNames;
  * {@link #written} while too much waits to be hashed (see {@link SealingThread}). What drops: nothing; a first
  * seal of a new file that cannot be written is logged here and stays owed. Shut-down: {@link #close} seals what
  * is left and stops the thread, before the sink closes the file. Who owns what: the {@link Sealer} belongs to
- * the thread that builds the sink until {@link #start} starts the sealing thread, then to that thread; the
- * fields here belong to the sink's writing thread.
+ * the thread that builds the sink until {@link #start} starts the sealing thread, then to that thread, and back
+ * to the closing thread once the sealing thread has ended (or to the builder, if the thread could not start);
+ * the fields here belong to the sink's writing thread.
  */
 final class DigestSealing implements Sealing {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);

@@ -23,8 +23,10 @@ import io.nnaudit.trail.RotatedFiles;
  * shipped (the spool bound reached) is counted in the guard and logged at WARN.
  *
  * <p>Design note. Used by the sink's writing thread only; nothing blocks but the listing, reading and deleting
- * of files. The shipper's hold is read once per rotation, as one {@link SpoolGuard.Hold}: the file it needs
- * and the bytes of it shipped belong together.
+ * of files. The shipper's hold is read as one {@link SpoolGuard.Hold}, so that the file it needs and the bytes
+ * of it shipped belong together: when the rotation is planned, to choose what expires, and again as each
+ * expiring file is deleted, to count the bytes lost (the shipper may have moved on while the rotation waited
+ * for its seal).
  */
 final class Retention {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
@@ -48,14 +50,14 @@ final class Retention {
     final int highest;
     /** Backups at an index up to this one are not yet shipped (-1: none; 0 is the live file). */
     private final int held;
-    /** What the shipper held when the plan was made; null without a shipper. */
-    private final SpoolGuard.Hold hold;
+    /** The shipper's hold, read again as each file expires; null without a shipper. */
+    private final SpoolGuard spool;
 
-    Plan(int keep, List<RotatedFiles.Backup> backups, int held, SpoolGuard.Hold hold) {
+    Plan(int keep, List<RotatedFiles.Backup> backups, int held, SpoolGuard spool) {
       this.keep = keep;
       this.highest = backups.isEmpty() ? 0 : backups.get(backups.size() - 1).index;
       this.held = held;
-      this.hold = hold;
+      this.spool = spool;
     }
 
     /** The files the rotation keeps, for its seal: {@link #keep}, or 0 when it deletes none. */
@@ -63,9 +65,13 @@ final class Retention {
       return highest >= keep ? keep : 0;
     }
 
-    /** The bytes of the backup at {@code index}, about to expire, not yet shipped; -1: the shipper is done. */
+    /**
+     * The bytes of the backup at {@code index}, about to expire, not yet shipped; -1: the shipper is done. The
+     * shipper's offset is read now, as one pair with its file (it may have moved on since the plan, while the
+     * rotation waited for its seal): an offset is only taken for the file it belongs to.
+     */
     long unshippedBytes(int index, BasicFileAttributes a) {
-      return index <= held ? a.size() - hold.shippedBytesOf(a.fileKey()) : -1;
+      return index <= held ? a.size() - spool.held().shippedBytesOf(a.fileKey()) : -1;
     }
   }
 
@@ -100,7 +106,7 @@ final class Retention {
         held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
       }
     }
-    return new Plan(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound), hold);
+    return new Plan(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound), spool);
   }
 
   /** The sink is about to rename files: a shipper listing them meanwhile looks again. */

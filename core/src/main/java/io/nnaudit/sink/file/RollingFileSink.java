@@ -94,6 +94,10 @@ public class RollingFileSink implements AuditSink {
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, sealing.digestsFollowFiles());
       live.switchTo(opener.open());
       sealing.start(live.size(), rotationFinished);
+    } catch (Error e) { // the sealing thread could not start (no native thread): give back what was opened
+      live.closeQuietly();
+      sealing.abandon();
+      throw e;
     } catch (IOException | RuntimeException e) {
       live.closeQuietly();
       sealing.abandon();

@@ -12,8 +12,9 @@ import io.nnaudit.sink.SinkContext;
 /**
  * What the file sink tells the sealing of its file: each write, each switch to a new file, each rotation, and
  * the close. {@link #disabled} when {@code nnaudit.seal.enabled} is off: it does nothing, writes no digest and
- * reports -1 (null for the hash) in the metrics; otherwise {@link DigestSealing}. Called by the sink's writing
- * thread only.
+ * reports -1 (null for the hash) in the metrics; otherwise {@link DigestSealing}. {@link #start} and
+ * {@link #abandon} run on the thread that builds the sink; the other calls that change it, on the sink's writing
+ * thread; the metric getters, on any thread (JMX, metrics2), and read only volatiles.
  */
 interface Sealing {
   /** Sealing as {@code context} says: {@link DigestSealing} for a sealed file, else {@link #disabled}. */
