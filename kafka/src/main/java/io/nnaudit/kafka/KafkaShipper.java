@@ -41,6 +41,7 @@ import io.nnaudit.ship.ShipStats;
 import io.nnaudit.ship.Shipper;
 import io.nnaudit.ship.ShipperContext;
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.TrailNames;
 
 /**
@@ -676,7 +677,7 @@ public final class KafkaShipper implements Shipper {
       } catch (NoSuchFileException e) {
         continue; // renamed since the listing
       }
-      if (!read.fileKey.equals(SpoolDirectory.keyAt(f.path))) {
+      if (!read.fileKey.equals(Lstat.key(f.path))) {
         ch.close(); // a rotation renamed another file to that name meanwhile
         continue;
       }

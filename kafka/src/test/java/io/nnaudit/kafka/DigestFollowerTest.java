@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 
+import io.nnaudit.seal.DigestFile;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKey;
 import org.junit.jupiter.api.AfterEach;
@@ -103,7 +104,7 @@ class DigestFollowerTest {
     String a = seal(10);
     String b = seal(10);
     StringBuilder huge = new StringBuilder();
-    for (int i = 0; i < 5 * DigestFollower.MAX_LINE; i++) {
+    for (int i = 0; i < 5 * DigestFile.MAX_LINE; i++) {
       huge.append('x');
     }
     String unknownVersion = a.replace(" v=" + io.nnaudit.seal.Seal.VERSION + " ", " v=9 ");

@@ -29,6 +29,7 @@ import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.sink.AuditSink;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.trail.InterruptedRotation;
+import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -270,7 +271,7 @@ public class RollingFileSink implements AuditSink {
 
   /** Whether the path still holds the file we write (not a symlink to it). */
   private boolean pathHoldsOurFile() throws IOException {
-    BasicFileAttributes a = AuditFileOpener.lstat(path);
+    BasicFileAttributes a = Lstat.basic(path);
     return a != null && Objects.equals(a.fileKey(), fileKey);
   }
 
@@ -556,7 +557,7 @@ public class RollingFileSink implements AuditSink {
       renames.move(path, staged);
       renames.moveDigest(path, staged);
       for (int i = retention.highest; i >= retention.keep; i--) {
-        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        BasicFileAttributes a = Lstat.basic(backup(i));
         Path aside = TrailNames.expired(path, i, stamp);
         if (a != null) {
           renames.move(backup(i), aside);
