@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -30,8 +31,13 @@ import io.nnaudit.trail.TrailNames;
  * live file are listed: a file planted beside it by another user is not this NameNode's trail.
  *
  * <p>A listing is whole: it is taken between two equal marks of the {@link SpoolGuard}'s rotation count, so it
- * never sees a rotation half done (a file twice, or one missing between two renames). Used by the shipper's
- * thread only.
+ * never sees a rotation half done (a file twice, or one missing between two renames).
+ *
+ * <p>Design note. Safe from any thread, and used from two: the shipper's thread lists the files and opens
+ * digests; the metrics thread lists them for the lag ({@code KafkaShipper.stats}). A listing reads only the file
+ * system and the guard's rotation mark (atomic), and keeps nothing: it may wait (parked, 200 us at a time)
+ * while a rotation renames files, never on a lock. The fields are final; the one that changes, the set of
+ * digests refused and logged ({@link #openDigest}, the shipper's thread), is a concurrent set.
  */
 final class SpoolDirectory {
   private static final Logger LOG = LoggerFactory.getLogger(SpoolDirectory.class);
@@ -39,7 +45,7 @@ final class SpoolDirectory {
   private final int maxBackups;
   private final SpoolGuard guard;
   /** Digests refused by {@link #openDigest}, each logged once. */
-  private final Set<String> refusedDigests = new HashSet<>();
+  private final Set<String> refusedDigests = ConcurrentHashMap.newKeySet();
 
   SpoolDirectory(Path live, int maxBackups, SpoolGuard guard) {
     this.live = live;
