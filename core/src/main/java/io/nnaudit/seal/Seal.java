@@ -294,7 +294,8 @@ public final class Seal {
     return s;
   }
 
-  static byte[] sha256(byte[] b) {
+  /** The SHA-256 of {@code b}. */
+  public static byte[] sha256(byte[] b) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(b);
     } catch (NoSuchAlgorithmException e) {
@@ -302,6 +303,7 @@ public final class Seal {
     }
   }
 
+  /** {@code b} in lower-case hex, two digits a byte. */
   public static String hex(byte[] b) {
     StringBuilder sb = new StringBuilder(b.length * 2);
     for (byte x : b) {

@@ -15,11 +15,10 @@ import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_ALIAS_DEFAULT;
 import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_ALIAS_KEY;
 import static io.nnaudit.config.NnauditConfigKeys.SEAL_KEY_PASSWORD_KEY;
 
-import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
 
 import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.ConfigValues;
-import org.apache.hadoop.conf.Configuration;
 
 /**
  * The sealing settings ({@code nnaudit.seal.*}), read and checked when nnaudit's settings are: the key is
@@ -59,24 +58,15 @@ public final class SealSettings {
     }
     String type = trimmedOrDefault(conf, SEAL_KEYSTORE_TYPE_KEY, SEAL_KEYSTORE_TYPE_DEFAULT);
     String alias = trimmedOrDefault(conf, SEAL_KEY_ALIAS_KEY, SEAL_KEY_ALIAS_DEFAULT);
-    char[] storePassword = password(conf, SEAL_KEYSTORE_PASSWORD_KEY);
+    char[] storePassword = ConfigValues.password(conf, SEAL_KEYSTORE_PASSWORD_KEY);
     if (storePassword == null) {
       throw ConfigError.invalid(SEAL_KEYSTORE_PASSWORD_KEY, "(unset)", "the password of " + path + ", from a "
           + "credential provider named by hadoop.security.credential.provider.path");
     }
-    char[] keyPassword = password(conf, SEAL_KEY_PASSWORD_KEY);
+    char[] keyPassword = ConfigValues.password(conf, SEAL_KEY_PASSWORD_KEY);
     SealKey key = KeystoreKeys.signingKey(path, type, storePassword, alias,
         keyPassword != null ? keyPassword : storePassword, keyPassword != null);
     return new SealSettings(key, records, ms);
-  }
-
-  private static char[] password(Configuration conf, String key) {
-    try {
-      return conf.getPassword(key);
-    } catch (IOException e) {
-      throw ConfigError.invalid(key, "(hidden)", "a password that hadoop.security.credential.provider.path can "
-          + "read (" + e + ")", e);
-    }
   }
 
   /** The value of {@code key}, trimmed; an unset or empty key reads as its default, as every nnaudit key does. */

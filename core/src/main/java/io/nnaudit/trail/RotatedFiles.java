@@ -1,9 +1,6 @@
 package io.nnaudit.trail;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.util.ArrayList;
@@ -43,11 +40,10 @@ public final class RotatedFiles {
     List<Backup> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
       Path p = TrailNames.backup(live, i);
-      try {
-        out.add(new Backup(i, p, Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)));
+      PosixFileAttributes a = Lstat.posix(p);
+      if (a != null) { // else not there: look a little further
+        out.add(new Backup(i, p, a));
         last = i;
-      } catch (NoSuchFileException e) {
-        // not there: look a little further
       }
     }
     return out;

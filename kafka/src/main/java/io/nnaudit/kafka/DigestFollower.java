@@ -6,9 +6,11 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
-import io.nnaudit.seal.Seal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
 
 /**
  * The seals of the audit file being shipped, read from its digest ({@code <audit file>.seals}, see
@@ -26,8 +28,6 @@ final class DigestFollower {
   private static final Logger LOG = LoggerFactory.getLogger(DigestFollower.class);
   /** Seals held at most; a digest holds one line per {@code nnaudit.seal.interval.records} records. */
   static final int MAX_QUEUED = 256;
-  /** A seal line is a few hundred bytes; a longer line is not one. */
-  static final int MAX_LINE = 8192;
 
   /** One seal to send: its line as written in the digest, and the end of the range it covers. Immutable. */
   static final class PendingSeal {
@@ -51,7 +51,7 @@ final class DigestFollower {
   private boolean more;
   /** Seals ending before this byte of the audit file were shipped before; they are passed over. */
   private long from;
-  /** Inside a line longer than {@link #MAX_LINE}, skipped up to its end. */
+  /** Inside a line longer than {@link DigestFile#MAX_LINE}, skipped up to its end. */
   private boolean skippingLongLine;
   /** Lines of this digest that were not seals. */
   private long damaged;
@@ -62,7 +62,7 @@ final class DigestFollower {
     this.digest = channel;
     this.from = from;
     if (buffer == null) {
-      buffer = ByteBuffer.allocate(2 * MAX_LINE);
+      buffer = ByteBuffer.allocate(2 * DigestFile.MAX_LINE);
     }
   }
 
@@ -149,11 +149,11 @@ final class DigestFollower {
           start = i + 1;
         }
       }
-      if (start == 0 && n == buffer.capacity()) { // no line end in 2 * MAX_LINE bytes: not a seal
+      if (start == 0 && n == buffer.capacity()) { // no line end in 2 * DigestFile.MAX_LINE bytes: not a seal
         start = n;
         if (!skippingLongLine) {
           skippingLongLine = true;
-          notASeal("a line longer than " + MAX_LINE + " bytes");
+          notASeal("a line longer than " + DigestFile.MAX_LINE + " bytes");
         }
       }
       readTo += start;
@@ -169,8 +169,8 @@ final class DigestFollower {
       skippingLongLine = false; // the end of the long line
       return;
     }
-    if (length > MAX_LINE) {
-      notASeal("a line longer than " + MAX_LINE + " bytes");
+    if (length > DigestFile.MAX_LINE) {
+      notASeal("a line longer than " + DigestFile.MAX_LINE + " bytes");
       return;
     }
     String line = new String(a, start, length, StandardCharsets.UTF_8);

@@ -2,8 +2,9 @@ package io.nnaudit.kafka;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+
+import io.nnaudit.seal.Seal;
 
 /** The SHA-256 of a file's first bytes, which tells a file from another that got its inode number later. */
 final class FileHead {
@@ -12,12 +13,6 @@ final class FileHead {
 
   /** Hex SHA-256 of the first {@code length} bytes of {@code in} (fewer if it ends first). */
   static String sha256(InputStream in, int length) throws IOException {
-    MessageDigest md;
-    try {
-      md = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e); // every Java platform has SHA-256
-    }
     byte[] buf = new byte[Math.max(1, length)];
     int n = 0;
     while (n < length) {
@@ -27,11 +22,6 @@ final class FileHead {
       }
       n += r;
     }
-    md.update(buf, 0, n);
-    StringBuilder sb = new StringBuilder();
-    for (byte b : md.digest()) {
-      sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-    }
-    return sb.toString();
+    return Seal.hex(Seal.sha256(Arrays.copyOf(buf, n)));
   }
 }

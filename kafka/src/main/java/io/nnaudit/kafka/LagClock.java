@@ -6,7 +6,7 @@ import java.util.ArrayDeque;
  * The age of the oldest record not yet acknowledged. The shipper notes, at each look at the files, how far the
  * trail reaches and when it first saw it reach there; the oldest unacknowledged record was written no later
  * than the first note that reaches past the acknowledged position. Used by the shipper's thread only; the result
- * is published through a volatile field by the shipper.
+ * is published through a volatile field by {@link ShipLag}.
  */
 final class LagClock {
   /** Notes kept at most; past it new notes are skipped (the oldest, which decides the age, stay). */

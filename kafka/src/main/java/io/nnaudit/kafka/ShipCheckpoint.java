@@ -22,7 +22,9 @@ import java.util.Properties;
  * The shipper's checkpoint file: the position before which Kafka has acknowledged every record, and the number
  * and head of the file it is in. Written whole by rename (a temporary file, fsynced, renamed over the old one,
  * the directory fsynced), so a crash leaves either the old checkpoint or the new one. Text, one
- * {@code name=value} per line, so an operator can read it. Used by the shipper's thread only.
+ * {@code name=value} per line, so an operator can read it. Immutable: loaded by the thread that makes the
+ * shipper (and again by the shipper's thread after a shipper before it ended), written by the shipper's thread
+ * ({@link Checkpointer}).
  *
  * <p>The file is found again by its device and inode, and checked by a hash of its first bytes, since an inode
  * number can be reused once its file is deleted.
@@ -89,8 +91,9 @@ final class ShipCheckpoint {
         gaps.add(new PendingGap(Long.parseLong(p.getProperty("gap." + i + ".file")),
             Long.parseLong(p.getProperty("gap." + i + ".offset")), p.getProperty("gap." + i + ".text")));
       }
-      return new ShipCheckpoint(new ShipPosition(seq, p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
-          Long.parseLong(p.getProperty("file.modified.nanos"))), Long.parseLong(p.getProperty("file.seq.max", "" + seq)),
+      ShipPosition at = new ShipPosition(seq, p.getProperty("file.key"), Long.parseLong(p.getProperty("offset")),
+          Long.parseLong(p.getProperty("file.modified.nanos")));
+      return new ShipCheckpoint(at, Long.parseLong(p.getProperty("file.seq.max", "" + seq)),
           Integer.parseInt(p.getProperty("file.head.length")), p.getProperty("file.head.sha256"),
           Long.parseLong(p.getProperty("saved.at.ms")), gaps);
     } catch (RuntimeException e) {

@@ -3,7 +3,6 @@ package io.nnaudit.kafka;
 import static io.nnaudit.config.NnauditConfigKeys.*;
 
 import java.io.File;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
@@ -14,8 +13,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 
-import io.nnaudit.config.ConfigError;
-import io.nnaudit.config.ConfigValues;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.DFSUtil;
@@ -25,6 +22,9 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.nnaudit.config.ConfigError;
+import io.nnaudit.config.ConfigValues;
 
 /**
  * The shipper's settings, read and checked from the NameNode's configuration: the {@code nnaudit.kafka.*} keys
@@ -65,7 +65,8 @@ final class ShipperSettings {
       throw ConfigError.invalid(KAFKA_TOPIC_KEY, topic, "a Kafka topic name: 1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'");
     }
     try {
-      ClientUtils.parseAndValidateAddresses(Arrays.asList(bootstrapServers.split(",")), ClientDnsLookup.USE_ALL_DNS_IPS);
+      ClientUtils.parseAndValidateAddresses(Arrays.asList(bootstrapServers.split(",")),
+          ClientDnsLookup.USE_ALL_DNS_IPS);
     } catch (ConfigException e) {
       throw ConfigError.invalid(KAFKA_BOOTSTRAP_SERVERS_KEY, bootstrapServers,
           "a comma-separated list of host:port of Kafka brokers whose host names resolve (" + e.getMessage() + ")", e);
@@ -168,19 +169,13 @@ final class ShipperSettings {
 
   /** A secret from the CredentialProvider (the full nnaudit key is its alias), else the configuration. */
   private static String password(Configuration conf, String key, String fallback) {
-    try {
-      char[] pw = conf.getPassword(key);
-      return pw == null ? fallback : new String(pw);
-    } catch (IOException e) {
-      throw ConfigError.invalid(key, "(secret)", "a value readable from hadoop.security.credential.provider.path ("
-          + e.getMessage() + ")", e);
-    }
+    char[] pw = ConfigValues.password(conf, key);
+    return pw == null ? fallback : new String(pw);
   }
 
   private static long longInRange(Configuration conf, String key, long dflt, long min, long max) {
     return ConfigValues.longInRange(key, conf.getTrimmed(key), dflt, min, max, "milliseconds");
   }
-
 
   private static String nameserviceId(Configuration conf) {
     String id = conf.getTrimmed(KAFKA_NAMESERVICE_ID_KEY, "");

@@ -2,7 +2,6 @@ package io.nnaudit.kafka;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -13,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -30,8 +31,13 @@ import io.nnaudit.trail.TrailNames;
  * live file are listed: a file planted beside it by another user is not this NameNode's trail.
  *
  * <p>A listing is whole: it is taken between two equal marks of the {@link SpoolGuard}'s rotation count, so it
- * never sees a rotation half done (a file twice, or one missing between two renames). Used by the shipper's
- * thread only.
+ * never sees a rotation half done (a file twice, or one missing between two renames).
+ *
+ * <p>Design note. Safe from any thread, and used from two: the shipper's thread lists the files and opens
+ * digests; the metrics thread lists them for the lag ({@code KafkaShipper.stats}). A listing reads only the file
+ * system and the guard's rotation mark (atomic), and keeps nothing: it may wait (parked, 200 us at a time)
+ * while a rotation renames files, never on a lock. The fields are final; the one that changes, the set of
+ * digests refused and logged ({@link #openDigest}, the shipper's thread), is a concurrent set.
  */
 final class SpoolDirectory {
   private static final Logger LOG = LoggerFactory.getLogger(SpoolDirectory.class);
@@ -39,7 +45,7 @@ final class SpoolDirectory {
   private final int maxBackups;
   private final SpoolGuard guard;
   /** Digests refused by {@link #openDigest}, each logged once. */
-  private final Set<String> refusedDigests = new HashSet<>();
+  private final Set<String> refusedDigests = ConcurrentHashMap.newKeySet();
 
   SpoolDirectory(Path live, int maxBackups, SpoolGuard guard) {
     this.live = live;
@@ -94,7 +100,7 @@ final class SpoolDirectory {
     UserPrincipal owner = l == null ? null : l.owner;
     List<SpoolFile> out = new ArrayList<>();
     for (RotatedFiles.Backup b : RotatedFiles.list(live, maxBackups)) {
-      if (b.attributes.isRegularFile() && (owner == null || owner.equals(b.attributes.owner()))) {
+      if (isRegularFileOf(b.attributes, owner)) {
         out.add(0, spoolFile(b.path, b.attributes, false));
       }
     }
@@ -154,7 +160,7 @@ final class SpoolDirectory {
           f = files.get(i);
         }
         Path digest = TrailNames.digest(f.path);
-        PosixFileAttributes a = lstat(digest);
+        PosixFileAttributes a = Lstat.posix(digest);
         FileChannel ch = null;
         if (a != null && ours(digest, a, f)) {
           try {
@@ -163,9 +169,9 @@ final class SpoolDirectory {
             ch = null;
           }
         }
-        PosixFileAttributes after = a == null ? null : lstat(digest);
+        PosixFileAttributes after = a == null ? null : Lstat.posix(digest);
         boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
-        if (same && guard.rotationMark() == before && key.equals(keyAt(f.path))) {
+        if (same && guard.rotationMark() == before && key.equals(Lstat.key(f.path))) {
           return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
         }
         if (ch != null) {
@@ -182,7 +188,7 @@ final class SpoolDirectory {
 
   /** Whether {@code digest} may be read as the digest of {@code f}: a regular file of the same owner. */
   private boolean ours(Path digest, PosixFileAttributes a, SpoolFile f) {
-    if (a.isRegularFile() && (f.owner == null || f.owner.equals(a.owner()))) {
+    if (isRegularFileOf(a, f.owner)) {
       return true;
     }
     if (refusedDigests.size() < 1000 && refusedDigests.add(String.valueOf(a.fileKey()))) {
@@ -192,37 +198,20 @@ final class SpoolDirectory {
     return false;
   }
 
-  private static PosixFileAttributes lstat(Path p) throws IOException {
-    try {
-      return Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-  }
-
-  /** The key of what is at {@code p} now, or null if nothing is. */
-  static String keyAt(Path p) throws IOException {
-    try {
-      return String.valueOf(Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey());
-    } catch (NoSuchFileException e) {
-      return null;
-    }
+  /** A regular file (not a link, FIFO, ...) owned by {@code owner}, or by anyone when it is null. */
+  private static boolean isRegularFileOf(PosixFileAttributes a, UserPrincipal owner) {
+    return a.isRegularFile() && (owner == null || owner.equals(a.owner()));
   }
 
   /** The live file: a regular file at {@code p}, or null. */
   private static SpoolFile look(Path p) throws IOException {
-    PosixFileAttributes a;
-    try {
-      a = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-    return a.isRegularFile() ? spoolFile(p, a, true) : null;
+    PosixFileAttributes a = Lstat.posix(p);
+    return a != null && a.isRegularFile() ? spoolFile(p, a, true) : null;
   }
 
   private static SpoolFile spoolFile(Path p, PosixFileAttributes a, boolean isLive) {
-    return new SpoolFile(p, String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS),
-        isLive, a.owner());
+    return new SpoolFile(p, Lstat.key(a), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), isLive,
+        a.owner());
   }
 
   /** Index in {@code files} of the file {@code key}, or -1. */

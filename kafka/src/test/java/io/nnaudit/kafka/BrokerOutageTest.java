@@ -11,16 +11,17 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.ship.ShipStats;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.ship.ShipStats;
 
 /**
  * The broker stops for 25 s in the middle of a load. No operation waits for it (latencies are measured during
@@ -34,69 +35,56 @@ class BrokerOutageTest {
   @TempDir
   java.nio.file.Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   @Test
   void anOutageOnlyDelaysShippingAndLosesNothing() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic("audit", 1);
-      File audits = dir.resolve("audit").toFile();
-      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, "audit");
-      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "8000");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "3000");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
-      Load before = new Load();
-      Load during = new Load();
-      Load after = new Load();
-      ShipStats atTheEnd;
-      long drainMillis;
-      long backlog;
-      try {
-        cluster.waitActive();
-        FileSystem fs = cluster.getFileSystem();
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        before.run(fs, "/before", 3_000);
-        broker.stop();
-        during.run(fs, "/during", OUTAGE_MS);
-        long waiting = during.ops.get();
-        ShippingCluster.await("the lag to show what waits (as of the shipper's last look)", 30_000,
-            () -> logger.pipeline().shipStats().lagRecords >= waiting * 9 / 10);
-        ShipStats inOutage = logger.pipeline().shipStats();
-        assertTrue(inOutage.lagMillis >= OUTAGE_MS / 2, "the oldest waits since the outage began: " + inOutage);
-        assertTrue(inOutage.millisSinceLastAck >= OUTAGE_MS / 2, inOutage.toString());
-        assertTrue(inOutage.sendErrors > 0, "failed sends are counted: " + inOutage);
-        backlog = inOutage.lagRecords;
-        broker.start();
-        long t0 = System.nanoTime();
-        after.run(fs, "/after", 3_000);
-        ShippingCluster.awaitShipped(logger, 120_000);
-        drainMillis = (System.nanoTime() - t0) / 1_000_000;
-        atTheEnd = logger.pipeline().shipStats();
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
-      TrailCheck c = TrailCheck.of(ShippedRecord.of(broker.readAll("audit", local.size(), Duration.ofSeconds(30))),
-          "ns1/nn1");
-      c.assertLines(local, "every local line, in order, after the outage");
-      assertEquals(0, c.gaps);
-      assertEquals(0, atTheEnd.lagRecords, atTheEnd.toString());
-      System.out.printf("outage: ops/s before %.0f during %.0f after %.0f; max latency ms before %d during %d "
-          + "after %d; backlog %d records drained in %d ms; duplicates %d; %s%n", before.rate(), during.rate(),
-          after.rate(), before.maxMillis(), during.maxMillis(), after.maxMillis(), backlog, drainMillis, c.duplicates,
-          atTheEnd);
-      // No handler waited for Kafka: a send may block for max.block.ms (2 s) and a record for the delivery
-      // timeout (8 s); an operation during the outage took far less than either.
-      assertTrue(during.maxMillis() < 1500, "an operation waited " + during.maxMillis() + " ms");
-      assertTrue(during.ops.get() > 100, "the load went on: " + during.ops.get());
-    }
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("audit", 1);
+    Configuration conf = kafka.conf("audit");
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "8000");
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "3000");
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
+    MiniDFSCluster cluster = kafka.start(conf);
+    Load before = new Load();
+    Load during = new Load();
+    Load after = new Load();
+    FileSystem fs = cluster.getFileSystem();
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    before.run(fs, "/before", 3_000);
+    broker.stop();
+    during.run(fs, "/during", OUTAGE_MS);
+    long waiting = during.ops.get();
+    ShippingCluster.await("the lag to show what waits (as of the shipper's last look)", 30_000,
+        () -> logger.pipeline().shipStats().lagRecords >= waiting * 9 / 10);
+    ShipStats inOutage = logger.pipeline().shipStats();
+    assertTrue(inOutage.lagMillis >= OUTAGE_MS / 2, "the oldest waits since the outage began: " + inOutage);
+    assertTrue(inOutage.millisSinceLastAck >= OUTAGE_MS / 2, inOutage.toString());
+    assertTrue(inOutage.sendErrors > 0, "failed sends are counted: " + inOutage);
+    long backlog = inOutage.lagRecords;
+    broker.start();
+    long t0 = System.nanoTime();
+    after.run(fs, "/after", 3_000);
+    ShippingCluster.awaitShipped(logger, 120_000);
+    long drainMillis = (System.nanoTime() - t0) / 1_000_000;
+    ShipStats atTheEnd = logger.pipeline().shipStats();
+    kafka.stopCluster();
+
+    List<String> local = TrailCheck.localLines(new File(kafka.audits(), "audit.log"));
+    TrailCheck c = TrailCheck.of(ShippedRecord.of(broker.readAll("audit", local.size(), Duration.ofSeconds(30))),
+        "ns1/nn1");
+    c.assertLines(local, "every local line, in order, after the outage");
+    assertEquals(0, c.gaps);
+    assertEquals(0, atTheEnd.lagRecords, atTheEnd.toString());
+    System.out.printf("outage: ops/s before %.0f during %.0f after %.0f; max latency ms before %d during %d "
+        + "after %d; backlog %d records drained in %d ms; duplicates %d; %s%n", before.rate(), during.rate(),
+        after.rate(), before.maxMillis(), during.maxMillis(), after.maxMillis(), backlog, drainMillis, c.duplicates,
+        atTheEnd);
+    // No handler waited for Kafka: a send may block for max.block.ms (2 s) and a record for the delivery
+    // timeout (8 s); an operation during the outage took far less than either.
+    assertTrue(during.maxMillis() < 1500, "an operation waited " + during.maxMillis() + " ms");
+    assertTrue(during.ops.get() > 100, "the load went on: " + during.ops.get());
   }
 
   /** One client doing mkdirs for a while, timing each. */

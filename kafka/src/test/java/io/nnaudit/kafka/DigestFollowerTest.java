@@ -14,11 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 
-import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.seal.DigestFile;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
 
 /** How the shipper reads a digest as the sink writes it: whole seal lines only, in order, each once. */
 class DigestFollowerTest {
@@ -103,7 +105,7 @@ class DigestFollowerTest {
     String a = seal(10);
     String b = seal(10);
     StringBuilder huge = new StringBuilder();
-    for (int i = 0; i < 5 * DigestFollower.MAX_LINE; i++) {
+    for (int i = 0; i < 5 * DigestFile.MAX_LINE; i++) {
       huge.append('x');
     }
     String unknownVersion = a.replace(" v=" + io.nnaudit.seal.Seal.VERSION + " ", " v=9 ");

@@ -9,14 +9,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;
 
-import io.nnaudit.QueuedAuditLogger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.apache.hadoop.hdfs.MiniDFSNNTopology;
 import org.apache.hadoop.hdfs.server.namenode.ha.HATestUtil;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,56 +26,47 @@ class HaPairShippingTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   @Test
   void bothNameNodesTrailsReachOneTopicCompleteAndInOrderAcrossAFailover() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic("audit", 4);
-      File audits = dir.resolve("audit").toFile();
-      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, true, broker, "audit");
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).nnTopology(MiniDFSNNTopology.simpleHATopology())
-          .numDataNodes(0).build();
-      String ns = "minidfs-ns"; // the nameservice of MiniDFSNNTopology.simpleHATopology
-      try {
-        cluster.waitActive();
-        cluster.transitionToActive(0);
-        FileSystem fs = HATestUtil.configureFailoverFs(cluster, conf);
-        ShippingCluster.mkdirs(fs, "/before", 0, 800);
-        cluster.transitionToStandby(0);
-        cluster.transitionToActive(1);
-        ShippingCluster.mkdirs(fs, "/after", 0, 800);
-        for (int i = 0; i < 2; i++) {
-          ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem(i)), 60_000);
-        }
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      List<String> nn1 = TrailCheck.localLines(new File(audits, "nn1/audit.log"));
-      List<String> nn2 = TrailCheck.localLines(new File(audits, "nn2/audit.log"));
-      assertTrue(new File(audits, "nn1/audit.log.3").exists(), "nn1 rotated");
-      assertTrue(new File(audits, "nn2/audit.log.3").exists(), "nn2 rotated");
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", nn1.size() + nn2.size(),
-          Duration.ofSeconds(30)));
-      TreeSet<String> sources = new TreeSet<>();
-      shipped.forEach(r -> sources.add(r.source));
-      String first = ns + "/nn1";
-      String second = ns + "/nn2";
-      assertEquals(new TreeSet<>(List.of(first, second)), sources, "identities from dfs.nameservice.id and "
-          + "dfs.ha.namenode.id");
-      TrailCheck c1 = TrailCheck.of(shipped, first);
-      TrailCheck c2 = TrailCheck.of(shipped, second);
-      c1.assertLines(nn1, "nn1: every local line, in order");
-      c2.assertLines(nn2, "nn2: every local line, in order");
-      assertTrue(nn1.stream().anyMatch(l -> l.contains("src=/before/d799")), "nn1 audited the load before");
-      assertTrue(nn2.stream().anyMatch(l -> l.contains("src=/after/d799")), "nn2 audited the load after");
-      assertEquals(0, c1.gaps + c2.gaps);
-      System.out.println("HA pair: nn1 " + nn1.size() + " records, " + c1.fileEnds + " files; nn2 " + nn2.size()
-          + " records, " + c2.fileEnds + " files; duplicates " + (c1.duplicates + c2.duplicates));
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("audit", 4);
+    Configuration conf = kafka.haConf("audit");
+    MiniDFSCluster cluster = kafka.startHa(conf);
+    String ns = "minidfs-ns"; // the nameservice of MiniDFSNNTopology.simpleHATopology
+    cluster.transitionToActive(0);
+    FileSystem fs = HATestUtil.configureFailoverFs(cluster, conf);
+    ShippingCluster.mkdirs(fs, "/before", 0, 800);
+    cluster.transitionToStandby(0);
+    cluster.transitionToActive(1);
+    ShippingCluster.mkdirs(fs, "/after", 0, 800);
+    for (int i = 0; i < 2; i++) {
+      ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem(i)), 60_000);
     }
+    kafka.stopCluster();
+    File audits = kafka.audits();
+    List<String> nn1 = TrailCheck.localLines(new File(audits, "nn1/audit.log"));
+    List<String> nn2 = TrailCheck.localLines(new File(audits, "nn2/audit.log"));
+    assertTrue(new File(audits, "nn1/audit.log.3").exists(), "nn1 rotated");
+    assertTrue(new File(audits, "nn2/audit.log.3").exists(), "nn2 rotated");
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", nn1.size() + nn2.size(),
+        Duration.ofSeconds(30)));
+    TreeSet<String> sources = new TreeSet<>();
+    shipped.forEach(r -> sources.add(r.source));
+    String first = ns + "/nn1";
+    String second = ns + "/nn2";
+    assertEquals(new TreeSet<>(List.of(first, second)), sources, "identities from dfs.nameservice.id and "
+        + "dfs.ha.namenode.id");
+    TrailCheck c1 = TrailCheck.of(shipped, first);
+    TrailCheck c2 = TrailCheck.of(shipped, second);
+    c1.assertLines(nn1, "nn1: every local line, in order");
+    c2.assertLines(nn2, "nn2: every local line, in order");
+    assertTrue(nn1.stream().anyMatch(l -> l.contains("src=/before/d799")), "nn1 audited the load before");
+    assertTrue(nn2.stream().anyMatch(l -> l.contains("src=/after/d799")), "nn2 audited the load after");
+    assertEquals(0, c1.gaps + c2.gaps);
+    System.out.println("HA pair: nn1 " + nn1.size() + " records, " + c1.fileEnds + " files; nn2 " + nn2.size()
+        + " records, " + c2.fileEnds + " files; duplicates " + (c1.duplicates + c2.duplicates));
   }
 }

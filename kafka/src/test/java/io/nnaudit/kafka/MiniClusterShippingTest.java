@@ -8,15 +8,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.ship.ShipStats;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.ship.ShipStats;
 
 /**
  * One NameNode ships its trail, rotated files included, to a real broker; a restart resumes from the
@@ -27,53 +26,41 @@ class MiniClusterShippingTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   @Test
   void everyLocalRecordReachesTheTopicInOrderAcrossRotationsAndARestart() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic("audit", 3);
-      File audits = dir.resolve("audit").toFile();
-      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, "audit");
-      // MiniDFSCluster moves the RPC port at a restart, which the default NameNode id would follow.
-      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
-      try {
-        cluster.waitActive();
-        FileSystem fs = cluster.getFileSystem();
-        ShippingCluster.mkdirs(fs, "/a", 0, 1500);
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        ShippingCluster.awaitShipped(logger, 60_000);
-        ShipStats s = logger.pipeline().shipStats();
-        assertTrue(s.shippedRecords >= 1500, s.toString());
-        assertEquals(0, s.lagRecords, s.toString());
-        assertEquals(0, s.sendErrors, s.toString());
-        assertTrue(s.millisSinceLastAck >= 0, s.toString());
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("audit", 3);
+    MiniDFSCluster cluster = kafka.start(kafka.conf("audit"));
+    FileSystem fs = cluster.getFileSystem();
+    ShippingCluster.mkdirs(fs, "/a", 0, 1500);
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    ShippingCluster.awaitShipped(logger, 60_000);
+    ShipStats s = logger.pipeline().shipStats();
+    assertTrue(s.shippedRecords >= 1500, s.toString());
+    assertEquals(0, s.lagRecords, s.toString());
+    assertEquals(0, s.sendErrors, s.toString());
+    assertTrue(s.millisSinceLastAck >= 0, s.toString());
 
-        cluster.shutdownNameNode(0);
-        QueuedAuditLogger.closeAll(10_000); // as the JVM's exit would: the shipper writes its checkpoint
-        cluster.restartNameNode(0); // a new pipeline and shipper resume from the checkpoint
-        cluster.waitActive();
-        fs = cluster.getFileSystem();
-        ShippingCluster.mkdirs(fs, "/b", 0, 500);
-        ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem()), 60_000);
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      File live = new File(audits, "audit.log");
-      List<String> local = TrailCheck.localLines(live);
-      assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", local.size(), Duration.ofSeconds(30)));
-      TrailCheck c = TrailCheck.of(shipped, "ns1/nn1");
-      c.assertLines(local, "every local line, in order, nothing else");
-      assertEquals(2, c.epochs.size(), "two starts");
-      assertTrue(c.fileEnds >= 5, "file ends: " + c.fileEnds);
-      assertEquals(0, c.gaps);
-    }
+    cluster.shutdownNameNode(0);
+    QueuedAuditLogger.closeAll(10_000); // as the JVM's exit would: the shipper writes its checkpoint
+    cluster.restartNameNode(0); // a new pipeline and shipper resume from the checkpoint
+    cluster.waitActive();
+    fs = cluster.getFileSystem();
+    ShippingCluster.mkdirs(fs, "/b", 0, 500);
+    ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem()), 60_000);
+    kafka.stopCluster();
+
+    File live = new File(kafka.audits(), "audit.log");
+    List<String> local = TrailCheck.localLines(live);
+    assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", local.size(), Duration.ofSeconds(30)));
+    TrailCheck c = TrailCheck.of(shipped, "ns1/nn1");
+    c.assertLines(local, "every local line, in order, nothing else");
+    assertEquals(2, c.epochs.size(), "two starts");
+    assertTrue(c.fileEnds >= 5, "file ends: " + c.fileEnds);
+    assertEquals(0, c.gaps);
   }
 }

@@ -15,8 +15,8 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.QueuedAuditLogger;
@@ -40,114 +40,94 @@ class SealShippingTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   @Test
   void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail() throws Exception {
     SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic(TOPIC, 3);
-      File audits = dir.resolve("audit").toFile();
-      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, TOPIC);
-      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 25); // several seals in each 16 KiB file
-      SealKeys.enable(conf, key, dir);
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
-      try {
-        cluster.waitActive();
-        FileSystem fs = cluster.getFileSystem();
-        ShippingCluster.mkdirs(fs, "/a", 0, 1000);
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        ShippingCluster.awaitShipped(logger, 60_000);
-        // The sink's latest seal (the LatestSealHash metric) reaches the topic while the NameNode runs.
-        String latest = logger.pipeline().stats().latestSealHash;
-        assertEquals(64, latest.length(), "a seal was written: " + latest);
-        ShippingCluster.await("the latest seal " + latest + " in the topic", 60_000,
-            () -> sealHashes(broker, 0).contains(latest));
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic(TOPIC, 3);
+    File audits = kafka.audits();
+    Configuration conf = kafka.conf(TOPIC);
+    conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 25); // several seals in each 16 KiB file
+    SealKeys.enable(conf, key, dir);
+    MiniDFSCluster cluster = kafka.start(conf);
+    FileSystem fs = cluster.getFileSystem();
+    ShippingCluster.mkdirs(fs, "/a", 0, 1000);
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    ShippingCluster.awaitShipped(logger, 60_000);
+    // The sink's latest seal (the LatestSealHash metric) reaches the topic while the NameNode runs.
+    String latest = logger.pipeline().stats().latestSealHash;
+    assertEquals(64, latest.length(), "a seal was written: " + latest);
+    ShippingCluster.await("the latest seal " + latest + " in the topic", 60_000,
+        () -> sealHashes(broker, 0).contains(latest));
 
-        cluster.shutdownNameNode(0);
-        QueuedAuditLogger.closeAll(10_000); // the sink's last seal, then the shipper's stop
-        cluster.restartNameNode(0);
-        cluster.waitActive();
-        fs = cluster.getFileSystem();
-        ShippingCluster.mkdirs(fs, "/b", 0, 300);
-        ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem()), 60_000);
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
+    cluster.shutdownNameNode(0);
+    QueuedAuditLogger.closeAll(10_000); // the sink's last seal, then the shipper's stop
+    cluster.restartNameNode(0);
+    cluster.waitActive();
+    fs = cluster.getFileSystem();
+    ShippingCluster.mkdirs(fs, "/b", 0, 300);
+    ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem()), 60_000);
+    kafka.stopCluster();
 
-      File live = new File(audits, "audit.log");
-      List<String> localSeals = localSeals(live);
-      assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
-      TrailCheck c = checkTopic(broker, live);
-      assertEquals(2, c.epochs.size(), "two starts");
-      assertEquals(0, c.gaps);
+    File live = new File(audits, "audit.log");
+    List<String> localSeals = localSeals(live);
+    assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
+    TrailCheck c = checkTopic(broker, live);
+    assertEquals(2, c.epochs.size(), "two starts");
+    assertEquals(0, c.gaps);
 
-      // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.
-      String lastLocal = localSeals.get(localSeals.size() - 1);
-      assertEquals(lastLocal, Files.readAllLines(TrailNames.digest(live.toPath()), StandardCharsets.UTF_8)
-          .stream().reduce((a, b) -> b).orElse(""), "the live digest's last seal is the trail's last");
-      String anchor = Seal.parse(c.seals.get(c.seals.size() - 1)).hash();
-      assertEquals(Seal.parse(lastLocal).hash(), anchor);
-      Verification.Run anchored = Verification.withCert(key, "--anchor", anchor, audits.getPath());
-      assertFalse(anchored.output.isEmpty(), "verify prints its findings");
-      assertEquals(0, anchored.code, "the host's trail holds the seal anchored off the host: " + anchored);
+    // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.
+    String lastLocal = localSeals.get(localSeals.size() - 1);
+    assertEquals(lastLocal, Files.readAllLines(TrailNames.digest(live.toPath()), StandardCharsets.UTF_8)
+        .stream().reduce((a, b) -> b).orElse(""), "the live digest's last seal is the trail's last");
+    String anchor = Seal.parse(c.seals.get(c.seals.size() - 1)).hash();
+    assertEquals(Seal.parse(lastLocal).hash(), anchor);
+    Verification.Run anchored = Verification.withCert(key, "--anchor", anchor, audits.getPath());
+    assertFalse(anchored.output.isEmpty(), "verify prints its findings");
+    assertEquals(0, anchored.code, "the host's trail holds the seal anchored off the host: " + anchored);
 
-      // Someone rewrites the host's trail without its last seal: the anchor from the topic says so.
-      Path liveDigest = TrailNames.digest(live.toPath());
-      List<String> kept = Files.readAllLines(liveDigest, StandardCharsets.UTF_8);
-      kept.remove(kept.size() - 1);
-      Files.write(liveDigest, kept, StandardCharsets.UTF_8);
-      Verification.Run rewritten = Verification.withCert(key, "--anchor", anchor, audits.getPath());
-      assertFalse(rewritten.output.isEmpty(), "verify prints its findings");
-      assertEquals(1, rewritten.code, "a trail without the anchored seal is reported changed: " + rewritten);
-    }
+    // Someone rewrites the host's trail without its last seal: the anchor from the topic says so.
+    Path liveDigest = TrailNames.digest(live.toPath());
+    List<String> kept = Files.readAllLines(liveDigest, StandardCharsets.UTF_8);
+    kept.remove(kept.size() - 1);
+    Files.write(liveDigest, kept, StandardCharsets.UTF_8);
+    Verification.Run rewritten = Verification.withCert(key, "--anchor", anchor, audits.getPath());
+    assertFalse(rewritten.output.isEmpty(), "verify prints its findings");
+    assertEquals(1, rewritten.code, "a trail without the anchored seal is reported changed: " + rewritten);
   }
 
   @Test
   void failedSendsMadeAgainLoseNoSealAndPutNoneOutOfPlace() throws Exception {
     SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic(TOPIC, 1);
-      File audits = dir.resolve("audit").toFile();
-      Configuration conf = ShippingCluster.conf(dir.toFile(), audits, false, broker, TOPIC);
-      conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "4000");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "2000");
-      conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
-      conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 10);
-      SealKeys.enable(conf, key, dir);
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
-      long sendErrors;
-      try {
-        cluster.waitActive();
-        FileSystem fs = cluster.getFileSystem();
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        ShippingCluster.mkdirs(fs, "/before", 0, 200);
-        ShippingCluster.awaitShipped(logger, 60_000);
-        broker.pause(); // hung: what is in flight fails after the delivery timeout and is sent again
-        try {
-          ShippingCluster.mkdirs(fs, "/during", 0, 300);
-          ShippingCluster.await("sends to fail", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
-        } finally {
-          broker.resume();
-        }
-        ShippingCluster.mkdirs(fs, "/after", 0, 200);
-        ShippingCluster.awaitShipped(logger, 120_000);
-        sendErrors = logger.pipeline().shipStats().sendErrors;
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      assertTrue(sendErrors > 0, "the resend path was taken");
-      checkTopic(broker, new File(audits, "audit.log"));
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic(TOPIC, 1);
+    Configuration conf = kafka.conf(TOPIC);
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "4000");
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "2000");
+    conf.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "5");
+    conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 10);
+    SealKeys.enable(conf, key, dir);
+    MiniDFSCluster cluster = kafka.start(conf);
+    FileSystem fs = cluster.getFileSystem();
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    ShippingCluster.mkdirs(fs, "/before", 0, 200);
+    ShippingCluster.awaitShipped(logger, 60_000);
+    broker.pause(); // hung: what is in flight fails after the delivery timeout and is sent again
+    try {
+      ShippingCluster.mkdirs(fs, "/during", 0, 300);
+      ShippingCluster.await("sends to fail", 30_000, () -> logger.pipeline().shipStats().sendErrors > 0);
+    } finally {
+      broker.resume();
     }
+    ShippingCluster.mkdirs(fs, "/after", 0, 200);
+    ShippingCluster.awaitShipped(logger, 120_000);
+    long sendErrors = logger.pipeline().shipStats().sendErrors;
+    kafka.stopCluster();
+    assertTrue(sendErrors > 0, "the resend path was taken");
+    checkTopic(broker, new File(kafka.audits(), "audit.log"));
   }
 
   /** Every seal line of the digests of {@code live} and its backups, oldest first. */

@@ -19,9 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import io.nnaudit.MkdirsLoad;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.MkdirsLoad;
 
 /**
  * kill -9 of a shipping NameNode JVM under load, and a restart on the same directories. The NameNode runs in a
@@ -54,101 +56,103 @@ class ShipperCrashTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
+
   @Test
   void aKillMidShippingLosesNoLineAndResendsOnlyIdenticalRecords() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic(TOPIC, 3);
-      File audits = dir.resolve("audit").toFile();
-      File live = new File(audits, "audit.log");
-      File checkpointFile = new File(live.getPath() + ".kafka-checkpoint");
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic(TOPIC, 3);
+    File audits = kafka.audits();
+    File live = new File(audits, "audit.log");
+    File checkpointFile = new File(live.getPath() + ".kafka-checkpoint");
 
-      String statsAtKill;
-      try (ShippingNameNodeProcess nn = start(broker, audits, true)) {
-        MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/first").start();
-        try {
-          assertTrue(load.awaitAcked(BEFORE_KILL, LOAD_TIMEOUT_MS), "the first load ran: " + load.ackedCount()
-              + " acknowledged, clients ended with " + load.endings());
-          statsAtKill = nn.awaitStats(s -> s.get("shipped") >= SHIPPED_BEFORE_KILL && s.get("lagBytes") > 0,
-              SHIPPED_TIMEOUT_MS);
-          nn.kill(); // SIGKILL mid-load, while records wait: no shutdown hook, no last checkpoint
-        } finally {
-          load.stop();
-        }
+    String statsAtKill;
+    try (ShippingNameNodeProcess nn = start(broker, audits, true)) {
+      MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/first").start();
+      try {
+        assertTrue(load.awaitAcked(BEFORE_KILL, LOAD_TIMEOUT_MS), "the first load ran: " + load.ackedCount()
+            + " acknowledged, clients ended with " + load.endings());
+        statsAtKill = nn.awaitStats(s -> s.get("shipped") >= SHIPPED_BEFORE_KILL && s.get("lagBytes") > 0,
+            SHIPPED_TIMEOUT_MS);
+        nn.kill(); // SIGKILL mid-load, while records wait: no shutdown hook, no last checkpoint
+      } finally {
+        load.stop();
       }
-      KillPoint kill = KillPoint.read(live, checkpointFile);
-      assertTrue(kill.checkpointLines < kill.lines, "the kill came while records were unacknowledged: the "
-          + "checkpoint covers " + kill.checkpointLines + " of the " + kill.lines + " lines on disk");
-
-      TrailCheck trail;
-      List<ShippedRecord> shipped;
-      int secondAcked;
-      try (ShippingNameNodeProcess nn = start(broker, audits, false)) {
-        MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/second").start();
-        try {
-          assertTrue(load.awaitAcked(AFTER_RESTART, LOAD_TIMEOUT_MS), "the second load ran: " + load.ackedCount()
-              + " acknowledged, clients ended with " + load.endings());
-        } finally {
-          load.stop();
-        }
-        secondAcked = load.ackedCount();
-        nn.awaitStats(s -> s.get("lagBytes") == 0 && s.get("filesWaiting") == 0, SHIPPED_TIMEOUT_MS);
-        shipped = awaitEveryLocalLine(broker, live);
-        trail = TrailCheck.of(shipped, ShippingNameNodeMain.SOURCE);
-      }
-
-      List<String> local = TrailCheck.localLines(live);
-      assertTrue(local.size() >= kill.lines + secondAcked, "the restarted NameNode audited its " + secondAcked
-          + " acknowledged mkdirs: " + local.size() + " lines, " + kill.lines + " at the kill");
-      assertEquals(local, trail.lines, "every local line, in order, once, and nothing else");
-      assertEquals(0, trail.gaps, "no gap announced");
-      assertEquals(2, trail.epochs.size(), "two starts: " + trail.epochs);
-      int files = TrailCheck.localFiles(live).size();
-      assertTrue(files >= 20, "the test rotated many times: " + files + " files");
-      assertEquals(files - 1, trail.fileEnds, "a file-end for every file but the live one");
-
-      long first = trail.epochs.get(0);
-      long second = trail.epochs.get(1);
-      long firstEnd = -1;
-      long secondStart = Long.MAX_VALUE;
-      Map<String, ShippedRecord> resentBySecond = new HashMap<>();
-      for (ShippedRecord r : shipped) {
-        if (r.epoch == first) {
-          firstEnd = Math.max(firstEnd, end(r));
-        } else if (r.epoch == second) {
-          secondStart = Math.min(secondStart, position(r));
-          resentBySecond.putIfAbsent(r.identity(), r);
-        }
-      }
-      long firstLines = 0;
-      int resent = 0;
-      for (ShippedRecord r : shipped) {
-        if (r.epoch != first) {
-          continue;
-        }
-        if (ShipHeaders.RECORD.equals(r.type)) {
-          firstLines++;
-        }
-        if (position(r) >= kill.checkpoint) {
-          ShippedRecord again = resentBySecond.get(r.identity());
-          assertNotNull(again, "the restart sent again what the first start sent past its checkpoint: " + r);
-          assertArrayEquals(r.value, again.value, "the same record under the same identity: " + r);
-          resent++;
-        }
-      }
-      assertEquals(kill.checkpoint, secondStart, "the second start began at the checkpoint the kill left");
-      assertTrue(secondStart <= firstEnd, "the second start began at or before where the first left off ("
-          + describe(secondStart) + ", " + describe(firstEnd) + "): no hole");
-      assertEquals(resent, trail.duplicates, "the only duplicates are what the first start sent past its "
-          + "checkpoint");
-
-      System.out.println("ShipperCrashTest: " + local.size() + " local lines in " + files + " files; "
-          + shipped.size() + " records in the topic (" + trail.lines.size() + " lines, " + trail.fileEnds
-          + " file ends, " + trail.duplicates + " duplicates); at the kill: " + kill.lines + " lines on disk, "
-          + firstLines + " sent by the first start, " + kill.checkpointLines + " under its checkpoint ("
-          + describe(kill.checkpoint) + "), so " + (kill.lines - kill.checkpointLines) + " unacknowledged, "
-          + Math.max(0, kill.lines - firstLines) + " never sent before the kill; last report before the kill: "
-          + statsAtKill);
     }
+    KillPoint kill = KillPoint.read(live, checkpointFile);
+    assertTrue(kill.checkpointLines < kill.lines, "the kill came while records were unacknowledged: the "
+        + "checkpoint covers " + kill.checkpointLines + " of the " + kill.lines + " lines on disk");
+
+    TrailCheck trail;
+    List<ShippedRecord> shipped;
+    int secondAcked;
+    try (ShippingNameNodeProcess nn = start(broker, audits, false)) {
+      MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/second").start();
+      try {
+        assertTrue(load.awaitAcked(AFTER_RESTART, LOAD_TIMEOUT_MS), "the second load ran: " + load.ackedCount()
+            + " acknowledged, clients ended with " + load.endings());
+      } finally {
+        load.stop();
+      }
+      secondAcked = load.ackedCount();
+      nn.awaitStats(s -> s.get("lagBytes") == 0 && s.get("filesWaiting") == 0, SHIPPED_TIMEOUT_MS);
+      shipped = awaitEveryLocalLine(broker, live);
+      trail = TrailCheck.of(shipped, ShippingNameNodeMain.SOURCE);
+    }
+
+    List<String> local = TrailCheck.localLines(live);
+    assertTrue(local.size() >= kill.lines + secondAcked, "the restarted NameNode audited its " + secondAcked
+        + " acknowledged mkdirs: " + local.size() + " lines, " + kill.lines + " at the kill");
+    assertEquals(local, trail.lines, "every local line, in order, once, and nothing else");
+    assertEquals(0, trail.gaps, "no gap announced");
+    assertEquals(2, trail.epochs.size(), "two starts: " + trail.epochs);
+    int files = TrailCheck.localFiles(live).size();
+    assertTrue(files >= 20, "the test rotated many times: " + files + " files");
+    assertEquals(files - 1, trail.fileEnds, "a file-end for every file but the live one");
+
+    long first = trail.epochs.get(0);
+    long second = trail.epochs.get(1);
+    long firstEnd = -1;
+    long secondStart = Long.MAX_VALUE;
+    Map<String, ShippedRecord> resentBySecond = new HashMap<>();
+    for (ShippedRecord r : shipped) {
+      if (r.epoch == first) {
+        firstEnd = Math.max(firstEnd, end(r));
+      } else if (r.epoch == second) {
+        secondStart = Math.min(secondStart, position(r));
+        resentBySecond.putIfAbsent(r.identity(), r);
+      }
+    }
+    long firstLines = 0;
+    int resent = 0;
+    for (ShippedRecord r : shipped) {
+      if (r.epoch != first) {
+        continue;
+      }
+      if (ShipHeaders.RECORD.equals(r.type)) {
+        firstLines++;
+      }
+      if (position(r) >= kill.checkpoint) {
+        ShippedRecord again = resentBySecond.get(r.identity());
+        assertNotNull(again, "the restart sent again what the first start sent past its checkpoint: " + r);
+        assertArrayEquals(r.value, again.value, "the same record under the same identity: " + r);
+        resent++;
+      }
+    }
+    assertEquals(kill.checkpoint, secondStart, "the second start began at the checkpoint the kill left");
+    assertTrue(secondStart <= firstEnd, "the second start began at or before where the first left off ("
+        + describe(secondStart) + ", " + describe(firstEnd) + "): no hole");
+    assertEquals(resent, trail.duplicates, "the only duplicates are what the first start sent past its "
+        + "checkpoint");
+
+    System.out.println("ShipperCrashTest: " + local.size() + " local lines in " + files + " files; "
+        + shipped.size() + " records in the topic (" + trail.lines.size() + " lines, " + trail.fileEnds
+        + " file ends, " + trail.duplicates + " duplicates); at the kill: " + kill.lines + " lines on disk, "
+        + firstLines + " sent by the first start, " + kill.checkpointLines + " under its checkpoint ("
+        + describe(kill.checkpoint) + "), so " + (kill.lines - kill.checkpointLines) + " unacknowledged, "
+        + Math.max(0, kill.lines - firstLines) + " never sent before the kill; last report before the kill: "
+        + statsAtKill);
   }
 
   private static ShippingNameNodeProcess start(KafkaTestBroker broker, File audits, boolean format)

@@ -12,12 +12,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.ship.ShipperContext;
 import io.nnaudit.ship.SpoolGuard;
-import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A shipper on its own (no NameNode), against a topic that is missing for a while: the trail still reaches
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ShipperFaultsTest {
   @TempDir
   Path dir;
+
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   private Configuration conf(KafkaTestBroker broker, String topic) {
     Configuration c = new Configuration(false);
@@ -71,63 +76,61 @@ class ShipperFaultsTest {
    */
   @Test
   void aTopicThatAppearsLateKeepsTheTrailInOrder() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File f = auditFile(3000);
-      Configuration c = conf(broker, "late");
-      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "0");
-      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "batch.size", "4096");
-      KafkaShipper s = shipper(c, f, new SpoolGuard(100));
-      s.start();
-      Thread.sleep(3000); // the topic is missing for a while: sends are refused meanwhile
-      broker.createTopic("late", 1);
-      ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
-      s.stop(5000);
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("late", 3000, Duration.ofSeconds(30)));
-      List<String> firstOffsets = new ArrayList<>();
-      for (int i = 0; i < Math.min(8, shipped.size()); i++) {
-        firstOffsets.add(shipped.get(i).seq + "@" + shipped.get(i).offset);
-      }
-      System.out.println("late topic: " + shipped.size() + " records; first (seq@offset): " + firstOffsets);
-      assertEquals(0, shipped.get(0).offset, "the first record in Kafka is the first line: " + firstOffsets);
-      TrailCheck.of(shipped, "ns1/nn1");
+    KafkaTestBroker broker = kafka.broker();
+    File f = auditFile(3000);
+    Configuration c = conf(broker, "late");
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "linger.ms", "0");
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "batch.size", "4096");
+    KafkaShipper s = shipper(c, f, new SpoolGuard(100));
+    s.start();
+    Thread.sleep(3000); // the topic is missing for a while: sends are refused meanwhile
+    broker.createTopic("late", 1);
+    ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
+    s.stop(5000);
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("late", 3000, Duration.ofSeconds(30)));
+    List<String> firstOffsets = new ArrayList<>();
+    for (int i = 0; i < Math.min(8, shipped.size()); i++) {
+      firstOffsets.add(shipped.get(i).seq + "@" + shipped.get(i).offset);
     }
+    System.out.println("late topic: " + shipped.size() + " records; first (seq@offset): " + firstOffsets);
+    assertEquals(0, shipped.get(0).offset, "the first record in Kafka is the first line: " + firstOffsets);
+    TrailCheck.of(shipped, "ns1/nn1");
   }
 
   /** A loss announced while the topic cannot take it: the gap record is sent again until it is acknowledged. */
   @Test
   void aGapAnnouncedDuringAnOutageReachesTheStream() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File f = auditFile(4);
-      SpoolGuard guard = new SpoolGuard(100);
-      KafkaShipper s = shipper(conf(broker, "gaps"), f, guard);
-      guard.countLoss("(dev=0,ino=0)", 1234, 7); // rotation deleted an unshipped file, as during an outage at the spool bound
-      s.start();
-      Thread.sleep(4000); // the gap and the lines are tried against the missing topic
-      broker.createTopic("gaps", 1);
-      ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
-      s.stop(5000);
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("gaps", 4, Duration.ofSeconds(30)));
-      long gaps = shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).count();
-      System.out.println("gap in an outage: " + shipped.size() + " records, " + gaps + " gap records; " + s.stats());
-      assertTrue(gaps >= 1, "the loss is announced in the stream: " + shipped);
-    }
+    KafkaTestBroker broker = kafka.broker();
+    File f = auditFile(4);
+    SpoolGuard guard = new SpoolGuard(100);
+    KafkaShipper s = shipper(conf(broker, "gaps"), f, guard);
+    // Rotation deleted an unshipped file, as during an outage at the spool bound.
+    guard.countLoss("(dev=0,ino=0)", 1234, 7);
+    s.start();
+    Thread.sleep(4000); // the gap and the lines are tried against the missing topic
+    broker.createTopic("gaps", 1);
+    ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
+    s.stop(5000);
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("gaps", 4, Duration.ofSeconds(30)));
+    long gaps = shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).count();
+    System.out.println("gap in an outage: " + shipped.size() + " records, " + gaps + " gap records; " + s.stats());
+    assertTrue(gaps >= 1, "the loss is announced in the stream: " + shipped);
   }
 
   /** stop() is bounded by its timeout plus max.block.ms: not when every line of a buffer waits max.block.ms. */
   @Test
   void stopIsBoundedWhileTheTopicIsMissing() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File f = auditFile(200);
-      KafkaShipper s = shipper(conf(broker, "never"), f, new SpoolGuard(100));
-      s.start();
-      Thread.sleep(1500); // the shipper is busy failing against the missing topic
-      long t0 = System.nanoTime();
-      s.stop(1000);
-      long ms = (System.nanoTime() - t0) / 1_000_000;
-      boolean alive = shipperThreadAlive();
-      System.out.println("stop: returned after " + ms + " ms; thread alive after stop: " + alive);
-      assertFalse(alive, "the shipper's thread ended within stop()");
-    }
+    KafkaTestBroker broker = kafka.broker();
+    File f = auditFile(200);
+    KafkaShipper s = shipper(conf(broker, "never"), f, new SpoolGuard(100));
+    s.start();
+    Thread.sleep(1500); // the shipper is busy failing against the missing topic
+    long t0 = System.nanoTime();
+    s.stop(1000);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    boolean alive = shipperThreadAlive();
+    System.out.println("stop: returned after " + ms + " ms; thread alive after stop: " + alive);
+    assertFalse(alive, "the shipper's thread ended within stop()");
   }
 
   /**
@@ -136,28 +139,27 @@ class ShipperFaultsTest {
    */
   @Test
   void aGapNotYetAcknowledgedSurvivesARestart() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File f = auditFile(4);
-      File checkpoint = new File(f.getPath() + ".kafka-checkpoint");
-      SpoolGuard guard = new SpoolGuard(100);
-      KafkaShipper first = shipper(conf(broker, "later"), f, guard);
-      guard.countLoss("(dev=0,ino=0)", 1234, 7);
-      first.start();
-      ShippingCluster.await("the gap kept in the checkpoint", 30_000, () -> checkpoint.exists()
-          && new String(readQuietly(checkpoint), StandardCharsets.UTF_8).contains("gap.count=1"));
-      first.stop(1000);
-      broker.createTopic("later", 1);
-      KafkaShipper second = shipper(conf(broker, "later"), f, new SpoolGuard(100));
-      second.start();
-      ShippingCluster.await("caught up", 60_000, () -> second.stats().lagRecords == 0);
-      second.stop(5000);
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("later", 5, Duration.ofSeconds(30)));
-      List<ShippedRecord> gaps = new ArrayList<>();
-      shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).forEach(gaps::add);
-      assertEquals(1, gaps.size(), "the loss is announced once, by the next start: " + shipped);
-      assertTrue(gaps.get(0).text().contains("1234 bytes lost"), gaps.get(0).text());
-      TrailCheck.of(shipped, "ns1/nn1").assertLines(TrailCheck.localLines(f), "the lines after it");
-    }
+    KafkaTestBroker broker = kafka.broker();
+    File f = auditFile(4);
+    File checkpoint = new File(f.getPath() + ".kafka-checkpoint");
+    SpoolGuard guard = new SpoolGuard(100);
+    KafkaShipper first = shipper(conf(broker, "later"), f, guard);
+    guard.countLoss("(dev=0,ino=0)", 1234, 7);
+    first.start();
+    ShippingCluster.await("the gap kept in the checkpoint", 30_000, () -> checkpoint.exists()
+        && new String(readQuietly(checkpoint), StandardCharsets.UTF_8).contains("gap.count=1"));
+    first.stop(1000);
+    broker.createTopic("later", 1);
+    KafkaShipper second = shipper(conf(broker, "later"), f, new SpoolGuard(100));
+    second.start();
+    ShippingCluster.await("caught up", 60_000, () -> second.stats().lagRecords == 0);
+    second.stop(5000);
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("later", 5, Duration.ofSeconds(30)));
+    List<ShippedRecord> gaps = new ArrayList<>();
+    shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)).forEach(gaps::add);
+    assertEquals(1, gaps.size(), "the loss is announced once, by the next start: " + shipped);
+    assertTrue(gaps.get(0).text().contains("1234 bytes lost"), gaps.get(0).text());
+    TrailCheck.of(shipped, "ns1/nn1").assertLines(TrailCheck.localLines(f), "the lines after it");
   }
 
   private static byte[] readQuietly(File f) {

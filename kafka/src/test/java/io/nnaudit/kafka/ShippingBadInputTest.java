@@ -14,8 +14,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +34,8 @@ class ShippingBadInputTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   private Configuration conf(String servers, String topic) {
     Configuration c = new Configuration(false);
@@ -118,44 +116,25 @@ class ShippingBadInputTest {
 
   @Test
   void aMissingTopicShowsAsSendErrorsUntilItIsCreatedThenEverythingIsShipped() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File audits = dir.resolve("audit").toFile();
-      Configuration c = ShippingCluster.conf(dir.toFile(), audits, false, broker, "not-yet");
-      c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
-      try {
-        cluster.waitActive();
-        QueuedAuditLogger logger = loadWaitsInTheFile(cluster, warnings, "Topic not-yet not present in metadata");
-        broker.createTopic("not-yet", 1);
-        ShippingCluster.awaitShipped(logger, 60_000);
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
-      TrailCheck.of(ShippedRecord.of(broker.readAll("not-yet", local.size(), Duration.ofSeconds(30))), "ns1/nn1")
-          .assertLines(local, "once the topic exists, everything waiting is shipped");
-    }
+    KafkaTestBroker broker = kafka.broker();
+    LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
+    MiniDFSCluster cluster = kafka.start(kafka.conf("not-yet"));
+    QueuedAuditLogger logger = loadWaitsInTheFile(cluster, warnings, "Topic not-yet not present in metadata");
+    broker.createTopic("not-yet", 1);
+    ShippingCluster.awaitShipped(logger, 60_000);
+    kafka.stopCluster();
+    List<String> local = TrailCheck.localLines(new File(kafka.audits(), "audit.log"));
+    TrailCheck.of(ShippedRecord.of(broker.readAll("not-yet", local.size(), Duration.ofSeconds(30))), "ns1/nn1")
+        .assertLines(local, "once the topic exists, everything waiting is shipped");
   }
 
   @Test
   void anUnauthorizedTopicShowsAsSendErrorsAndAWarnAndNeverSlowsAnOperation() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).withAcls().start()) {
-      broker.createTopic("forbidden", 1);
-      broker.denyWrites("forbidden");
-      Configuration c = ShippingCluster.conf(dir.toFile(), dir.resolve("audit").toFile(), false, broker, "forbidden");
-      LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
-      try {
-        cluster.waitActive();
-        loadWaitsInTheFile(cluster, warnings, "TopicAuthorizationException");
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-    }
+    KafkaTestBroker broker = kafka.brokerWithAcls();
+    broker.createTopic("forbidden", 1);
+    broker.denyWrites("forbidden");
+    LogCapturer warnings = LogCapturer.captureLogs(LoggerFactory.getLogger(KafkaShipper.class));
+    loadWaitsInTheFile(kafka.start(kafka.conf("forbidden")), warnings, "TopicAuthorizationException");
   }
 
   /**

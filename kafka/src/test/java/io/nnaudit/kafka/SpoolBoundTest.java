@@ -12,8 +12,8 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
@@ -31,53 +31,41 @@ class SpoolBoundTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void closePipelines() {
-    QueuedAuditLogger.closeAll(10_000);
-  }
+  @RegisterExtension
+  final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   @Test
   void filesPastTheSpoolBoundAreCountedLoggedAndAnnouncedByAGap() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      File audits = dir.resolve("audit").toFile();
-      Configuration c = ShippingCluster.conf(dir.toFile(), audits, false, broker, "late"); // not created yet
-      c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
-      c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
-      c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 1);
-      c.setInt(NnauditConfigKeys.KAFKA_SPOOL_MAX_BACKUPS_KEY, 3);
-      LogCapturer sinkLog = LogCapturer.captureLogs(LoggerFactory.getLogger(RollingFileSink.class));
-      MiniDFSCluster cluster = new MiniDFSCluster.Builder(c).numDataNodes(0).build();
-      ShipStats stuck;
-      ShipStats done;
-      try {
-        cluster.waitActive();
-        QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
-        ShippingCluster.mkdirs(cluster.getFileSystem(), "/a", 0, 600); // ~100 KB: six rotations or more
-        stuck = logger.pipeline().shipStats();
-        assertTrue(new File(audits, "audit.log.3").exists(), "unshipped files kept beyond file.max.backups=1");
-        assertFalse(new File(audits, "audit.log.4").exists(), "but not beyond spool.max.backups=3");
-        assertTrue(stuck.lostFiles >= 1, stuck.toString());
-        assertTrue(stuck.lostBytes > 0, stuck.toString());
-        assertTrue(sinkLog.getOutput().contains("the shipper has not finished"), "a WARN for each loss");
-        broker.createTopic("late", 1);
-        ShippingCluster.awaitShipped(logger, 60_000);
-        done = logger.pipeline().shipStats();
-      } finally {
-        cluster.shutdown();
-        QueuedAuditLogger.closeAll(10_000);
-      }
-      List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
-      List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("late", local.size(), Duration.ofSeconds(30)));
-      TrailCheck check = TrailCheck.of(shipped, "ns1/nn1");
-      assertTrue(check.gaps >= 1, "the loss is announced in the stream");
-      long rotationGaps = shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)
-          && r.text().contains("was deleted by rotation before it was shipped")).map(ShippedRecord::text).distinct()
-          .count();
-      assertEquals(done.lostFiles, rotationGaps, "one gap record, saying why, for each file counted as lost: " + done);
-      List<String> tail = check.lines.subList(check.lines.size() - local.size(), check.lines.size());
-      assertEquals(local, tail, "everything still on disk is shipped, in order, after the gap");
-      System.out.println("spool bound: " + stuck.lostFiles + " files (" + stuck.lostBytes + " bytes) lost, "
-          + check.gaps + " gap records, " + local.size() + " records on disk shipped");
-    }
+    KafkaTestBroker broker = kafka.broker();
+    File audits = kafka.audits();
+    Configuration c = kafka.conf("late"); // not created yet
+    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 1);
+    c.setInt(NnauditConfigKeys.KAFKA_SPOOL_MAX_BACKUPS_KEY, 3);
+    LogCapturer sinkLog = LogCapturer.captureLogs(LoggerFactory.getLogger(RollingFileSink.class));
+    MiniDFSCluster cluster = kafka.start(c);
+    QueuedAuditLogger logger = ShippingCluster.logger(cluster.getNamesystem());
+    ShippingCluster.mkdirs(cluster.getFileSystem(), "/a", 0, 600); // ~100 KB: six rotations or more
+    ShipStats stuck = logger.pipeline().shipStats();
+    assertTrue(new File(audits, "audit.log.3").exists(), "unshipped files kept beyond file.max.backups=1");
+    assertFalse(new File(audits, "audit.log.4").exists(), "but not beyond spool.max.backups=3");
+    assertTrue(stuck.lostFiles >= 1, stuck.toString());
+    assertTrue(stuck.lostBytes > 0, stuck.toString());
+    assertTrue(sinkLog.getOutput().contains("the shipper has not finished"), "a WARN for each loss");
+    broker.createTopic("late", 1);
+    ShippingCluster.awaitShipped(logger, 60_000);
+    ShipStats done = logger.pipeline().shipStats();
+    kafka.stopCluster();
+    List<String> local = TrailCheck.localLines(new File(audits, "audit.log"));
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("late", local.size(), Duration.ofSeconds(30)));
+    TrailCheck check = TrailCheck.of(shipped, "ns1/nn1");
+    assertTrue(check.gaps >= 1, "the loss is announced in the stream");
+    long rotationGaps = shipped.stream().filter(r -> r.type.equals(ShipHeaders.GAP)
+        && r.text().contains("was deleted by rotation before it was shipped")).map(ShippedRecord::text).distinct()
+        .count();
+    assertEquals(done.lostFiles, rotationGaps, "one gap record, saying why, for each file counted as lost: " + done);
+    List<String> tail = check.lines.subList(check.lines.size() - local.size(), check.lines.size());
+    assertEquals(local, tail, "everything still on disk is shipped, in order, after the gap");
+    System.out.println("spool bound: " + stuck.lostFiles + " files (" + stuck.lostBytes + " bytes) lost, "
+        + check.gaps + " gap records, " + local.size() + " records on disk shipped");
   }
 }

@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -19,6 +18,8 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+
+import io.nnaudit.trail.Lstat;
 
 /**
  * Opens the audit file for appending, refusing what could send the records elsewhere or hang the writer: a
@@ -84,7 +85,7 @@ final class AuditFileOpener {
   /** Opens the file at the path for appending, creating it if missing; throws {@link RefusedFileException}. */
   OpenFile open() throws IOException {
     for (int attempt = 1; ; attempt++) {
-      BasicFileAttributes found = lstat(path);
+      BasicFileAttributes found = Lstat.basic(path);
       OpenFile f = found == null ? create() : openExisting(found);
       if (f != null) {
         return f;
@@ -92,15 +93,6 @@ final class AuditFileOpener {
       if (attempt == ATTEMPTS) {
         throw new IOException(path + " changed each time it was opened (" + ATTEMPTS + " times)");
       }
-    }
-  }
-
-  /** The attributes of the path itself, not of a symlink's target; null if nothing is there. */
-  static BasicFileAttributes lstat(Path p) throws IOException {
-    try {
-      return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      return null;
     }
   }
 
@@ -137,7 +129,7 @@ final class AuditFileOpener {
     FileChannel ch = channels.open(path, APPEND);
     try {
       boolean partial = endsInPartialRecord(ch.size());
-      BasicFileAttributes now = lstat(path);
+      BasicFileAttributes now = Lstat.basic(path);
       if (now == null || !Objects.equals(now.fileKey(), found.fileKey())) {
         ch.close();
         return null;

@@ -12,6 +12,8 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.Lstat;
+
 /**
  * The file the sink appends to: its channel, its identity (device and inode), its size, and where it stands
  * against the path: when the path was last compared with it, and whether what the path holds instead was
@@ -135,7 +137,7 @@ final class LiveFile {
 
   /** Whether {@code path} holds the file {@code fileKey} (not a symlink to it). */
   static boolean holds(Path path, Object fileKey) throws IOException {
-    BasicFileAttributes a = AuditFileOpener.lstat(path);
+    BasicFileAttributes a = Lstat.basic(path);
     return a != null && Objects.equals(a.fileKey(), fileKey);
   }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.TrailNames;
 
 /**
@@ -92,7 +93,7 @@ final class Rotation {
       renames.move(path, staged);
       renames.moveDigest(path, staged);
       for (int i = plan.highest; i >= plan.keep; i--) {
-        BasicFileAttributes a = AuditFileOpener.lstat(backup(i));
+        BasicFileAttributes a = Lstat.basic(backup(i));
         Path aside = TrailNames.expired(path, i, stamp);
         if (a != null) {
           renames.move(backup(i), aside);

@@ -1,0 +1,192 @@
+package io.nnaudit.kafka;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+import io.nnaudit.ship.SpoolGuard;
+
+/**
+ * Where the shipper starts, and the checkpoint it keeps ({@link ShipCheckpoint}): the acknowledged position,
+ * the highest file number given and the gaps not yet acknowledged, written every
+ * {@code nnaudit.kafka.checkpoint.interval.ms}, at each new file number (before any record carries it), at each
+ * gap noted and at the stop. After each write it tells the {@link SpoolGuard} to keep every file from the
+ * written position on, so that rotation never deletes what a restart would need; until a position with a file
+ * has been written, the guard holds every file.
+ *
+ * <p>Design note. Used by the shipper's thread only (checked by {@code assert} in {@link #write}): the saved
+ * position, the saved highest number, the head of the saved file and the time of the last write are its. It
+ * blocks that thread on the disk (a write is fsynced, renamed, and the directory fsynced). A write that fails
+ * is warned about and tried again at the next occasion; the guard then keeps holding from the last position
+ * written.
+ */
+final class Checkpointer {
+  private final Thread owner;
+  private final ShipperSettings settings;
+  private final SpoolDirectory dir;
+  private final SpoolGuard guard;
+  private final FileNumbers numbers;
+  private final GapLedger gaps;
+  private final Acknowledgements acks;
+  private final ShipWarnings warnings;
+
+  private long lastWriteMillis;
+  /** The position of the last checkpoint written (the start position at first): the guard holds from here. */
+  private ShipPosition saved;
+  private long savedMaxFileSeq;
+  private String headKey;
+  private int headLength = -1;
+  private String headHash;
+
+  Checkpointer(Thread owner, ShipperSettings settings, SpoolDirectory dir, SpoolGuard guard, FileNumbers numbers,
+      GapLedger gaps, Acknowledgements acks, ShipWarnings warnings) {
+    this.owner = owner;
+    this.settings = settings;
+    this.dir = dir;
+    this.guard = guard;
+    this.numbers = numbers;
+    this.gaps = gaps;
+    this.acks = acks;
+    this.warnings = warnings;
+  }
+
+  /**
+   * Where the last run stopped, or the oldest file when there was none (see the README on a lost checkpoint).
+   * A file that is gone or shorter than was shipped of it is announced by a gap (written with the checkpoint
+   * of {@link #begin}).
+   */
+  ShipPosition startPosition(ShipCheckpoint cp) throws IOException {
+    List<SpoolFile> files = dir.list();
+    if (cp == null) {
+      return files.isEmpty() ? new ShipPosition(0, null, 0, Long.MIN_VALUE)
+          : new ShipPosition(0, files.get(0).key, 0, files.get(0).modifiedNanos);
+    }
+    int i = SpoolDirectory.indexOf(files, cp.position.fileKey);
+    if (i >= 0) {
+      SpoolFile f = files.get(i);
+      try (InputStream in = Files.newInputStream(f.path)) {
+        if (cp.sameHead(in)) {
+          if (f.size >= cp.position.offset) {
+            headKey = cp.position.fileKey;
+            headLength = cp.headLength;
+            headHash = cp.headHash;
+            return cp.position;
+          }
+          gaps.noteLostFile("the audit file " + cp.position.fileSeq + " is shorter (" + f.size + " bytes) than was "
+              + "shipped (" + cp.position.offset + " bytes): it was truncated; it is shipped again from its start as "
+              + "file " + (cp.maxFileSeq + 1), cp.position);
+          return numbers.renumber(cp.position, new ShipPosition(cp.maxFileSeq + 1, f.key, 0, f.modifiedNanos));
+        }
+      }
+    }
+    gaps.noteLostFile("the audit file " + cp.position.fileSeq + " (" + cp.position.fileKey + ") was gone at start-up "
+        + "from byte " + cp.position.offset + " on; what it held past that byte was never shipped", cp.position);
+    return numbers.renumber(cp.position, new ShipPosition(cp.maxFileSeq + 1, null, 0, cp.position.modifiedNanos));
+  }
+
+  /**
+   * Starts from {@code start}, found by {@link #startPosition} from {@code cp}: restores the numbering and the
+   * gaps, and writes the checkpoint (which records a renumbering at start-up, and sets the guard's hold).
+   */
+  void begin(ShipCheckpoint cp, ShipPosition start) {
+    numbers.start(cp == null ? start.fileSeq : Math.max(cp.maxFileSeq, start.fileSeq));
+    this.saved = cp == null ? start : cp.position;
+    this.savedMaxFileSeq = cp == null ? -1 : cp.maxFileSeq;
+    if (cp != null) { // the gaps the last run had not got acknowledged go first, as they were
+      gaps.restore(cp.gaps);
+    }
+    write(start, System.currentTimeMillis(), false);
+  }
+
+  /** A gap was noted: written at once, with the acknowledged position (once there is one to write). */
+  void gapNoted() {
+    if (saved != null) {
+      ShipPosition a = acks.acknowledged();
+      write(a != null ? a : saved, System.currentTimeMillis(), true);
+    }
+  }
+
+  /** The position at the start of {@code f}, numbered {@code seq}; a number above any before is written first. */
+  ShipPosition newFile(long seq, SpoolFile f) {
+    ShipPosition p = numbers.number(seq, f);
+    if (numbers.max() > savedMaxFileSeq) {
+      write(acks.acknowledged(), System.currentTimeMillis(), true); // before any record carries the number
+    }
+    return p;
+  }
+
+  /** Whether the acknowledged position {@code a} is due to be written: the interval passed, or a new file. */
+  boolean due(ShipPosition a, long now) {
+    return now - lastWriteMillis >= settings.checkpointIntervalMs
+        || !String.valueOf(a.fileKey).equals(String.valueOf(saved.fileKey));
+  }
+
+  /**
+   * Writes the acknowledged position {@code a} (when it moved, or {@code force}: a new file number; a position
+   * without a file keeps the last one written, with the new number), then lets the guard release what is older.
+   */
+  void write(ShipPosition a, long now, boolean force) {
+    assert Thread.currentThread() == owner;
+    lastWriteMillis = now;
+    ShipPosition p = a.fileKey != null ? a : saved;
+    if (p.fileKey != null && (force || gaps.changed() || p.global() != saved.global()
+        || numbers.max() != savedMaxFileSeq)) {
+      try {
+        if (refreshHead(p)) {
+          new ShipCheckpoint(p, numbers.max(), headLength, headHash, now, gaps.pending()).save(settings.checkpoint,
+              settings.source);
+          gaps.saved();
+          if (!p.fileKey.equals(saved.fileKey)) {
+            numbers.forgetFinished();
+          }
+          saved = p;
+          savedMaxFileSeq = numbers.max();
+        }
+      } catch (IOException e) {
+        warnings.warn("could not write the checkpoint " + settings.checkpoint + "; a restart would resend more", e);
+      }
+    }
+    if (saved.fileKey == null) {
+      guard.holdEveryFile();
+    } else {
+      guard.holdFrom(saved.fileKey, saved.offset);
+    }
+  }
+
+  /** The file being read was truncated: its first bytes may differ now. */
+  void forgetHead() {
+    headKey = null;
+  }
+
+  /**
+   * The hash of the acknowledged file's first bytes (up to {@link ShipCheckpoint#HEAD_BYTES}; the files only
+   * grow, so they stay as hashed); false if the file is not to be found now.
+   */
+  private boolean refreshHead(ShipPosition a) throws IOException {
+    if (a.fileKey.equals(headKey) && headLength >= ShipCheckpoint.HEAD_BYTES) {
+      return true;
+    }
+    List<SpoolFile> files = dir.list();
+    int i = SpoolDirectory.indexOf(files, a.fileKey);
+    if (i < 0) {
+      return false;
+    }
+    int want = (int) Math.min(ShipCheckpoint.HEAD_BYTES, files.get(i).size);
+    if (a.fileKey.equals(headKey) && headLength >= want) {
+      return true;
+    }
+    try (InputStream in = Channels.newInputStream(FileChannel.open(files.get(i).path, StandardOpenOption.READ))) {
+      headHash = FileHead.sha256(in, want);
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+    headKey = a.fileKey;
+    headLength = want;
+    return true;
+  }
+}

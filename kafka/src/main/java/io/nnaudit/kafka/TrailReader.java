@@ -1,0 +1,344 @@
+package io.nnaudit.kafka;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.Lstat;
+
+/**
+ * Follows the audit files, oldest first, by their identity (device and inode), and sends their lines: the live
+ * file and the rotated files not yet finished, each read to its end and closed by a {@code file-end} record
+ * before the next. A line longer than the producer's {@code max.request.size} allows is sent cut
+ * ({@code record-cut}); a record the broker refuses as too large is sent again cut to 1 KiB, and refused again,
+ * skipped with a gap record. A file that rotation deleted before it was shipped, a file gone from the directory
+ * and a file that shrank are announced by gap records ({@link GapLedger}); a shrunk file is read again from its
+ * start under a new number ({@link FileNumbers}).
+ *
+ * <p>Design note. Used by the shipper's thread only (checked by {@code assert} in {@link #step}): the read
+ * position, the open channel, the buffer and the record refused are its; nothing here is read by another thread.
+ * It blocks that thread on the disk and, through {@link OrderedSender}, in {@code send}. Each step sends at most
+ * one buffer of lines, and stops early once a send failed or the stop's time is up. Logs as
+ * {@link KafkaShipper}, the shipper's one logger name.
+ */
+final class TrailReader {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class);
+  private static final int FIRST_BUFFER_BYTES = 256 * 1024;
+  private static final int MAX_BUFFER_BYTES = 64 * 1024 * 1024;
+  /** A record the broker refuses as too large is sent again cut to this many bytes. */
+  private static final int REFUSED_RECORD_CUT_BYTES = 1024;
+
+  private final Thread owner;
+  private final File file;
+  private final int maxValueBytes;
+  private final SpoolDirectory dir;
+  private final SpoolGuard guard;
+  private final OrderedSender sender;
+  private final Acknowledgements acks;
+  private final SealForwarder seals;
+  private final GapLedger gaps;
+  private final FileNumbers numbers;
+  private final Checkpointer checkpointer;
+  private final StopSignal stop;
+
+  private ShipPosition read;
+  private FileChannel channel;
+  private ByteBuffer buffer = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
+  /** A record refused as too large: its position, and how often it was refused. */
+  private long refusedAt = -1;
+  private int refusedTimes;
+
+  TrailReader(Thread owner, File file, int maxValueBytes, SpoolDirectory dir, SpoolGuard guard,
+      OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
+      Checkpointer checkpointer, StopSignal stop) {
+    this.owner = owner;
+    this.file = file;
+    this.maxValueBytes = maxValueBytes;
+    this.dir = dir;
+    this.guard = guard;
+    this.sender = sender;
+    this.acks = acks;
+    this.seals = seals;
+    this.gaps = gaps;
+    this.numbers = numbers;
+    this.checkpointer = checkpointer;
+    this.stop = stop;
+  }
+
+  /** Where reading stands: everything before it was handed to the producer. */
+  ShipPosition position() {
+    return read;
+  }
+
+  void begin(ShipPosition start) {
+    read = start;
+  }
+
+  /** At a rewind: reads again from {@code to}; {@code refused}, the start of a record the broker refused, or -1. */
+  void rewind(ShipPosition to, long refused) {
+    if (refused >= 0) {
+      refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;
+      refusedAt = refused;
+    }
+    close();
+    read = to;
+  }
+
+  /** Whether everything there is was read: the open file has no byte past the position and no seal waiting. */
+  boolean drained(long lastLagBytes) {
+    return channel != null ? readableBytes() == 0 && !seals.waiting(read.offset) : lastLagBytes == 0;
+  }
+
+  private long readableBytes() {
+    try {
+      return channel == null ? 0 : Math.max(0, channel.size() - read.offset);
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  void close() {
+    seals.close();
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        LOG.debug("nnaudit: closing {} failed", file, e);
+      }
+      channel = null;
+    }
+  }
+
+  /** One unit of reading; returns whether it made progress (sent something, or moved to the next file). */
+  boolean step() throws IOException {
+    assert Thread.currentThread() == owner;
+    if (read.fileKey == null) {
+      return pickFirstFile();
+    }
+    if (channel == null && !openRead()) {
+      return false;
+    }
+    SpoolFile live = dir.liveFile();
+    boolean finished = live == null || !live.key.equals(read.fileKey); // looked at before the last read
+    int sent = readAndSend(finished);
+    if (sent != 0 || acks.isBroken() || channel == null) {
+      return sent > 0;
+    }
+    if (!finished) {
+      return false;
+    }
+    SpoolFile next = successor();
+    if (next == null) {
+      return false;
+    }
+    seals.dropPastEnd(read);
+    ShipPosition after = checkpointer.newFile(read.fileSeq + 1, next);
+    if (!sender.sendFileEnd(sender.headers(ShipHeaders.FILE_END, read.fileSeq, read.offset), read, after)) {
+      return false;
+    }
+    close();
+    numbers.finished(read.fileKey);
+    read = after;
+    return true;
+  }
+
+  /**
+   * Turns the files rotation deleted before they were shipped into gap records; a file this shipper has open
+   * is read to its end all the same, so its loss is taken back.
+   */
+  void announceLosses() {
+    SpoolGuard.Loss loss;
+    while ((loss = guard.nextUnseenLoss()) != null) {
+      if (numbers.isFinished(loss.fileKey)) { // read to its end already: no loss
+        guard.forgive(loss);
+        continue;
+      }
+      if (loss.fileKey.equals(read.fileKey)) {
+        if (channel != null) { // opened before it was deleted (losses are looked at before opening): read whole
+          guard.forgive(loss);
+          continue;
+        }
+        numbers.died(loss.fileKey);
+        // Not open: its inode may be given to a new file, which must not be read as this one.
+        read = numbers.renumber(read, new ShipPosition(numbers.next(), null, 0, read.modifiedNanos));
+      }
+      numbers.died(loss.fileKey);
+      gaps.note("an audit file (" + loss.fileKey + ") was deleted by rotation before it was shipped: " + loss.records
+          + " records, " + loss.bytes + " bytes lost (nnaudit.kafka.spool.max.backups=" + guard.maxHeldBackups()
+          + ")", read);
+    }
+  }
+
+  /** No file was known: the oldest newer than the last one known (any, at the first start). */
+  private boolean pickFirstFile() throws IOException {
+    for (SpoolFile f : dir.list()) {
+      if (f.modifiedNanos > read.modifiedNanos) {
+        read = checkpointer.newFile(read.fileSeq, f);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The file written after the one being read, which is no longer live: the next in the rotation, or, if the
+   * file being read has gone from it (deleted), the oldest file modified after it.
+   */
+  private SpoolFile successor() throws IOException {
+    List<SpoolFile> files = dir.list();
+    int i = SpoolDirectory.indexOf(files, read.fileKey);
+    if (i >= 0) {
+      return i + 1 < files.size() ? files.get(i + 1) : null;
+    }
+    for (SpoolFile f : files) {
+      if (f.modifiedNanos > read.modifiedNanos) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Opens the file {@code read} is in, checking that what was opened is that file. If it is gone, or shorter
+   * than what was shipped of it, announces the gap and moves on.
+   */
+  private boolean openRead() throws IOException {
+    announceLosses(); // a deleted file's inode, given to a new file since, is not opened as it
+    if (read.fileKey == null) {
+      return false;
+    }
+    for (int attempt = 0; attempt < 5 && !numbers.isDead(read.fileKey); attempt++) {
+      List<SpoolFile> files = dir.list();
+      int i = SpoolDirectory.indexOf(files, read.fileKey);
+      if (i < 0) {
+        break;
+      }
+      SpoolFile f = files.get(i);
+      FileChannel ch;
+      try {
+        ch = FileChannel.open(f.path, StandardOpenOption.READ);
+      } catch (NoSuchFileException e) {
+        continue; // renamed since the listing
+      }
+      if (!read.fileKey.equals(Lstat.key(f.path))) {
+        ch.close(); // a rotation renamed another file to that name meanwhile
+        continue;
+      }
+      if (ch.size() < read.offset) {
+        ch.close();
+        truncated(f, read.offset);
+        return false;
+      }
+      channel = ch;
+      read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
+      seals.fileOpened();
+      return true;
+    }
+    gaps.noteLostFile("the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte "
+        + read.offset + " on before it was shipped", read);
+    read = numbers.renumber(read, new ShipPosition(numbers.next(), null, 0, read.modifiedNanos));
+    return false;
+  }
+
+  /** {@code f} holds fewer bytes than were read of it: it is read again from its start, under a new number. */
+  private void truncated(SpoolFile f, long shipped) {
+    gaps.noteLostFile("the audit file " + read.fileSeq + " shrank below the " + shipped + " bytes shipped of it "
+        + "(truncated); it is shipped again from its start as file " + (numbers.max() + 1), read);
+    close();
+    checkpointer.forgetHead(); // its first bytes may differ now
+    ShipPosition from = read;
+    read = numbers.renumber(from, checkpointer.newFile(numbers.max() + 1, f));
+  }
+
+  /**
+   * Sends the whole lines after the read position, each seal of the file once the line it ends with is sent,
+   * stopping at the first refusal or failure. {@code finished}: the file is no longer written, so a last line
+   * without its line end is sent too. Returns the records and seals sent, or -1 when the first send was refused
+   * or the file's digest could not be looked at.
+   */
+  private int readAndSend(boolean finished) throws IOException {
+    long size = channel.size();
+    if (size < read.offset) {
+      truncated(new SpoolFile(null, read.fileKey, size, read.modifiedNanos, false, null), read.offset);
+      return 0;
+    }
+    buffer.clear();
+    int n = channel.read(buffer, read.offset);
+    if (!seals.follow(read, finished, n > 0)) {
+      return -1;
+    }
+    int sent = seals.send(read);
+    if (sent < 0 || n <= 0 || acks.isBroken() || !gaps.isEmpty()) {
+      return sent;
+    }
+    byte[] a = buffer.array();
+    int start = 0;
+    for (int i = 0; i < n; i++) {
+      if (a[i] == '\n') {
+        if (!sendLine(a, start, i - start, i - start + 1)) {
+          return sent > 0 ? sent : -1;
+        }
+        sent++;
+        start = i + 1;
+        int s = seals.send(read);
+        if (s < 0) {
+          return sent;
+        }
+        sent += s;
+        if (acks.isBroken() || stop.timeIsUp() || !gaps.isEmpty()) {
+          return sent;
+        }
+      }
+    }
+    if (start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
+      buffer = ByteBuffer.allocate(buffer.capacity() * 2); // a line longer than the buffer
+      return sent + 1;
+    }
+    if (finished && start < n && read.offset + n == channel.size()) {
+      if (!sendLine(a, start, n - start, n - start)) { // the file ends in part of a line
+        return sent > 0 ? sent : -1;
+      }
+      sent++;
+      int s = seals.send(read);
+      sent += Math.max(0, s);
+    }
+    return sent;
+  }
+
+  /** Sends one line ({@code length} bytes, {@code span} with its line end) at the read position. */
+  private boolean sendLine(byte[] a, int from, int length, int span) {
+    ShipPosition end = read.at(read.offset + span);
+    int limit = maxValueBytes;
+    if (read.global() == refusedAt) {
+      if (refusedTimes >= 2) { // refused even cut: skipped, and said so
+        gaps.note("the record at byte " + read.offset + " of file " + read.fileSeq + " (" + length + " bytes) was "
+            + "refused by the broker twice, the second time cut to " + REFUSED_RECORD_CUT_BYTES + " bytes", read);
+        read = end;
+        refusedAt = -1;
+        return true;
+      }
+      limit = REFUSED_RECORD_CUT_BYTES;
+    }
+    boolean cut = length > limit;
+    byte[] value = new byte[cut ? limit : length];
+    System.arraycopy(a, from, value, 0, value.length);
+    RecordHeaders h = sender.headers(cut ? ShipHeaders.RECORD_CUT : ShipHeaders.RECORD, read.fileSeq, read.offset);
+    if (cut) {
+      h.add(ShipHeaders.LENGTH, ShipHeaders.bytes(Integer.toString(length)));
+    }
+    if (!sender.sendRecord(h, value, read, end, span)) {
+      return false;
+    }
+    read = end;
+    return true;
+  }
+}
