@@ -21,8 +21,8 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.QueuedAuditLogger;
@@ -40,15 +40,12 @@ import io.nnaudit.verify.VerifyCommand;
 class SealConfigTest {
   @TempDir
   static Path keys;
-  static SealKeys.KeyFiles ec;
+
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys.resolve("ec"));
-  }
 
   /** Valid settings sealing with {@code key}, the keystore's password {@code password} in a credential provider. */
   private Configuration sealed(SealKeys.KeyFiles key, String password) throws Exception {

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.trail.TrailNames;
@@ -36,14 +37,14 @@ import io.nnaudit.verify.VerifyReport;
 class SealerStartFaultTest {
   @TempDir
   static Path work;
-  static SealKeys.KeyFiles keyFiles;
+  @RegisterExtension
+  static final SealKeyFixture keyFiles = new SealKeyFixture();
   static SealKey signing;
   static SealKey checking;
 
   @BeforeAll
   static void keys() throws Exception {
-    keyFiles = SealKeys.ec(work.resolve("keys"));
-    signing = TamperPropertyTest.signingKey(keyFiles);
+    signing = keyFiles.signingKey();
     checking = keyFiles.checkingKey();
   }
 
