@@ -14,6 +14,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
@@ -24,12 +25,15 @@ class LoadFaultsTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  final MiniClusterFixture nameNodes = new MiniClusterFixture();
+
   @Test
   void stoppingTheNameNodeUnderLoadLeavesEveryAcceptedEventOnDisk() throws Exception {
     File audit = dir.resolve("stop.log").toFile();
     Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
     conf.setLong(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, 10_000);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = nameNodes.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     MkdirsLoad load = new MkdirsLoad(cluster.getURI(), 16, "/stop").start();
     boolean loaded = load.awaitAcked(2000, 60_000);
