@@ -12,11 +12,13 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import io.nnaudit.sink.SinkFactory;
+
 /**
  * One test's audit set-up: a directory of its own for the audit files, one {@link GatedFileSink} the test holds
- * to stall, fail or inspect the disk, the loggers it starts, all writing through that sink, and the NameNodes
- * it starts ({@link #startCluster}). A test states only the settings that differ:
- * {@code QueuedAuditLogger l = audit.start(c -> c.setInt(QUEUE_CAPACITY_KEY, 4));}.
+ * to stall, fail or inspect the disk, the loggers it starts, all writing through that sink (unless started with
+ * sinks of their own), and the NameNodes it starts ({@link #startCluster}). A test states only the settings
+ * that differ: {@code QueuedAuditLogger l = audit.start(c -> c.setInt(QUEUE_CAPACITY_KEY, 4));}.
  *
  * <p>After the test the sink's gates open and its delays end first (so that no stalled or slowed writer holds
  * a close back), then the NameNodes started here are shut down ({@link MiniClusterFixture}), every logger
@@ -109,7 +111,23 @@ public final class LoggerFixture implements BeforeEachCallback, AfterEachCallbac
 
   /** Starts a logger with these settings, writing through {@link #sink()}; it is closed after the test. */
   public QueuedAuditLogger start(Configuration c) {
-    QueuedAuditLogger l = AuditTestSupport.logger(c, sink.factory());
+    return start(sink.factory(), c);
+  }
+
+  /** Starts a logger with these settings writing to the sinks {@code sinks} opens; it is closed after the test. */
+  public QueuedAuditLogger start(SinkFactory sinks, Configuration c) {
+    return closedAfter(AuditTestSupport.logger(c, sinks));
+  }
+
+  /**
+   * Starts a logger as FSNamesystem creates it ({@link AuditTestSupport#logger(Configuration)}), writing to the
+   * sink {@code nnaudit.sink} names rather than through {@link #sink()}; it is closed after the test.
+   */
+  public QueuedAuditLogger startWithNamedSink(Configuration c) {
+    return closedAfter(AuditTestSupport.logger(c));
+  }
+
+  private QueuedAuditLogger closedAfter(QueuedAuditLogger l) {
     loggers.add(() -> l.pipeline().close(10_000));
     return l;
   }

@@ -28,6 +28,9 @@ class LoadFaultsTest {
   @RegisterExtension
   final MiniClusterFixture nameNodes = new MiniClusterFixture();
 
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
+
   @Test
   void stoppingTheNameNodeUnderLoadLeavesEveryAcceptedEventOnDisk() throws Exception {
     File audit = dir.resolve("stop.log").toFile();
@@ -64,7 +67,7 @@ class LoadFaultsTest {
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "64k");
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 10_000);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = AuditTestSupport.logger(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     int threads = 8;
     int each = 5000;
     List<Thread> ts = AuditTestSupport.startLogging(l, "/rot/", threads, each);
