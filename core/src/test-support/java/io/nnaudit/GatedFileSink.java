@@ -214,7 +214,7 @@ public final class GatedFileSink {
     private final GatedFileSink gate;
 
     /** By class name ({@code nnaudit.sink}): behind the gate installed for the audit file. */
-    FileSink(SinkContext context) {
+    public FileSink(SinkContext context) {
       this(context, installedFor(context.file()));
     }
 
