@@ -177,7 +177,7 @@ class MiniClusterSealTest {
   private static String nnauditClassesOnly() {
     String cp = ChildJvm.testClassPath(e -> e.endsWith(File.separator + "classes"));
     assertFalse(cp.isEmpty() || cp.contains(File.pathSeparator), "one entry, nnaudit's classes: " + cp);
-    assertTrue(new File(cp, "io/nnaudit/seal/VerifyCommand.class").isFile(), cp);
+    assertTrue(new File(cp, "io/nnaudit/verify/VerifyCommand.class").isFile(), cp);
     return cp;
   }
 
