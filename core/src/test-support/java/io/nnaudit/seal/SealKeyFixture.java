@@ -22,8 +22,9 @@ import io.nnaudit.TestFiles;
  */
 public final class SealKeyFixture extends SealKeys.KeyFiles
     implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
+  /** The keystore, the certificate, and the credential providers put beside them. */
   private final Path dir;
-  private volatile boolean made;
+  private boolean made;
 
   public SealKeyFixture() {
     this(Paths.get(System.getProperty("java.io.tmpdir"), "nnaudit-seal-key-" + UUID.randomUUID()));
@@ -32,11 +33,6 @@ public final class SealKeyFixture extends SealKeys.KeyFiles
   private SealKeyFixture(Path dir) {
     super(SealKeys.pairFiles(dir, "ec"));
     this.dir = dir;
-  }
-
-  /** The key's directory: the keystore, the certificate, and the credential providers put beside them. */
-  public Path dir() {
-    return dir;
   }
 
   @Override
