@@ -4,30 +4,32 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import io.nnaudit.sink.SinkFactory;
+
 /**
  * One test's audit set-up: a directory of its own for the audit files, one {@link GatedFileSink} the test holds
- * to stall, fail or inspect the disk, and the loggers it starts, all writing through that sink. A test states
- * only the settings that differ: {@code QueuedAuditLogger l = audit.start(c -> c.setInt(QUEUE_CAPACITY_KEY, 4));}.
+ * to stall, fail or inspect the disk, the loggers it starts, all writing through that sink (unless started with
+ * sinks of their own), and the NameNodes it starts ({@link #startCluster}). A test states only the settings
+ * that differ: {@code QueuedAuditLogger l = audit.start(c -> c.setInt(QUEUE_CAPACITY_KEY, 4));}.
  *
- * <p>After the test the sink's gates open first (so that no stalled writer holds a close back), then every
- * logger started here is closed, its queue drained, the sink is {@link GatedFileSink#uninstall uninstalled},
- * and the directory is deleted. Use as {@code @RegisterExtension final LoggerFixture audit = new LoggerFixture();}.
+ * <p>After the test the sink's gates open and its delays end first (so that no stalled or slowed writer holds
+ * a close back), then the NameNodes started here are shut down ({@link MiniClusterFixture}), every logger
+ * started here is closed, its queue drained, the sink is {@link GatedFileSink#uninstall uninstalled}, and the
+ * directory is deleted. Use as {@code @RegisterExtension final LoggerFixture audit = new LoggerFixture();}.
  */
 public final class LoggerFixture implements BeforeEachCallback, AfterEachCallback {
   private final Consumer<Configuration> classSettings;
   private final GatedFileSink sink = new GatedFileSink();
-  private final List<QueuedAuditLogger> started = new ArrayList<>();
+  private final MiniClusterFixture nameNodes = new MiniClusterFixture();
+  private final Closer loggers = new Closer();
   private Path dir;
 
   public LoggerFixture() {
@@ -45,19 +47,20 @@ public final class LoggerFixture implements BeforeEachCallback, AfterEachCallbac
   }
 
   @Override
-  public void afterEach(ExtensionContext context) throws IOException {
+  public void afterEach(ExtensionContext context) throws Exception {
     sink.openGates();
-    for (QueuedAuditLogger l : started) {
-      l.pipeline().close(10_000);
-    }
-    started.clear();
-    sink.uninstall();
-    if (dir == null) {
-      return; // beforeEach failed
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
+    sink.delayWrites(0);
+    sink.delayForces(0);
+    try {
+      nameNodes.shutdownAll();
+    } finally {
+      try {
+        loggers.close();
+      } finally {
+        sink.uninstall();
+        if (dir != null) { // null: beforeEach failed
+          TestFiles.deleteTree(dir);
+        }
       }
     }
   }
@@ -108,9 +111,30 @@ public final class LoggerFixture implements BeforeEachCallback, AfterEachCallbac
 
   /** Starts a logger with these settings, writing through {@link #sink()}; it is closed after the test. */
   public QueuedAuditLogger start(Configuration c) {
-    QueuedAuditLogger l = AuditTestSupport.logger(c, sink.factory());
-    started.add(l);
+    return start(sink.factory(), c);
+  }
+
+  /** Starts a logger with these settings writing to the sinks {@code sinks} opens; it is closed after the test. */
+  public QueuedAuditLogger start(SinkFactory sinks, Configuration c) {
+    return closedAfter(AuditTestSupport.logger(c, sinks));
+  }
+
+  /**
+   * Starts a logger as FSNamesystem creates it ({@link AuditTestSupport#logger(Configuration)}), writing to the
+   * sink {@code nnaudit.sink} names rather than through {@link #sink()}; it is closed after the test.
+   */
+  public QueuedAuditLogger startWithNamedSink(Configuration c) {
+    return closedAfter(AuditTestSupport.logger(c));
+  }
+
+  private QueuedAuditLogger closedAfter(QueuedAuditLogger l) {
+    loggers.add(() -> l.pipeline().close(10_000));
     return l;
+  }
+
+  /** Starts a NameNode ({@link MiniClusterFixture#start}) with these settings; it is shut down after the test. */
+  public MiniDFSCluster startCluster(Configuration c) throws Exception {
+    return nameNodes.start(c);
   }
 
   /**

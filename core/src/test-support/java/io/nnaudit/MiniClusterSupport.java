@@ -14,9 +14,10 @@ import org.apache.log4j.PatternLayout;
 import org.apache.log4j.RollingFileAppender;
 
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeys;
 
 /** A real NameNode (MiniDFSCluster, real RPC on 127.0.0.1) with nnaudit configured, for integration tests. */
-final class MiniClusterSupport {
+public final class MiniClusterSupport {
   public static final String STOCK_AUDIT_LOGGER = "org.apache.hadoop.hdfs.server.namenode.FSNamesystem.audit";
   /** The layout of the stock RFAAUDIT appender in Hadoop's log4j.properties. */
   public static final String STOCK_LAYOUT = "%d{ISO8601} %p %c{2}: %m%n";
@@ -44,12 +45,21 @@ final class MiniClusterSupport {
   }
 
   public static QueuedAuditLogger ourLogger(MiniDFSCluster cluster) {
+    QueuedAuditLogger l = nnauditLogger(cluster);
+    if (l == null) {
+      throw new AssertionError("nnaudit is not among the NameNode's audit loggers");
+    }
+    return l;
+  }
+
+  /** The NameNode's nnaudit logger; null when {@code dfs.namenode.audit.loggers} does not name it. */
+  static QueuedAuditLogger nnauditLogger(MiniDFSCluster cluster) {
     for (AuditLogger l : cluster.getNamesystem().getAuditLoggers()) {
       if (l instanceof QueuedAuditLogger) {
         return (QueuedAuditLogger) l;
       }
     }
-    throw new AssertionError("nnaudit is not among the NameNode's audit loggers");
+    return null;
   }
 
   /** Sends the stock FSNamesystem.audit lines to a file, the way the stock RFAAUDIT appender does. */
@@ -69,16 +79,16 @@ final class MiniClusterSupport {
   }
 
   /**
-   * As {@link #conf}, with nnaudit sealing {@code auditFile} with {@code key} (made in {@code keyDir}), files of
-   * {@code maxSize}, {@code backups} kept, a seal every {@code interval} records.
+   * As {@link #conf}, with nnaudit sealing {@code auditFile} with {@code key} (its password's credential
+   * provider beside it), files of {@code maxSize}, {@code backups} kept, a seal every {@code interval} records.
    */
-  public static Configuration sealedConf(File baseDir, File auditFile, io.nnaudit.seal.SealKeys.KeyFiles key,
-      java.nio.file.Path keyDir, String maxSize, int backups, int interval) throws Exception {
+  public static Configuration sealedConf(File baseDir, File auditFile, SealKeys.KeyFiles key, String maxSize,
+      int backups, int interval) throws Exception {
     Configuration conf = conf(baseDir, auditFile, QueuedAuditLogger.class.getName());
-    io.nnaudit.seal.SealKeys.enable(conf, key, keyDir);
-    conf.set(io.nnaudit.config.NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
-    conf.setInt(io.nnaudit.config.NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
-    conf.setInt(io.nnaudit.config.NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, interval);
+    SealKeys.enable(conf, key);
+    conf.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
+    conf.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
+    conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, interval);
     return conf;
   }
 }

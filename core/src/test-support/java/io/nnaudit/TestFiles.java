@@ -4,10 +4,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
-/** Reading audit files back in tests. */
+/** Reading audit files back in tests, and removing what a fixture made. */
 public final class TestFiles {
   private TestFiles() {
   }
@@ -78,5 +81,17 @@ public final class TestFiles {
       }
     }
     return n;
+  }
+
+  /** Deletes {@code dir} and everything under it; nothing when it does not exist. */
+  public static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
   }
 }

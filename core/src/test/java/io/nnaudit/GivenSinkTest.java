@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -17,9 +15,8 @@ import io.nnaudit.sink.AuditSink;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An embedder gives the logger its own sinks ({@code new QueuedAuditLogger(SinkFactory)}), with state of their
@@ -27,10 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * another factory replaces it.
  */
 class GivenSinkTest {
-  @TempDir
-  Path dir;
-
-  private final List<QueuedAuditLogger> started = new ArrayList<>();
+  @RegisterExtension
+  final LoggerFixture audit = new LoggerFixture();
 
   /** Keeps the records written to it, one string per record. */
   static final class MemorySink implements AuditSink {
@@ -57,22 +52,17 @@ class GivenSinkTest {
     }
   }
 
-  @AfterEach
-  void closeLoggers() {
-    for (QueuedAuditLogger l : started) {
-      l.pipeline().close(10_000);
-    }
-  }
-
-  private QueuedAuditLogger start(SinkFactory sinks, Configuration c) {
-    QueuedAuditLogger l = new QueuedAuditLogger(sinks);
-    l.initialize(c);
-    started.add(l);
-    return l;
+  /** Opens a {@link MemorySink} for each pipeline and adds it to {@code opened}. */
+  private static SinkFactory memorySinks(List<MemorySink> opened) {
+    return SinkFactory.of("memory", context -> {
+      MemorySink s = new MemorySink(context);
+      opened.add(s);
+      return s;
+    });
   }
 
   private Configuration conf() {
-    Configuration c = AuditTestSupport.conf(dir.resolve("audit.log").toFile());
+    Configuration c = audit.conf();
     c.set("nnaudit.memory.label", "first"); // a key of the given sink's own
     return c;
   }
@@ -80,12 +70,8 @@ class GivenSinkTest {
   @Test
   void recordsReachTheGivenSink() throws Exception {
     List<MemorySink> opened = new CopyOnWriteArrayList<>();
-    SinkFactory sinks = SinkFactory.of("memory", context -> {
-      MemorySink s = new MemorySink(context);
-      opened.add(s);
-      return s;
-    });
-    QueuedAuditLogger l = start(sinks, conf());
+    SinkFactory sinks = memorySinks(opened);
+    QueuedAuditLogger l = audit.start(sinks, conf());
     logCreate(l, "/given/a");
     logCreate(l, "/given/b");
     assertTrue(l.pipeline().awaitWritten(10_000));
@@ -94,23 +80,19 @@ class GivenSinkTest {
     assertEquals(2, sink.records.size(), sink.records.toString());
     assertTrue(sink.records.get(1).contains("\tsrc=/given/b\t"), sink.records.toString());
     assertEquals("first", sink.context.conf().get("nnaudit.memory.label"), "the sink reads its own keys");
-    assertFalse(dir.resolve("audit.log").toFile().exists(), "nnaudit.sink was not used");
+    assertFalse(audit.file().exists(), "nnaudit.sink was not used");
   }
 
   @Test
   void theSameFactoryJoinsAndAnotherReplaces() throws Exception {
     List<MemorySink> opened = new CopyOnWriteArrayList<>();
-    SinkFactory sinks = SinkFactory.of("memory", context -> {
-      MemorySink s = new MemorySink(context);
-      opened.add(s);
-      return s;
-    });
-    QueuedAuditLogger first = start(sinks, conf());
-    QueuedAuditLogger joined = start(sinks, conf());
+    SinkFactory sinks = memorySinks(opened);
+    QueuedAuditLogger first = audit.start(sinks, conf());
+    QueuedAuditLogger joined = audit.start(sinks, conf());
     assertSame(first.pipeline(), joined.pipeline(), "same settings, same factory: one pipeline");
 
     MemorySink other = new MemorySink(null);
-    QueuedAuditLogger replaced = start(SinkFactory.of("memory", context -> other), conf());
+    QueuedAuditLogger replaced = audit.start(SinkFactory.of("memory", context -> other), conf());
     assertSame(replaced.pipeline(), first.pipeline(), "loggers follow the slot to the replacement");
     logCreate(first, "/given/after");
     assertTrue(first.pipeline().awaitWritten(10_000));

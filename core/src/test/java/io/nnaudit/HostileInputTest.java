@@ -21,6 +21,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import io.nnaudit.config.NnauditConfigKeys;
 
@@ -49,6 +50,9 @@ class HostileInputTest {
 
   @TempDir
   Path dir;
+
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
   /** One event's inputs. */
   private static final class Input {
@@ -125,7 +129,7 @@ class HostileInputTest {
   }
 
   /** Logs every input to {@code audit} in {@code format} and returns the records, split every way. */
-  private static List<String> logAll(List<Input> inputs, File audit, String format) throws Exception {
+  private List<String> logAll(List<Input> inputs, File audit, String format) throws Exception {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, audit.getPath());
     c.set(NnauditConfigKeys.RECORD_FORMAT_KEY, format);
@@ -134,7 +138,7 @@ class HostileInputTest {
     c.setInt("hadoop.caller.context.signature.max.size", SIGNATURE_MAX);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 256);
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "8g"); // one file, so the lines line up with the events
-    QueuedAuditLogger l = AuditTestSupport.logger(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     for (Input in : inputs) {
       FileStatus stat = new FileStatus(0, false, 1, 1, 1, 1, new FsPermission((short) 0640), in.owner, in.group,
           null);

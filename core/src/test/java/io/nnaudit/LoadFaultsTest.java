@@ -14,6 +14,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
@@ -24,12 +25,18 @@ class LoadFaultsTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  final MiniClusterFixture nameNodes = new MiniClusterFixture();
+
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
+
   @Test
   void stoppingTheNameNodeUnderLoadLeavesEveryAcceptedEventOnDisk() throws Exception {
     File audit = dir.resolve("stop.log").toFile();
     Configuration conf = MiniClusterSupport.conf(dir.toFile(), audit, QueuedAuditLogger.class.getName());
     conf.setLong(NnauditConfigKeys.SHUTDOWN_TIMEOUT_MS_KEY, 10_000);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = nameNodes.start(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     MkdirsLoad load = new MkdirsLoad(cluster.getURI(), 16, "/stop").start();
     boolean loaded = load.awaitAcked(2000, 60_000);
@@ -60,7 +67,7 @@ class LoadFaultsTest {
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "64k");
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 10_000);
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 64);
-    QueuedAuditLogger l = AuditTestSupport.logger(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     int threads = 8;
     int each = 5000;
     List<Thread> ts = AuditTestSupport.startLogging(l, "/rot/", threads, each);

@@ -35,43 +35,34 @@ class MiniClusterAckTest {
     // Two handlers: a's handler finds no one writing and writes the queue itself, so the stalled disk holds
     // it; b's call is served by the other handler, which finds the write taken and leaves b's event queued.
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 2);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
-    try {
-      QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
-      long base = logger.stats().accepted;
-      audit.sink().stall();
-      MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/a");
-      awaitTrue("the writer to block in the stalled sink", 30_000, () -> audit.sink().writersWaiting() == 1);
-      MkdirsCall b = MkdirsCall.start(cluster.getURI(), "/ack/b");
-      awaitTrue("b's event, through the other handler", 30_000, () -> logger.stats().accepted == base + 2);
-      Thread.sleep(200); // proves a negative: no response leaves in this time while the disk is stalled
-      assertFalse(a.done.get(), "a was acknowledged before its record was written");
-      assertFalse(b.done.get(), "b was acknowledged before its record was written");
-      audit.sink().resume();
-      a.join(30_000);
-      b.join(30_000);
-      assertTrue(a.done.get() && b.done.get() && !a.failed.get() && !b.failed.get());
-      assertTrue(audit.sink().writtenSrcs().containsAll(List.of("/ack/a", "/ack/b")));
-    } finally {
-      cluster.shutdown();
-    }
+    MiniDFSCluster cluster = audit.startCluster(conf);
+    QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
+    long base = logger.stats().accepted;
+    audit.sink().stall();
+    MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/a");
+    awaitTrue("the writer to block in the stalled sink", 30_000, () -> audit.sink().writersWaiting() == 1);
+    MkdirsCall b = MkdirsCall.start(cluster.getURI(), "/ack/b");
+    awaitTrue("b's event, through the other handler", 30_000, () -> logger.stats().accepted == base + 2);
+    Thread.sleep(200); // proves a negative: no response leaves in this time while the disk is stalled
+    assertFalse(a.done.get(), "a was acknowledged before its record was written");
+    assertFalse(b.done.get(), "b was acknowledged before its record was written");
+    audit.sink().resume();
+    a.join(30_000);
+    b.join(30_000);
+    assertTrue(a.done.get() && b.done.get() && !a.failed.get() && !b.failed.get());
+    assertTrue(audit.sink().writtenSrcs().containsAll(List.of("/ack/a", "/ack/b")));
   }
 
   @Test
   void withAckPolicyQueueAResponseDoesNotWaitForTheWrite() throws Exception {
     Configuration conf = audit.clusterConf("ack-queue.log");
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
-    try {
-      audit.sink().stall();
-      MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/queued");
-      a.join(30_000);
-      assertTrue(a.done.get(), "acknowledged while its record waits in the queue");
-      assertFalse(audit.sink().writtenSrcs().contains("/ack/queued"));
-    } finally {
-      audit.sink().resume();
-      cluster.shutdown();
-    }
+    MiniDFSCluster cluster = audit.startCluster(conf);
+    audit.sink().stall();
+    MkdirsCall a = MkdirsCall.start(cluster.getURI(), "/ack/queued");
+    a.join(30_000);
+    assertTrue(a.done.get(), "acknowledged while its record waits in the queue");
+    assertFalse(audit.sink().writtenSrcs().contains("/ack/queued"));
   }
 
   @Test
@@ -80,32 +71,29 @@ class MiniClusterAckTest {
     conf.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1);
     conf.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 1);
     conf.setLong(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, 300);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = audit.startCluster(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     int clients = 6;
     Set<String> acked = ConcurrentHashMap.newKeySet();
     AtomicInteger errors = new AtomicInteger();
-    try {
-      audit.sink().stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
-      List<MkdirsCall> calls = new ArrayList<>();
-      for (int c = 0; c < clients; c++) {
-        calls.add(MkdirsCall.start(cluster.getURI(), "/refused/" + c));
-      }
-      awaitTrue("refusals", 30_000, () -> logger.stats().aborted >= clients - 2);
-      audit.sink().resume();
-      for (int c = 0; c < clients; c++) {
-        calls.get(c).join(60_000);
-        if (calls.get(c).done.get()) {
-          acked.add("/refused/" + c);
-        }
-        if (calls.get(c).failed.get()) {
-          errors.incrementAndGet();
-        }
-      }
-    } finally {
-      audit.sink().resume();
-      cluster.shutdown();
+    audit.sink().stall(); // one event in the writer's hand, one in the queue, the rest wait and are refused
+    List<MkdirsCall> calls = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      calls.add(MkdirsCall.start(cluster.getURI(), "/refused/" + c));
     }
+    awaitTrue("refusals", 30_000, () -> logger.stats().aborted >= clients - 2);
+    audit.sink().resume();
+    for (int c = 0; c < clients; c++) {
+      calls.get(c).join(60_000);
+      if (calls.get(c).done.get()) {
+        acked.add("/refused/" + c);
+      }
+      if (calls.get(c).failed.get()) {
+        errors.incrementAndGet();
+      }
+    }
+    audit.sink().resume();
+    cluster.shutdown();
     assertTrue(logger.pipeline().close(30_000));
     AuditStats s = logger.stats();
     assertEquals(clients - 2, s.aborted, s.toString());

@@ -31,38 +31,35 @@ class MiniClusterOverflowTest {
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 10);
     // Responses sent as soon as events are queued: 32 clients can then outrun a slow writer and fill the queue.
     conf.set(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = audit.startCluster(conf);
     QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
     assertEquals(160, logger.stats().queueCapacity, "the queue is sized from the handler count");
     int clients = 32;
     int each = 40;
     AtomicInteger failures = new AtomicInteger();
-    try {
-      audit.sink().delayWrites(200); // at most 5 writes/s: the queue (160) fills and handlers must wait
-      List<Thread> threads = new ArrayList<>();
-      for (int c = 0; c < clients; c++) {
-        final int id = c;
-        Thread t = new Thread(() -> {
-          try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), cluster.getConfiguration(0))) {
-            for (int i = 0; i < each; i++) {
-              fs.mkdirs(new org.apache.hadoop.fs.Path("/load/c" + id + "/d" + i));
-            }
-          } catch (Exception e) {
-            failures.incrementAndGet();
-            e.printStackTrace();
+    audit.sink().delayWrites(200); // at most 5 writes/s: the queue (160) fills and handlers must wait
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      final int id = c;
+      Thread t = new Thread(() -> {
+        try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), cluster.getConfiguration(0))) {
+          for (int i = 0; i < each; i++) {
+            fs.mkdirs(new org.apache.hadoop.fs.Path("/load/c" + id + "/d" + i));
           }
-        });
-        threads.add(t);
-        t.start();
-      }
-      for (Thread t : threads) {
-        t.join();
-      }
-      assertEquals(0, failures.get());
-    } finally {
-      audit.sink().delayWrites(0);
-      cluster.shutdown();
+        } catch (Exception e) {
+          failures.incrementAndGet();
+          e.printStackTrace();
+        }
+      });
+      threads.add(t);
+      t.start();
     }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(0, failures.get());
+    audit.sink().delayWrites(0);
+    cluster.shutdown();
     assertTrue(logger.pipeline().close(30_000));
     AuditStats s = logger.stats();
     assertEquals(0, s.dropped, s.toString());

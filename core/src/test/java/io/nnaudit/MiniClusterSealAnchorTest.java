@@ -25,11 +25,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
@@ -44,22 +46,27 @@ import io.nnaudit.verify.VerifyReport;
  * The bean goes with its pipeline: a re-initialize replaces it, a close removes it.
  */
 class MiniClusterSealAnchorTest {
+  /** The signing key of the NameNode's trail. */
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
   @TempDir
   Path dir;
+
+  @RegisterExtension
+  final MiniClusterFixture nameNodes = new MiniClusterFixture();
 
   private static final int READS = 150;
   private static final long READ_PAUSE_MS = 20;
 
   @Test
   void theAnchorInJmxIsTheNewestSealOrTheOneBeforeItUnderLoad() throws Exception {
-    Path keyDir = dir.resolve("keys");
-    SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
     Path auditDir = dir.resolve("audit");
     File audit = auditDir.resolve("nnaudit-audit.log").toFile();
     // every seal read stays in the trail: 10000 files kept
-    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, keyDir, "64k", 10_000, 200);
+    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, "64k", 10_000, 200);
     conf.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 1000);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = nameNodes.start(conf);
     QueuedAuditLogger logger;
     String beanName;
     Set<String> anchors = new LinkedHashSet<>();

@@ -25,13 +25,14 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKey;
-import io.nnaudit.seal.SealKeys;
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
@@ -47,21 +48,26 @@ import io.nnaudit.verify.VerifyReport;
  * to its end within nnaudit.seal.interval.ms of its last record.
  */
 class MiniClusterSealTest {
+  /** The signing key of the NameNode's trail. */
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
   @TempDir
   Path dir;
+
+  @RegisterExtension
+  final MiniClusterFixture nameNodes = new MiniClusterFixture();
 
   private static final int BACKUPS = 3;
   private static final Pattern VERIFIED = Pattern.compile("^verified: (\\d+) files, (\\d+) records, from ");
 
   @Test
   void aRotatedAndReinitializedTrailVerifiesWithNnauditsClassesAlone() throws Exception {
-    Path keyDir = dir.resolve("keys");
-    SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
     Path auditDir = dir.resolve("audit");
     File audit = auditDir.resolve("nnaudit-audit.log").toFile();
-    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, keyDir, "4k", BACKUPS, 7);
+    Configuration conf = MiniClusterSupport.sealedConf(dir.toFile(), audit, ec, "4k", BACKUPS, 7);
     conf.setLong(NnauditConfigKeys.SEAL_INTERVAL_MS_KEY, 500);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf);
+    MiniDFSCluster cluster = nameNodes.start(conf);
     QueuedAuditLogger logger;
     String anchor;
     try {

@@ -23,6 +23,7 @@ import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.log4j.RollingFileAppender;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,6 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 class MiniClusterStockFormatTest {
   @TempDir
   Path dir;
+
+  @RegisterExtension
+  final MiniClusterFixture nameNodes = new MiniClusterFixture();
 
   @Test
   void ourFileEqualsTheStockAuditLogExceptForTimestamps() throws Exception {
@@ -45,15 +49,12 @@ class MiniClusterStockFormatTest {
     conf.set("dfs.namenode.audit.log.debug.cmdlist", "datanodeReport");
     conf.setBoolean("dfs.permissions.enabled", true);
     RollingFileAppender stockAppender = MiniClusterSupport.stockAuditLogTo(stock);
-    MiniDFSCluster cluster = MiniClusterSupport.start(conf, 1);
+    MiniDFSCluster cluster = nameNodes.start(conf, 1);
     QueuedAuditLogger logger;
     int ops;
-    try {
-      logger = MiniClusterSupport.ourLogger(cluster);
-      ops = runScript(cluster);
-    } finally {
-      cluster.shutdown();
-    }
+    logger = MiniClusterSupport.ourLogger(cluster);
+    ops = runScript(cluster);
+    cluster.shutdown();
     assertTrue(logger.pipeline().close(30_000));
     stockAppender.close();
 

@@ -18,9 +18,11 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.Verification;
@@ -35,6 +37,10 @@ import io.nnaudit.verify.VerifyReport;
  * that wrote them (exit 2), which an auditor may accept ({@code --accept-late}: exit 0, still listed).
  */
 class SealedCrashTest {
+  /** The signing key of the NameNode's trail. */
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
   @TempDir
   Path dir;
 
@@ -45,9 +51,7 @@ class SealedCrashTest {
 
   @Test
   void aKilledNameNodesTailIsUnsealedNotTamperedAndTheNextStartSealsIt() throws Exception {
-    Path keyDir = dir.resolve("keys");
-    SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
-    Configuration sealing = SealKeys.enable(new Configuration(false), ec, keyDir);
+    Configuration sealing = SealKeys.enable(new Configuration(false), ec);
     sealing.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, INTERVAL);
     List<String> settings = new ArrayList<>();
     for (Map.Entry<String, String> e : sealing) {

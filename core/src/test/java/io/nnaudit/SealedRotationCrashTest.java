@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.file.RollingFileSink;
@@ -41,14 +43,16 @@ class SealedRotationCrashTest {
   private static final int RUNS = 6;
   private static final Pattern RECORD = Pattern.compile("record (\\d{9})");
 
+  /** The signing key of the writer's trail. */
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
   @TempDir
   Path dir;
 
   @Test
   void aKillAtAnyMomentOfARotatingSealedSinkLeavesATrailThatVerifies() throws Exception {
-    Path keyDir = dir.resolve("keys");
-    SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
-    String provider = SealKeys.enable(new Configuration(false), ec, keyDir)
+    String provider = SealKeys.enable(new Configuration(false), ec)
         .get(CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH);
     Random random = new Random();
     for (int run = 0; run < RUNS; run++) {

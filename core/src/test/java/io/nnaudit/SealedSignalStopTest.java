@@ -17,10 +17,12 @@ import java.util.stream.Collectors;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Verification;
@@ -45,14 +47,16 @@ class SealedSignalStopTest {
   /** What the NameNode prints (to standard error: log4j is shut down by then) once the last hook closed the file. */
   private static final String CLOSED_LINE = " as the NameNode stops; later operations are answered with an error";
 
+  /** The signing key of the NameNode's trail. */
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
   @TempDir
   Path dir;
 
   @Test
   void everySigtermUnderLoadLeavesTheTrailSealedToItsEnd() throws Exception {
-    Path keyDir = dir.resolve("keys");
-    SealKeys.KeyFiles ec = SealKeys.ec(keyDir);
-    Configuration sealing = SealKeys.enable(new Configuration(false), ec, keyDir);
+    Configuration sealing = SealKeys.enable(new Configuration(false), ec);
     sealing.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 200);
     sealing.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "64k");
     sealing.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 1000); // keep every file: each acknowledged record is looked for

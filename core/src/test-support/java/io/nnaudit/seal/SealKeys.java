@@ -25,7 +25,7 @@ public final class SealKeys {
   public static final String ALIAS = "nnaudit-seal";
 
   /** A keystore and, for signing keys, the certificate an auditor gets. */
-  public static final class KeyFiles {
+  public static class KeyFiles {
     public final Path keystore;
     final String type;
     /** The certificate (PEM), or null for a secret key. */
@@ -37,16 +37,31 @@ public final class SealKeys {
       this.certificate = certificate;
     }
 
+    KeyFiles(KeyFiles files) {
+      this(files.keystore, files.type, files.certificate);
+    }
+
     /** The key that checks seals made with this one (the certificate's public key, or the secret key). */
     public SealKey checkingKey() throws Exception {
       if (certificate != null) {
         return VerifyCommand.certificateKey(certificate);
       }
+      return SealKey.secret((javax.crypto.SecretKey) load().getKey(ALIAS, PASSWORD.toCharArray()));
+    }
+
+    /** The key that makes seals, with its certificate, as the sink loads it: for a key pair only. */
+    public SealKey signingKey() throws Exception {
+      java.security.KeyStore ks = load();
+      return SealKey.forSigning((java.security.PrivateKey) ks.getKey(ALIAS, PASSWORD.toCharArray()),
+          ks.getCertificate(ALIAS));
+    }
+
+    private java.security.KeyStore load() throws Exception {
       java.security.KeyStore ks = java.security.KeyStore.getInstance(type);
       try (java.io.InputStream in = Files.newInputStream(keystore)) {
         ks.load(in, PASSWORD.toCharArray());
       }
-      return SealKey.secret((javax.crypto.SecretKey) ks.getKey(ALIAS, PASSWORD.toCharArray()));
+      return ks;
     }
   }
 
@@ -89,18 +104,31 @@ public final class SealKeys {
     return new KeyFiles(ks, "PKCS12", signer.certificate);
   }
 
+  /** Where {@link #pair} puts the key pair {@code name} in {@code dir}: not made yet. */
+  static KeyFiles pairFiles(Path dir, String name) {
+    return new KeyFiles(dir.resolve(name + "-seal.p12"), "PKCS12", dir.resolve(name + "-audit.crt"));
+  }
+
   private static KeyFiles pair(Path dir, String name, String... alg) throws Exception {
     Files.createDirectories(dir);
-    Path ks = dir.resolve(name + "-seal.p12");
-    Path crt = dir.resolve(name + "-audit.crt");
+    KeyFiles made = pairFiles(dir, name);
+    String ks = made.keystore.toString();
     List<String> args = new ArrayList<>(Arrays.asList("-genkeypair", "-alias", ALIAS));
     args.addAll(Arrays.asList(alg));
-    args.addAll(Arrays.asList("-dname", "CN=nnaudit seal " + name, "-validity", "3650", "-keystore", ks.toString(),
-        "-storetype", "PKCS12", "-storepass", PASSWORD));
+    args.addAll(Arrays.asList("-dname", "CN=nnaudit seal " + name, "-validity", "3650", "-keystore", ks,
+        "-storetype", made.type, "-storepass", PASSWORD));
     keytool(args.toArray(new String[0]));
-    keytool("-exportcert", "-rfc", "-alias", ALIAS, "-keystore", ks.toString(), "-storetype", "PKCS12",
-        "-storepass", PASSWORD, "-file", crt.toString());
-    return new KeyFiles(ks, "PKCS12", crt);
+    keytool("-exportcert", "-rfc", "-alias", ALIAS, "-keystore", ks, "-storetype", made.type,
+        "-storepass", PASSWORD, "-file", made.certificate.toString());
+    return made;
+  }
+
+  /**
+   * Sets the sealing keys on {@code conf} for {@code key}, with the keystore's password in a credential
+   * provider file beside the keystore.
+   */
+  public static Configuration enable(Configuration conf, KeyFiles key) throws Exception {
+    return enable(conf, key, key.keystore.getParent());
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.sink.file.RollingFileSink;
@@ -36,14 +37,17 @@ import io.nnaudit.verify.VerifyReport;
  * verify is the command as an auditor runs it.
  */
 class RestartLaunderingTest {
+  @RegisterExtension
+  static final SealKeyFixture key = new SealKeyFixture();
+
   @TempDir
   Path work;
   Path dir;
 
   @BeforeEach
-  void keys() throws Exception {
+  void keys() {
     TamperPropertyTest.work = work;
-    TamperPropertyTest.key = SealKeys.ec(work.resolve("keys"));
+    TamperPropertyTest.key = key;
     dir = work.resolve("trail");
   }
 

@@ -14,15 +14,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.MiniClusterSupport;
 import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
@@ -38,15 +36,12 @@ import io.nnaudit.verify.Verification;
 class SealConfigTest {
   @TempDir
   static Path keys;
-  static SealKeys.KeyFiles ec;
+
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys.resolve("ec"));
-  }
 
   /** Valid settings sealing with {@code key}, the keystore's password {@code password} in a credential provider. */
   private Configuration sealed(SealKeys.KeyFiles key, String password) throws Exception {
@@ -221,14 +216,10 @@ class SealConfigTest {
   /** The NameNode does not start, and the operator reads the same message in its failure. */
   @Test
   void aNameNodeWithAWrongKeystorePasswordDoesNotStart() throws Exception {
-    Configuration c = new HdfsConfiguration();
-    c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.resolve("dfs").toString());
-    c.set(DFSConfigKeys.DFS_NAMENODE_AUDIT_LOGGERS_KEY, QueuedAuditLogger.class.getName());
-    c.set(DFSConfigKeys.DFS_NAMENODE_HTTP_ADDRESS_KEY, "127.0.0.1:0");
-    c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("nn-audit.log").toString());
+    Configuration c = MiniClusterSupport.conf(dir.toFile(), dir.resolve("nn-audit.log").toFile(),
+        QueuedAuditLogger.class.getName());
     SealKeys.enable(c, ec, dir, "guessed-pw");
-    Throwable t = assertThrows(Throwable.class, () -> new MiniDFSCluster.Builder(c).numDataNodes(0).build()
-        .shutdown());
+    Throwable t = assertThrows(Throwable.class, () -> MiniClusterSupport.start(c).shutdown());
     IllegalArgumentException ours = null;
     StringBuilder chain = new StringBuilder();
     for (Throwable x = t; x != null; x = x.getCause()) {

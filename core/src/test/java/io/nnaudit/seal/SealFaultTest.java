@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.AuditTestSupport;
@@ -41,9 +41,8 @@ class SealFaultTest {
   private static final int INTERVAL = 10;
   private static final int CHUNK = 4;
 
-  @TempDir
-  static Path keys;
-  static SealKeys.KeyFiles ec;
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
@@ -52,11 +51,6 @@ class SealFaultTest {
   private RollingFileSink sink;
   private Path live;
   private int next;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys);
-  }
 
   @AfterEach
   void clearAttributesAndClose() throws Exception {

@@ -11,8 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.AuditTestSupport;
@@ -35,9 +35,8 @@ import io.nnaudit.verify.VerifyReport;
 class SealInterruptTest {
   private static final int INTERVAL = 5;
 
-  @TempDir
-  static Path keys;
-  static SealKeys.KeyFiles ec;
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
@@ -45,11 +44,6 @@ class SealInterruptTest {
   private RollingFileSink sink;
   private Path live;
   private int next;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys);
-  }
 
   private void open(String durability) throws Exception {
     live = dir.resolve("audit.log");

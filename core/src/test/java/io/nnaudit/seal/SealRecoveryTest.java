@@ -12,8 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
@@ -30,18 +30,12 @@ import io.nnaudit.verify.VerifyReport;
  * write interrupted on a handler thread. None may make verify call nnaudit's own trail tampered.
  */
 class SealRecoveryTest {
-  @TempDir
-  static Path keys;
-  static SealKeys.KeyFiles ec;
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
   private int n;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys);
-  }
 
   private RollingFileSink open(boolean sealed, String durability) throws Exception {
     Configuration c = new Configuration(false);

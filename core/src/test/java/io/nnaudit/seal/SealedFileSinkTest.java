@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.AuditTestSupport;
@@ -27,17 +27,11 @@ import io.nnaudit.verify.VerifyReport;
 
 /** The file sink with sealing on, checked by the verifier: rotation, restart, a kill's unsealed tail. */
 class SealedFileSinkTest {
-  @TempDir
-  static Path keys;
-  static SealKeys.KeyFiles ec;
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys);
-  }
 
   private SinkContext context(File f, String maxSize, int backups, int intervalRecords) throws Exception {
     Configuration c = new Configuration(false);

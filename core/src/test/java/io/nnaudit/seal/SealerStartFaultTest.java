@@ -6,11 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.sink.file.ForwardingFileChannel;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Problem;
 import io.nnaudit.verify.Verification;
@@ -36,24 +34,23 @@ import io.nnaudit.verify.VerifyReport;
 class SealerStartFaultTest {
   @TempDir
   static Path work;
-  static SealKeys.KeyFiles keyFiles;
+  @RegisterExtension
+  static final SealKeyFixture keyFiles = new SealKeyFixture();
   static SealKey signing;
   static SealKey checking;
 
   @BeforeAll
   static void keys() throws Exception {
-    keyFiles = SealKeys.ec(work.resolve("keys"));
-    signing = TamperPropertyTest.signingKey(keyFiles);
+    signing = keyFiles.signingKey();
     checking = keyFiles.checkingKey();
   }
 
   /** Digest writes fail while {@code failing} > 0 (each failure counts it down); -1: fail from the next write on. */
-  static class Flaky extends FileChannel {
-    final FileChannel d;
+  static class Flaky extends ForwardingFileChannel {
     final AtomicInteger failing;
 
     Flaky(FileChannel d, AtomicInteger failing) {
-      this.d = d;
+      super(d);
       this.failing = failing;
     }
 
@@ -64,24 +61,8 @@ class SealerStartFaultTest {
         }
         throw new IOException("injected: digest write fails");
       }
-      return d.write(src);
+      return delegate.write(src);
     }
-    @Override public int read(ByteBuffer dst) throws IOException { return d.read(dst); }
-    @Override public long read(ByteBuffer[] dsts, int o, int l) throws IOException { return d.read(dsts, o, l); }
-    @Override public long write(ByteBuffer[] srcs, int o, int l) throws IOException { return d.write(srcs, o, l); }
-    @Override public long position() throws IOException { return d.position(); }
-    @Override public FileChannel position(long p) throws IOException { d.position(p); return this; }
-    @Override public long size() throws IOException { return d.size(); }
-    @Override public FileChannel truncate(long s) throws IOException { d.truncate(s); return this; }
-    @Override public void force(boolean m) throws IOException { d.force(m); }
-    @Override public long transferTo(long p, long c, WritableByteChannel t) throws IOException { return d.transferTo(p, c, t); }
-    @Override public long transferFrom(ReadableByteChannel s, long p, long c) throws IOException { return d.transferFrom(s, p, c); }
-    @Override public int read(ByteBuffer dst, long p) throws IOException { return d.read(dst, p); }
-    @Override public int write(ByteBuffer src, long p) throws IOException { return d.write(src, p); }
-    @Override public MappedByteBuffer map(MapMode m, long p, long s) throws IOException { return d.map(m, p, s); }
-    @Override public FileLock lock(long p, long s, boolean sh) throws IOException { return d.lock(p, s, sh); }
-    @Override public FileLock tryLock(long p, long s, boolean sh) throws IOException { return d.tryLock(p, s, sh); }
-    @Override protected void implCloseChannel() throws IOException { d.close(); }
   }
 
   static Sealer.DigestOpener opener(Path audit, AtomicInteger failing) {

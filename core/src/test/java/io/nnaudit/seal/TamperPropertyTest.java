@@ -570,7 +570,7 @@ class TamperPropertyTest {
             List.of(t.digest(d).getFileName().toString()), -1, l + 1);
       }
       case RESIGN: {
-        SealKey forger = signingKey(otherKey);
+        SealKey forger = otherKey.signingKey();
         String prev = null;
         for (int k : t.indices) {
           List<String> out = new ArrayList<>();
@@ -600,15 +600,6 @@ class TamperPropertyTest {
       out.add(t.file(i).getFileName().toString());
     }
     return out;
-  }
-
-  static SealKey signingKey(SealKeys.KeyFiles k) throws Exception {
-    java.security.KeyStore ks = java.security.KeyStore.getInstance(k.type);
-    try (java.io.InputStream in = Files.newInputStream(k.keystore)) {
-      ks.load(in, SealKeys.PASSWORD.toCharArray());
-    }
-    return SealKey.forSigning((java.security.PrivateKey) ks.getKey(SealKeys.ALIAS, SealKeys.PASSWORD.toCharArray()),
-        ks.getCertificate(SealKeys.ALIAS));
   }
 
   static byte[] hexBytes(String hex) {

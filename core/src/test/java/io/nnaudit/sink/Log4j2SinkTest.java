@@ -28,9 +28,11 @@ import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.AuditTestSupport;
+import io.nnaudit.LoggerFixture;
 import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
@@ -50,6 +52,9 @@ class Log4j2SinkTest {
   @TempDir
   Path dir;
   private LoggerContext ctx;
+
+  @RegisterExtension
+  final LoggerFixture loggers = new LoggerFixture();
 
   /** A logger with no appender of its own: the tests attach a {@link FlakyAppender} to it. */
   private static final String FLAKY_CONFIG = "<Configuration status=\"warn\" name=\"flaky\">\n"
@@ -118,8 +123,7 @@ class Log4j2SinkTest {
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("unused.log").toString());
     c.set(NnauditConfigKeys.SINK_KEY, "log4j2");
-    QueuedAuditLogger l = new QueuedAuditLogger();
-    l.initialize(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     int n = 500;
     for (int i = 0; i < n; i++) {
       l.logAuditEvent(true, "alice", null, "create", "/l4j2/" + i + "/new\nline", null, STAT, null, null, null);
@@ -193,8 +197,7 @@ class Log4j2SinkTest {
         .failOnce(m -> m.contains("\tsrc=/e/7\t") || m.contains("\tsrc=/e/150\t") || m.contains("\tsrc=/e/299\t"));
     Configuration c = conf("nnaudit.flaky");
     c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 1024);
-    QueuedAuditLogger l = new QueuedAuditLogger();
-    l.initialize(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     int n = 300;
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -223,8 +226,7 @@ class Log4j2SinkTest {
         .failOnce(m -> m.contains("\tsrc=/h/5\t"));
     Configuration c = conf("nnaudit.flaky");
     c.unset(NnauditConfigKeys.ACK_POLICY_KEY);
-    QueuedAuditLogger l = new QueuedAuditLogger();
-    l.initialize(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     List<Thread> ts = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       final int id = i;
@@ -259,8 +261,7 @@ class Log4j2SinkTest {
     Configuration c = conf("nnaudit.flaky");
     c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open");
     c.setInt(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, 8);
-    QueuedAuditLogger l = new QueuedAuditLogger();
-    l.initialize(c);
+    QueuedAuditLogger l = loggers.startWithNamedSink(c);
     int n = 400;
     int bad = 0;
     for (int i = 0; i < n; i++) {

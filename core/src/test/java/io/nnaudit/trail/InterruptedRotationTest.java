@@ -20,11 +20,12 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeyFixture;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkContext;
@@ -45,19 +46,13 @@ import io.nnaudit.verify.VerifyReport;
 class InterruptedRotationTest {
   private static final Pattern NUMBER = Pattern.compile("record (\\d{6}) ");
 
-  @TempDir
-  static Path keys;
-  static SealKeys.KeyFiles ec;
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
 
   @TempDir
   Path dir;
 
   private int next;
-
-  @BeforeAll
-  static void makeKey() throws Exception {
-    ec = SealKeys.ec(keys);
-  }
 
   private SinkContext context(Path live) throws Exception {
     Configuration c = new Configuration(false);
@@ -65,7 +60,7 @@ class InterruptedRotationTest {
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1k");
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, 3);
     c.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 5);
-    SealKeys.enable(c, ec, keys);
+    SealKeys.enable(c, ec);
     return NnauditSettings.fromConf(c).sinkContext();
   }
 

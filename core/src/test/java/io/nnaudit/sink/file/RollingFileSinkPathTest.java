@@ -16,11 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.Closer;
 import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.sink.SinkContext;
@@ -40,6 +41,9 @@ class RollingFileSinkPathTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  final Closer closer = new Closer();
+
   private final ManualClock clock = new ManualClock();
   private Path live;
   private Path moved;
@@ -54,15 +58,8 @@ class RollingFileSinkPathTest {
     context = SinkFixtures.context(live, "1m", 2, "none");
   }
 
-  @AfterEach
-  void close() throws IOException {
-    if (sink != null) {
-      sink.close();
-    }
-  }
-
   private RollingFileSink newSink() {
-    return SinkFixtures.sink(context, clock);
+    return closer.add(SinkFixtures.sink(context, clock));
   }
 
   private void assertRefusedAtStartUp(String found) {
@@ -186,7 +183,7 @@ class RollingFileSinkPathTest {
 
   @Test
   void noRotationWhileThePathHoldsARefusedSymlink() throws Exception {
-    sink = SinkFixtures.sink(SinkFixtures.context(live, "1k", 2, "none"), clock);
+    sink = closer.add(SinkFixtures.sink(SinkFixtures.context(live, "1k", 2, "none"), clock));
     write(sink, "before\n");
     Files.move(live, moved);
     Path target = Files.createFile(dir.resolve("elsewhere.log"));

@@ -19,10 +19,11 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.Closer;
 import io.nnaudit.TestFiles;
 import io.nnaudit.sink.SinkFixtures.ManualClock;
 import io.nnaudit.sink.SinkFixtures;
@@ -36,8 +37,10 @@ class RollingFileSinkRotationFailureTest {
   @TempDir
   Path dir;
 
+  @RegisterExtension
+  final Closer closer = new Closer();
+
   private final ManualClock clock = new ManualClock();
-  private final List<Path> withAttributes = new ArrayList<>();
   private final List<String> written = new ArrayList<>();
   private Path live;
   private RollingFileSink sink;
@@ -45,7 +48,7 @@ class RollingFileSinkRotationFailureTest {
   /** Four writes fill the file (1k); 16 leave three full backups and a full live file, nothing deleted yet. */
   private void fillLiveAndThreeBackups() throws IOException {
     live = dir.resolve("audit.log");
-    sink = SinkFixtures.sink(context(live, "1k", 3, "none"), clock);
+    sink = closer.add(SinkFixtures.sink(context(live, "1k", 3, "none"), clock));
     for (int i = 0; i < 16; i++) {
       writeBatch();
     }
@@ -64,7 +67,8 @@ class RollingFileSinkRotationFailureTest {
   }
 
   private void chattr(String change, Path p) throws InterruptedException {
-    withAttributes.add(p);
+    // after the test, before the sink is closed: so that the temp dir can be deleted
+    closer.add(() -> SinkFixtures.run("/usr/bin/chattr", "-ai", p.toString()));
     boolean done;
     try {
       done = SinkFixtures.run("/usr/bin/chattr", change, p.toString());
@@ -73,16 +77,6 @@ class RollingFileSinkRotationFailureTest {
     }
     assumeTrue(done, "chattr " + change + " does not work here (no chattr, a file system without the attribute,"
         + " or no CAP_LINUX_IMMUTABLE); skipped");
-  }
-
-  @AfterEach
-  void clearAttributesAndClose() throws Exception {
-    for (Path p : withAttributes) {
-      SinkFixtures.run("/usr/bin/chattr", "-ai", p.toString()); // so that the temp dir can be deleted
-    }
-    if (sink != null) {
-      sink.close();
-    }
   }
 
   private Set<String> names() throws IOException {

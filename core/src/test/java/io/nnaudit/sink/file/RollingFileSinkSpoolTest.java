@@ -12,13 +12,13 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
-import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.config.NnauditConfigKeys;
-import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFixtures;
 
 /** Rotation keeps what a shipper has not finished, up to the spool's bound, and counts what it must delete. */
 class RollingFileSinkSpoolTest {
@@ -26,11 +26,8 @@ class RollingFileSinkSpoolTest {
   Path dir;
 
   private RollingFileSink sink(File f, int backups, SpoolGuard guard) {
-    Configuration c = new Configuration(false);
-    c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
-    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1k");
-    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
-    return new RollingFileSink(NnauditSettings.fromConf(c).sinkContext().withSpoolGuard(guard));
+    SinkContext context = SinkFixtures.context(f.toPath(), "1k", backups, NnauditConfigKeys.DURABILITY_DEFAULT);
+    return new RollingFileSink(context.withSpoolGuard(guard));
   }
 
   /** Writes a 1101-byte record: every call after the first rotates first. */

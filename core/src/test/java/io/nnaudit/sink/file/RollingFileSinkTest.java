@@ -1,12 +1,12 @@
 package io.nnaudit.sink.file;
 
+import static io.nnaudit.sink.SinkFixtures.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,21 +22,15 @@ import io.nnaudit.TestFiles;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFixtures;
 
 class RollingFileSinkTest {
   @TempDir
   Path dir;
 
-  private SinkContext context(File f, String maxSize, int backups) {
-    Configuration c = new Configuration(false);
-    c.set(NnauditConfigKeys.FILE_PATH_KEY, f.getPath());
-    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
-    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
-    return NnauditSettings.fromConf(c).sinkContext();
-  }
-
-  private static void write(RollingFileSink sink, String text) throws Exception {
-    sink.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+  /** The context of a sink of {@code f} with the default durability. */
+  private static SinkContext context(File f, String maxSize, int backups) {
+    return SinkFixtures.context(f.toPath(), maxSize, backups, NnauditConfigKeys.DURABILITY_DEFAULT);
   }
 
   @Test
