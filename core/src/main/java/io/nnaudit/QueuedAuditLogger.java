@@ -26,9 +26,9 @@ import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.pipeline.AuditStats;
 import io.nnaudit.pipeline.Offer;
 import io.nnaudit.pipeline.PipelineRegistry;
-import io.nnaudit.pipeline.RateLimitedLog;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkFactory;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * The NameNode audit logger: set {@code dfs.namenode.audit.loggers=io.nnaudit.QueuedAuditLogger} (alone, to

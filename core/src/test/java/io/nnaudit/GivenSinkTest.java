@@ -11,12 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.nnaudit.sink.AuditSink;
-import io.nnaudit.sink.SinkContext;
-import io.nnaudit.sink.SinkFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.sink.SinkFactory;
 
 /**
  * An embedder gives the logger its own sinks ({@code new QueuedAuditLogger(SinkFactory)}), with state of their

@@ -23,6 +23,7 @@ import org.apache.hadoop.ipc.CallerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**

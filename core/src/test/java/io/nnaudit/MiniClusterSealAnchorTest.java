@@ -32,7 +32,6 @@ import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeyFixture;
-import io.nnaudit.seal.SealKeys;
 import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 

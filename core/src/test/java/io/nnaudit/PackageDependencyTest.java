@@ -36,20 +36,21 @@ class PackageDependencyTest {
   private static final Map<String, Set<String>> ALLOWED = new LinkedHashMap<>();
 
   static {
-    allow("", "ack", "config", "event", "format", "pipeline", "settings", "sink");
+    allow("", "ack", "config", "event", "format", "pipeline", "settings", "sink", "throttle");
     allow("settings", "ack", "config", "format", "seal", "ship", "sink");
-    allow("pipeline", "ack", "config", "event", "format", "seal", "settings", "ship", "sink", "sink.file");
+    allow("pipeline", "ack", "config", "event", "format", "seal", "settings", "ship", "sink", "sink.file", "throttle");
     allow("ack");
     allow("event", "ack");
     allow("format", "event");
     allow("config");
     allow("sink", "config", "seal", "ship");
-    allow("sink.file", "config", "seal", "ship", "sink", "trail");
+    allow("sink.file", "config", "seal", "ship", "sink", "throttle", "trail");
     allow("trail");
-    allow("seal", "config", "trail");
+    allow("seal", "config", "throttle", "trail");
     allow("verify", "seal", "trail");
     allow("ship", "config");
-    allow("kafka", "config", "seal", "ship", "trail");
+    allow("kafka", "config", "seal", "ship", "throttle", "trail");
+    allow("throttle");
   }
 
   private static final Set<String> MAY_NAME_THE_SETTINGS = new HashSet<>(Arrays.asList("", "settings", "pipeline"));

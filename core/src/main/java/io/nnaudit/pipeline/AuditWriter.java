@@ -13,6 +13,7 @@ import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.settings.QueueFullPolicy;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * The loop of a pipeline's one background thread: it takes batches from the queue, has the {@link ChunkWriter}

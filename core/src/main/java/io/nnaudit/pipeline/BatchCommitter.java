@@ -9,6 +9,7 @@ import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.FailurePolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * Puts one chunk of records into the sink under the durability and failure policies, and completes the

@@ -8,6 +8,7 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * Formats a batch as UTF-8 into one reused buffer and hands it to the {@link BatchCommitter} in chunks of about

@@ -5,6 +5,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.event.AuditEvent;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * The sink once the writer thread has stopped writing to it: the shutdown hook's fsync and seal before it hands

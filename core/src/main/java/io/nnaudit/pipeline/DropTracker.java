@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 import io.nnaudit.format.DropReport;
+import io.nnaudit.throttle.IntervalGate;
 
 /**
  * Counts dropped events exactly (in {@link AuditMetrics}) and says so: a rate-limited WARN in the NameNode log

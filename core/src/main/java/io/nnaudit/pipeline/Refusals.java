@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.event.AuditEvent;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * How a pipeline refuses an event that will have no record: counted as dropped and as aborted, and logged at

@@ -12,6 +12,7 @@ import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.settings.QueueFullPolicy;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * Group commit led by a handler. After its event was accepted, a handler that finds no one writing takes the

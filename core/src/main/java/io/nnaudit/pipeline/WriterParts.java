@@ -5,6 +5,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.throttle.RateLimitedLog;
 
 /**
  * The writing side of one pipeline, wired once when it opens its sink: the writer thread's loop, the leader

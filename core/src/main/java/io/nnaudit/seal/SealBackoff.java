@@ -7,6 +7,8 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.throttle.IntervalGate;
+
 /**
  * What a seal that fails costs: it is counted ({@link #failures}) and logged at most every 10 s, and the
  * interval's seal is not tried again for a second (each try may fsync the audit file); a seal asked for is
@@ -27,7 +29,7 @@ final class SealBackoff {
   private final LongSupplier nanoClock;
   /** When the latest seal failed (nanoTime), or NEVER once one works. */
   private volatile long failedAtNanos = NEVER;
-  private long nextFailureLog = NEVER;
+  private final IntervalGate failureLog = new IntervalGate(FAILURE_LOG_INTERVAL_MS);
   private volatile long failures;
 
   SealBackoff(boolean failClosed, LongSupplier nanoClock) {
@@ -54,8 +56,7 @@ final class SealBackoff {
   IOException failed(long nowMillis, Exception e) {
     failedAtNanos = nanoClock.getAsLong();
     failures++;
-    if (nowMillis >= nextFailureLog) {
-      nextFailureLog = nowMillis + FAILURE_LOG_INTERVAL_MS;
+    if (failureLog.tryOpen(nowMillis)) {
       LOG.error("nnaudit: could not write a seal of the audit file, or fsync it ({} failures since start-up); {}",
           failures, failClosed ? "fail-closed: no record is written until a seal can be"
               : "fail-open: records go on, sealed by the next seal that works", e);

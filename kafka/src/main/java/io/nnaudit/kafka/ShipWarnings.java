@@ -5,6 +5,8 @@ import java.io.File;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.throttle.IntervalGate;
+
 /**
  * The shipper's warnings about sending and reading, at most one a minute, each with the send errors counted
  * since start-up: an outage fails every send, and the log says so once a minute, not once a send. Used by the
@@ -17,7 +19,7 @@ final class ShipWarnings {
   private final File file;
   private final String topic;
   private final Acknowledgements acks;
-  private long lastWarnMillis = Long.MIN_VALUE / 2;
+  private final IntervalGate gate = new IntervalGate(INTERVAL_MS);
 
   ShipWarnings(File file, String topic, Acknowledgements acks) {
     this.file = file;
@@ -26,9 +28,7 @@ final class ShipWarnings {
   }
 
   void warn(String what, Throwable cause) {
-    long now = System.currentTimeMillis();
-    if (now - lastWarnMillis >= INTERVAL_MS) {
-      lastWarnMillis = now;
+    if (gate.tryOpen(System.currentTimeMillis())) {
       LOG.warn("nnaudit: shipping {} to Kafka topic {}: {} ({}); {} send errors since start-up, the records wait in "
           + "the file (logged at most once a minute)", file, topic, what, String.valueOf(cause), acks.sendErrors());
     }

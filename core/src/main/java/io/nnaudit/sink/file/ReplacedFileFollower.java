@@ -7,6 +7,8 @@ import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.throttle.IntervalGate;
+
 /**
  * Keeps the sink writing to the file at its path: if the file is renamed, deleted or replaced behind the sink's
  * back (logrotate, an operator), the change is noticed within a second and a new file is begun at the path;
@@ -23,13 +25,12 @@ final class ReplacedFileFollower {
   private static final long CHECK_INTERVAL_MS = 1000;
   /** While what is at the path is refused, the ERROR that says so is logged at most this often. */
   private static final long REFUSAL_LOG_INTERVAL_MS = 60_000;
-  private static final long NEVER = Long.MIN_VALUE;
 
   private final Path path;
   private final AuditFileOpener opener;
   private final LiveFile live;
   private final Sealing sealing;
-  private long lastRefusalLog = NEVER;
+  private final IntervalGate refusalLog = new IntervalGate(REFUSAL_LOG_INTERVAL_MS);
   private volatile long refusedReopens;
 
   ReplacedFileFollower(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing) {
@@ -62,8 +63,7 @@ final class ReplacedFileFollower {
     } catch (IOException e) {
       refusedReopens++;
       live.stranded(true);
-      if (lastRefusalLog == NEVER || now - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
-        lastRefusalLog = now;
+      if (refusalLog.tryOpen(now)) {
         LOG.error("nnaudit: {} was moved, deleted or replaced, and what is there now is not opened ({}). Records "
             + "keep going to the file that was there (lost if it was deleted), which is not rotated; the path is "
             + "looked at again every second ({} refusals since start-up)", path, AuditFileOpener.describe(e),

@@ -1,4 +1,4 @@
-package io.nnaudit.pipeline;
+package io.nnaudit.throttle;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,25 +7,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * time, and then once the interval since the last opening has passed. Of threads that arrive together, the one
  * whose CAS on the time of the last opening wins goes through; the others are turned away.
  */
-final class IntervalGate {
+public final class IntervalGate {
   private static final long NEVER = Long.MIN_VALUE;
 
   private final long intervalMs;
   /** When the gate last opened, or {@link #NEVER}; any thread, by CAS. */
   private final AtomicLong lastOpened = new AtomicLong(NEVER);
 
-  IntervalGate(long intervalMs) {
+  public IntervalGate(long intervalMs) {
     this.intervalMs = intervalMs;
   }
 
   /** Whether the caller may act now; if so, the interval starts again from {@code nowMillis}. */
-  boolean tryOpen(long nowMillis) {
+  public boolean tryOpen(long nowMillis) {
     long last = lastOpened.get();
     return (last == NEVER || nowMillis - last >= intervalMs) && lastOpened.compareAndSet(last, nowMillis);
   }
 
   /** Opens now whatever the interval (a last chance to act), and starts the interval again. */
-  void open(long nowMillis) {
+  public void open(long nowMillis) {
     lastOpened.set(nowMillis);
   }
 }

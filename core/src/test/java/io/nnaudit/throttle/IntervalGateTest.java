@@ -1,4 +1,4 @@
-package io.nnaudit.pipeline;
+package io.nnaudit.throttle;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.nnaudit.pipeline;
+package io.nnaudit.throttle;
 
 import java.util.concurrent.atomic.AtomicLong;
 
