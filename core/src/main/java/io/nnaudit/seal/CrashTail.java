@@ -1,8 +1,9 @@
 package io.nnaudit.seal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+
+import io.nnaudit.trail.FileLines;
 
 /**
  * The most a run killed after a seal can have left unsealed: at most the seal's {@code tail} records, then at
@@ -22,61 +23,11 @@ public final class CrashTail {
     if (last.tailRecords == Seal.UNBOUNDED || size - last.to <= last.tailBytes) {
       return size;
     }
-    long afterRecords = afterLines(ch, last.to, last.tailRecords, size);
+    long found = FileLines.afterLines(ch, last.to, last.tailRecords, size);
+    long afterRecords = found < 0 ? size : found;
     if (size - afterRecords <= last.tailBytes) {
       return size;
     }
-    return lastLineEndAtOrBefore(ch, afterRecords, afterRecords + last.tailBytes);
-  }
-
-  /** The offset after {@code n} more newlines from {@code from}, or {@code size} when there are fewer. */
-  private static long afterLines(FileChannel ch, long from, long n, long size) throws IOException {
-    if (n == 0) {
-      return from;
-    }
-    ByteBuffer b = ByteBuffer.allocate(1 << 16);
-    long pos = from;
-    long seen = 0;
-    while (pos < size) {
-      b.clear();
-      b.limit((int) Math.min(b.capacity(), size - pos));
-      int r = ch.read(b, pos);
-      if (r <= 0) {
-        break;
-      }
-      for (int i = 0; i < r; i++) {
-        if (b.get(i) == '\n' && ++seen == n) {
-          return pos + i + 1;
-        }
-      }
-      pos += r;
-    }
-    return size;
-  }
-
-  /** The offset just after the last newline in {@code [from, limit)}, or {@code from} when there is none. */
-  private static long lastLineEndAtOrBefore(FileChannel ch, long from, long limit) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(1 << 16);
-    long end = limit;
-    while (end > from) {
-      long start = Math.max(from, end - b.capacity());
-      b.clear();
-      b.limit((int) (end - start));
-      int r = 0;
-      while (b.hasRemaining()) {
-        int n = ch.read(b, start + b.position());
-        if (n <= 0) {
-          break;
-        }
-        r += n;
-      }
-      for (int i = r - 1; i >= 0; i--) {
-        if (b.get(i) == '\n') {
-          return start + i + 1;
-        }
-      }
-      end = start;
-    }
-    return from;
+    return FileLines.lastLineEndAtOrBefore(ch, afterRecords, afterRecords + last.tailBytes);
   }
 }

@@ -9,6 +9,7 @@ import java.nio.file.StandardOpenOption;
 
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SegmentDigest;
+import io.nnaudit.trail.FileLines;
 
 /**
  * Reading an audit file's bytes for verify: the digest of a byte range, whether a range holds what a seal says,
@@ -46,23 +47,7 @@ final class AuditBytes {
 
   /** The offset just after the {@code n}-th newline from {@code from}, or -1 if the file has fewer. */
   static long offsetAfterLines(FileChannel ch, long from, long n) throws IOException {
-    if (n == 0) {
-      return from;
-    }
-    ByteBuffer b = ByteBuffer.allocate(1 << 16);
-    long pos = from;
-    long seen = 0;
-    int r;
-    while ((r = ch.read(b, pos)) > 0) {
-      for (int i = 0; i < r; i++) {
-        if (b.get(i) == '\n' && ++seen == n) {
-          return pos + i + 1;
-        }
-      }
-      pos += r;
-      b.clear();
-    }
-    return -1;
+    return FileLines.afterLines(ch, from, n, Long.MAX_VALUE);
   }
 
   /** The records (lines) in the bytes {@code from} to {@code to}. */

@@ -1,7 +1,6 @@
 package io.nnaudit.sink.file;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.FileLines;
 import io.nnaudit.trail.RotatedFiles;
 
 /**
@@ -158,23 +158,11 @@ final class Retention {
    * before the file goes (a file of nnaudit.file.max.size at most, read only when a loss happens).
    */
   private static long linesAtTheEnd(Path file, long bytes) {
-    long lines = 0;
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      ByteBuffer b = ByteBuffer.allocate(1 << 16);
-      long pos = Math.max(0, ch.size() - bytes);
-      int n;
-      while ((n = ch.read(b, pos)) > 0) {
-        for (int i = 0; i < n; i++) {
-          if (b.get(i) == '\n') {
-            lines++;
-          }
-        }
-        pos += n;
-        b.clear();
-      }
+      return FileLines.count(ch, Math.max(0, ch.size() - bytes));
     } catch (IOException e) {
       LOG.warn("nnaudit: could not count the records of {} before deleting it", file, e);
+      return 0;
     }
-    return lines;
   }
 }
