@@ -22,7 +22,8 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
  * <li>{@code Generation.nextAckSeq}: set by the shipper's thread when it makes the generation, before the
  * producer that sends under it is created (whose constructor starts the producer's I/O thread: Thread.start
  * publishes it); from then on written and read by that I/O thread only, in the callbacks. Checked: the first
- * callback binds the thread, and an {@code assert} fails on any other (surefire runs with {@code -ea}). A
+ * callback binds the thread, and an acknowledgement on any other breaks the generation (a resend from the last
+ * acknowledged record, never a skip; not an assert, whose Error would kill the producer's I/O thread). A
  * callback the producer runs on the shipper's thread inside {@code send} (a refusal: nothing was sent) never
  * reaches it ({@link OrderedSender}).</li>
  * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code refusedRecordAt}, {@code refusedSealAt}:
@@ -60,7 +61,7 @@ final class Acknowledgements {
     private volatile boolean retired;
     /** The seq the next acknowledgement must carry; see the class note. */
     private long nextAckSeq;
-    /** The thread of the first callback, which alone may move {@link #nextAckSeq}; only the assertion reads it. */
+    /** The thread of the first callback, which alone may move {@link #nextAckSeq}; only the check reads it. */
     private Thread ackThread;
     private volatile ShipPosition acknowledged;
     private volatile long gapAckedSeq = -1;
@@ -98,10 +99,16 @@ final class Acknowledgements {
       return gapAckedSeq >= seq;
     }
 
-    /** Whether {@code seq} is the one expected next; if so the next is expected after it. */
+    /**
+     * Whether {@code seq} is the one expected next; if so the next is expected after it. An acknowledgement on a
+     * second thread is out of order (the generation breaks, and the shipper resends from the last acknowledged
+     * record): a plain check, not an assert, because the producer's I/O thread dies of an Error, which would leave
+     * the generation waiting for callbacks that never come.
+     */
     private boolean inOrder(long seq) {
-      assert onAckThread() : "acknowledgements of one producer on two threads: " + ackThread + ", "
-          + Thread.currentThread();
+      if (!onAckThread()) {
+        return false;
+      }
       if (seq != nextAckSeq) {
         return false;
       }

@@ -293,6 +293,7 @@ public final class KafkaShipper implements Shipper {
   /** Lag, files waiting, the guard's hold and the checkpoint, from one look at the files. */
   private void observe(long now) throws IOException {
     ShipPosition a = acks.acknowledged();
+    lag.looking(now);
     lag.observe(dir.list(), a, now);
     sender.refreshRetries();
     if (checkpointer.due(a, now)) {

@@ -23,7 +23,6 @@ final class ShipLag {
 
   /** The shipper's thread looked at {@code files} at {@code now}, Kafka having acknowledged up to {@code a}. */
   void observe(List<SpoolFile> files, ShipPosition a, long now) {
-    lastObserveMillis = now;
     int i = a.fileKey == null ? -1 : SpoolDirectory.indexOf(files, a.fileKey);
     long liveSeq = a.fileSeq;
     long liveSize = 0;
@@ -34,6 +33,11 @@ final class ShipLag {
     lastLagBytes = of(files, a)[0];
     clock.note(ShipPosition.global(liveSeq, liveSize), now);
     oldestUnackedSince = clock.oldestSince(a.global(), now);
+  }
+
+  /** The shipper's thread is about to look at the files at {@code now} (stamped even if the look then fails). */
+  void looking(long now) {
+    lastObserveMillis = now;
   }
 
   long lastObserveMillis() {
