@@ -101,19 +101,20 @@ public final class RecordingConfigReader {
   }
 
   /**
-   * A Configuration that records, in its reader, the value of every key read from it. A password counts by
-   * where it may come from: the providers {@code hadoop.security.credential.provider.path} names, whether the
-   * Configuration itself may hold it, and its key; not by what opening a provider reads (the file system's own
-   * keys, read only while the file system cache is cold, so that the same Configuration read twice would not
-   * record the same keys).
+   * A Configuration that records, in its reader, the value of every key read from it by the thread reading the
+   * settings. A password counts by where it may come from: the providers
+   * {@code hadoop.security.credential.provider.path} names, whether the Configuration itself may hold it, and its
+   * key; not by what opening a provider reads (the file system's own keys, read only while the file system cache
+   * is cold, so that the same Configuration read twice would not record the same keys). The look-up itself runs
+   * on a plain copy, so that this one never reaches a provider or the file system cache, which would keep it for
+   * the life of the JVM and read it from other threads. Reads by any other thread (something that kept it) are
+   * not recorded.
    */
   private static final class RecordingCopy extends Configuration {
     /** Null while Configuration's own constructor runs: nothing is read for the settings then. */
     private final RecordingConfigReader reader;
-    /** The thread reading the settings: the only one that reads this copy. */
+    /** The thread reading the settings: the only one whose reads are recorded. */
     private final Thread owner = Thread.currentThread();
-    /** Above 0 inside a password look-up, whose reads are not recorded. The owner's. */
-    private int quiet;
 
     RecordingCopy(Configuration conf, RecordingConfigReader reader) {
       super(conf);
@@ -125,12 +126,7 @@ public final class RecordingConfigReader {
       get(CredentialProviderFactory.CREDENTIAL_PROVIDER_PATH);
       get(CredentialProvider.CLEAR_TEXT_FALLBACK);
       get(name);
-      quiet++;
-      try {
-        return super.getPassword(name);
-      } finally {
-        quiet--;
-      }
+      return new Configuration(this).getPassword(name);
     }
 
     @Override
@@ -144,8 +140,7 @@ public final class RecordingConfigReader {
     }
 
     private String record(String name, String value) {
-      if (reader != null && quiet == 0) {
-        assert Thread.currentThread() == owner : "a recording copy is read by the thread reading the settings";
+      if (reader != null && Thread.currentThread() == owner) {
         reader.readByParts.put(name, value);
       }
       return value;

@@ -73,8 +73,8 @@ import io.nnaudit.sink.AuditSink;
  * run, and the JVM halts when the last has returned, wherever the handlers are. {@link #shutdown} runs before
  * Hadoop's SHUTDOWN_MSG hook: (1) handlers stop queueing and wait for the hand-over; (2) the writer drains
  * everything accepted, writes the last drop report and ends, leaving the sink open; (3) the hook fsyncs
- * (durability other than none), seals and hands the sink over; (4) from then on each handler writes (and under
- * sync fsyncs) its own record and has it sealed, all under the write lock, before its operation is
+ * (durability other than none), seals and hands the sink over; (4) from then on each handler writes (and, with
+ * durability other than none, fsyncs when due) its own record and has it sealed, all under the write lock, before its operation is
  * acknowledged, within the bounds above, after which its operation is answered with an error. If the writer
  * cannot drain within {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are
  * never acknowledged. {@link #closeAtExit} runs after every other Hadoop hook, SHUTDOWN_MSG's included, so that

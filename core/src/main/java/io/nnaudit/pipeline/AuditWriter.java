@@ -109,8 +109,16 @@ final class AuditWriter implements Runnable {
 
   @Override
   public void run() {
-    while (!turn()) {
-      // one turn at a time, until the writer is done
+    while (true) {
+      try {
+        if (turn()) {
+          break;
+        }
+      } catch (Throwable t) {
+        // Outside the batch's own catch: waiting for work, taking or leaving the turn, lingering. Nothing is in
+        // hand there (a batch is gathered and released within the turn), so the writer only says so and goes on.
+        failures.error("the audit writer caught an unexpected error between batches, and goes on", t);
+      }
     }
     // A normal end. The sink stays open for the handlers when the pipeline goes direct (the shutdown hook);
     // after an abnormal end (an exception out of this method) the pipeline hands it over as it is.

@@ -14,9 +14,10 @@ import io.nnaudit.throttle.RateLimitedLog;
  *
  * <p>Design note. Every call is made holding the pipeline's write lock (asserted), which is what hands the
  * writing state from one of these threads to the next (see AuditWriter's notes). What blocks: the write(2), the
- * fsync under durability sync, and the seal (with sealing, a wait for the sealing thread: see
- * {@link AuditPipeline}'s note on waits), and under fail-closed the retries of a refusing disk, which end at
- * the handler's deadline or once the last hook asks for the file ({@link CommitMode#until}). What drops:
+ * fsync (under durability sync or batch, and under interval when one is due), and the seal (with sealing, a wait
+ * for the sealing thread: see {@link AuditPipeline}'s note on waits), and under fail-closed the retries of a
+ * refusing disk, which end at the handler's deadline or once the last hook asks for the file
+ * ({@link CommitMode#until}). What drops:
  * nothing is dropped here; a record that cannot be written is counted and its operation answered with an error.
  * Shut-down: after {@link #closeAtExit} nothing is written. Who owns what: {@link #closeFailure} is written and
  * read by the last hook's thread.

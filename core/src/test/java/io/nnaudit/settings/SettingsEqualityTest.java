@@ -1,12 +1,15 @@
 package io.nnaudit.settings;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -143,6 +146,32 @@ class SettingsEqualityTest {
     Configuration other = new Configuration(c);
     other.set("dfs.ha.namenode.id", "nn2");
     assertNotEquals(first, NnauditSettings.fromConf(other), "dfs.ha.namenode.id=nn2 must not reuse the pipeline");
+  }
+
+  /**
+   * Reading the settings opens the credential provider, which may cache a file system JVM-wide with the
+   * Configuration it was given: that must not be the copy that records what the settings read, which other
+   * threads would then read for the life of the JVM.
+   */
+  @Test
+  void theCopyThatRecordsReadsNeverReachesTheFileSystemCache() throws Exception {
+    SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
+    Configuration c = SealKeys.enable(base(), key, dir);
+    FileSystem.closeAll(); // cold: the provider's look-up caches the local file system with its Configuration
+    NnauditSettings.fromConf(c);
+    Configuration cached = FileSystem.getLocal(new Configuration()).getConf();
+    assertFalse(cached.getClass().getName().contains("Recording"), "the cache holds " + cached.getClass());
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread other = new Thread(() -> {
+      try {
+        FileSystem.getLocal(new Configuration()).mkdirs(new org.apache.hadoop.fs.Path(dir.resolve("m").toString()));
+      } catch (Throwable t) {
+        failure.set(t);
+      }
+    });
+    other.start();
+    other.join();
+    assertNull(failure.get(), "another thread uses the cached file system");
   }
 
   @Test
