@@ -16,7 +16,8 @@ public final class ConfigCheck {
     return (int) longInRange(conf, key, dflt, min, max, meaning);
   }
 
-  public static long longInRange(RecordingConfigReader conf, String key, long dflt, long min, long max, String meaning) {
+  public static long longInRange(RecordingConfigReader conf, String key, long dflt, long min, long max,
+      String meaning) {
     return ConfigValues.longInRange(key, conf.getTrimmed(key, Long.toString(dflt)), dflt, min, max, meaning);
   }
 

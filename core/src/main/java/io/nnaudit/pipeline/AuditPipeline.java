@@ -68,26 +68,26 @@ import io.nnaudit.sink.AuditSink;
  *
  * <p>Two ways to stop, in this order of events:
  * <ul>
- * <li>At the JVM's exit (SIGTERM), two hooks registered with Hadoop's {@link ShutdownHookManager}, which runs
- * its hooks one after the other, highest priority first. A real NameNode goes on serving RPCs while the hooks
- * run, and the JVM halts when the last has returned, wherever the handlers are. {@link #shutdown} runs before
- * Hadoop's SHUTDOWN_MSG hook: (1) handlers stop queueing and wait for the hand-over; (2) the writer drains
- * everything accepted, writes the last drop report and ends, leaving the sink open; (3) the hook fsyncs
- * (durability other than none), seals and hands the sink over; (4) from then on each handler writes (and, with
- * durability other than none, fsyncs when due) its own record and has it sealed, all under the write lock, before its operation is
- * acknowledged, within the bounds above, after which its operation is answered with an error. If the writer
- * cannot drain within {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are
- * never acknowledged. {@link #closeAtExit} runs after every other Hadoop hook, SHUTDOWN_MSG's included, so that
- * the JVM halts right after it: (5) it marks the pipeline ended; (6) it waits for the write lock, which no
- * handler holds between its record and its seal, and for the writer thread, should (2) have abandoned it;
- * (7) it fsyncs what is not yet fsynced and closes the sink, which seals whatever is still unsealed (the file
- * sink's CLOSE seal, written even when each record was sealed as it was written), so nothing follows the
- * last seal. A handler that comes after (5) writes nothing: its event is refused, counted, and its operation
- * answered with an error, so every operation acknowledged has its record, and every record its seal. The
- * waits of (6) end at {@code nnaudit.shutdown.timeout.ms}; past it (a handler held in write(2)) the sink stays
- * open and that handler's record may be left unsealed when the JVM halts. SHUTDOWN_MSG's hook shuts log4j
- * down, so the last hook writes its one line to standard error, and the refusals after (5) are counted but
- * not logged. The shipper stops after (3).</li>
+ * <li>At the JVM's exit (SIGTERM), two hooks registered with Hadoop's {@link ShutdownHookManager}, which runs its
+ * hooks one after the other, highest priority first. A real NameNode goes on serving RPCs while the hooks run, and
+ * the JVM halts when the last has returned, wherever the handlers are. {@link #shutdown} runs before Hadoop's
+ * SHUTDOWN_MSG hook: (1) handlers stop queueing and wait for the hand-over; (2) the writer drains everything
+ * accepted, writes the last drop report and ends, leaving the sink open; (3) the hook fsyncs (durability other than
+ * none), seals and hands the sink over; (4) from then on each handler writes (and, with durability other than none,
+ * fsyncs when due) its own record and has it sealed, all under the write lock, before its operation is acknowledged,
+ * within the bounds above, after which its operation is answered with an error. If the writer cannot drain within
+ * {@code nnaudit.shutdown.timeout.ms}, nothing is handed over and later operations are never acknowledged.
+ * {@link #closeAtExit} runs after every other Hadoop hook, SHUTDOWN_MSG's included, so that the JVM halts right
+ * after it:
+ * (5) it marks the pipeline ended; (6) it waits for the write lock, which no handler holds between its record and
+ * its seal, and for the writer thread, should (2) have abandoned it; (7) it fsyncs what is not yet fsynced and
+ * closes the sink, which seals whatever is still unsealed (the file sink's CLOSE seal, written even when each record
+ * was sealed as it was written), so nothing follows the last seal. A handler that comes after (5) writes nothing:
+ * its event is refused, counted, and its operation answered with an error, so every operation acknowledged has its
+ * record, and every record its seal. The waits of (6) end at {@code nnaudit.shutdown.timeout.ms}; past it (a handler
+ * held in write(2)) the sink stays open and that handler's record may be left unsealed when the JVM halts.
+ * SHUTDOWN_MSG's hook shuts log4j down, so the last hook writes its one line to standard error, and the refusals
+ * after (5) are counted but not logged. The shipper stops after (3).</li>
  * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
  * (the logger follows its slot to the replacement, or refuses the event); (2) wait for handlers already
  * inside {@code offer}; (3) the writer, seeing the pipeline closed, quiet and empty, writes what is left,

@@ -10,8 +10,8 @@ import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * Which sink the pipeline writes to, and how to open one. {@code nnaudit.sink} names it: {@code file} (the
- * rotating audit file, {@code io.nnaudit.sink.file.RollingFileSink}), {@code log4j2} ({@link Log4j2Sink}), or the name of a class
- * implementing {@link AuditSink} with a public constructor taking a {@link SinkContext}.
+ * rotating audit file, {@code io.nnaudit.sink.file.RollingFileSink}), {@code log4j2} ({@link Log4j2Sink}), or
+ * the name of a class implementing {@link AuditSink} with a public constructor taking a {@link SinkContext}.
  *
  * <p>{@link #forSetting} checks that value when the settings are read: the class is loaded, must be a sink and
  * must have that constructor, and {@code log4j2} needs log4j-api and log4j-core on the classpath. A bad value

@@ -112,7 +112,8 @@ public final class InterruptedRotation {
       for (int i = hole - 1; i >= 1; i--) {
         names.move(TrailNames.backup(live, i), TrailNames.backup(live, i + 1), renames);
         if (withDigests && names.exists(TrailNames.digest(TrailNames.backup(live, i)))) {
-          names.move(TrailNames.digest(TrailNames.backup(live, i)), TrailNames.digest(TrailNames.backup(live, i + 1)), renames);
+          names.move(TrailNames.digest(TrailNames.backup(live, i)), TrailNames.digest(TrailNames.backup(live, i + 1)),
+              renames);
         }
       }
       names.move(s, TrailNames.backup(live, 1), renames);

@@ -28,7 +28,8 @@ public final class TrailNames {
   private static final String MOVED = ".moved-";
 
   /** What a rotation's temporary names add to a file's name, as a regex: {@code .N}, {@code .rotating-T}, ... */
-  private static final Pattern ROTATION_TAIL = Pattern.compile("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
+  private static final Pattern ROTATION_TAIL =
+      Pattern.compile("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
 
   private TrailNames() {
   }

@@ -16,8 +16,8 @@ import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.spi.LoggingEvent;
 
 /**
- * Times NNThroughputBenchmark's measured window (its figures are read by {@link BenchmarkLogCapture}): NameNode CPU ticks when it logs
- * "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
+ * Times NNThroughputBenchmark's measured window (its figures are read by {@link BenchmarkLogCapture}): NameNode
+ * CPU ticks when it logs "Starting N op(s).", and again (from a watcher thread) when no StatsDaemon thread is left.
  */
 final class CpuWindow extends AppenderSkeleton {
   private static final long NANOS_PER_TICK = 10_000_000; // USER_HZ = 100, for the /proc/PID/task/TID/stat fallback
@@ -42,10 +42,10 @@ final class CpuWindow extends AppenderSkeleton {
 
   /**
    * CPU milliseconds in the last window: {all, JIT compiler threads, GC threads, nnaudit writer, the
-   * operation's path, the Kafka shipper's thread and its producer's I/O thread}. The path is the threads an RPC and its audit record pass through: the IPC server's
-   * listener, readers, handlers and responder, the edit log's thread, GC and nnaudit's writer. It leaves out
-   * the JIT and the NameNode's periodic monitors, whose bursts land in some windows and not others and are
-   * no cost of auditing.
+   * operation's path, the Kafka shipper's thread and its producer's I/O thread}. The path is the threads an RPC
+   * and its audit record pass through: the IPC server's listener, readers, handlers and responder, the edit
+   * log's thread, GC and nnaudit's writer. It leaves out the JIT and the NameNode's periodic monitors, whose
+   * bursts land in some windows and not others and are no cost of auditing.
    */
   double[] cpuMillis() throws InterruptedException {
     long deadline = System.nanoTime() + 10_000_000_000L;
