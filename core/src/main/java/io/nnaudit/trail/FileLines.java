@@ -43,6 +43,11 @@ public final class FileLines {
     return -1;
   }
 
+  /** The offset just after the {@code n}-th newline from {@code from}, reading to the end; -1 when fewer. */
+  public static long afterLines(FileChannel ch, long from, long n) throws IOException {
+    return afterLines(ch, from, n, Long.MAX_VALUE);
+  }
+
   /** The offset just after the last newline in {@code [from, limit)}, or {@code from} when there is none. */
   public static long lastLineEndAtOrBefore(FileChannel ch, long from, long limit) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(READ);

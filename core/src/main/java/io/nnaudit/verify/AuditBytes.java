@@ -9,7 +9,6 @@ import java.nio.file.StandardOpenOption;
 
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SegmentDigest;
-import io.nnaudit.trail.FileLines;
 
 /**
  * Reading an audit file's bytes for verify: the digest of a byte range, whether a range holds what a seal says,
@@ -43,11 +42,6 @@ final class AuditBytes {
   static byte byteAt(FileChannel ch, long pos) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(1);
     return ch.read(b, pos) == 1 ? b.get(0) : 0;
-  }
-
-  /** The offset just after the {@code n}-th newline from {@code from}, or -1 if the file has fewer. */
-  static long offsetAfterLines(FileChannel ch, long from, long n) throws IOException {
-    return FileLines.afterLines(ch, from, n, Long.MAX_VALUE);
   }
 
   /** The records (lines) in the bytes {@code from} to {@code to}. */

@@ -10,6 +10,7 @@ import java.util.Set;
 
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SegmentDigest;
+import io.nnaudit.trail.FileLines;
 
 /**
  * Names what changed where a sealed range's bytes differ. A seal covers a range of bytes, so verify names the
@@ -149,10 +150,10 @@ final class ChangeClassifier {
       return -1;
     }
     long from = Math.max(0, records - 1 - SHIFT);
-    long start = AuditBytes.offsetAfterLines(ch, c, from);
+    long start = FileLines.afterLines(ch, c, from);
     long found = -1;
     for (long i = from; start >= 0 && i <= records - 1 + SHIFT; i++) {
-      long next = AuditBytes.offsetAfterLines(ch, start, 1);
+      long next = FileLines.afterLines(ch, start, 1);
       if (next < 0) {
         break;
       }
@@ -171,7 +172,7 @@ final class ChangeClassifier {
     out.add(sealedOffset);
     for (int d = -SHIFT; d <= SHIFT; d++) {
       if (records + d >= 0) {
-        long o = AuditBytes.offsetAfterLines(ch, c, records + d);
+        long o = FileLines.afterLines(ch, c, records + d);
         if (o >= 0) {
           out.add(o);
         }
