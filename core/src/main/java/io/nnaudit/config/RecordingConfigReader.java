@@ -72,8 +72,8 @@ public final class RecordingConfigReader {
   /**
    * A copy of the Configuration whose every read ({@link Configuration#get}, and so getTrimmed, getInt, ...;
    * a password by where it may come from) is recorded here as this reader's own reads are: for the parts that
-   * read a Configuration themselves while the settings are read. Not to be kept: read it on the thread that
-   * made it (asserted), before {@link #values}.
+   * read a Configuration themselves while the settings are read. Only reads on the thread that made it are
+   * recorded, so read it there, before {@link #values}.
    */
   public Configuration recordingCopy() {
     return new RecordingCopy(conf, this);
