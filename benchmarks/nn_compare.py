@@ -123,6 +123,10 @@ VARIANTS["nnaudit-sealed"] = (dict(VARIANTS["nnaudit-block"][0], **{
     "nnaudit.seal.keystore.type": "PKCS12",
     "hadoop.security.credential.provider.path": "jceks://file{seal}/seal-creds.jceks"}),
     ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# Everything on: nnaudit's defaults, sealed, shipping to the test broker.
+VARIANTS["nnaudit-all"] = (dict(VARIANTS["nnaudit-sealed"][0], **{k: v for k, v in VARIANTS["nnaudit-kafka"][0].items()
+                                                                 if k.startswith("nnaudit.kafka.")}),
+                           ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 SEAL_ALIAS = "nnaudit-seal"
 SEAL_PASSWORD = "nn-compare-seal"
 
@@ -188,10 +192,10 @@ def build_kafka(no_build):
     if not no_build:
         # From the repository root with -f: .mvn/maven.config there names the settings by a relative path.
         sh(MVN + ["-f", "kafka/test-broker/pom.xml", "package"], cwd=ROOT)
-        # With the core (-am) from this checkout, not whatever the local Maven repository holds; each module of
-        # that reactor writes the file (a relative path) in its own target/, kafka/'s being the one read here.
+        # With the core (-am) from this checkout, not whatever the local Maven repository holds. Every module of
+        # that reactor writes the same absolute path; kafka/, built last, writes it last.
         sh(MVN + ["-pl", "kafka", "-am", "-DskipTests", "package", "dependency:build-classpath",
-                  "-Dmdep.includeScope=test", "-Dmdep.outputFile=target/kafka-test.classpath"], cwd=ROOT)
+                  "-Dmdep.includeScope=test", "-Dmdep.outputFile=" + cp_file], cwd=ROOT)
     jar = [f for f in os.listdir(os.path.join(KAFKA, "target")) if re.match(r"nnaudit-kafka-[^-]*(-SNAPSHOT)?\.jar$", f)][0]
     with open(cp_file) as f:
         deps = f.read().strip()
@@ -399,7 +403,8 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
         rows.append([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
                      "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
                      writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
-                     "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"]] + ship)
+                     "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"],
+                     f["nnaudit_threads"]] + ship)
         shipped = ""
         if "shipped_records" in f:
             shipped = "  shipped %s/%s on disk, lag %s at window end, none after %s ms" % (
@@ -478,7 +483,7 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others", "path_split"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match",
+                    "busiest_others", "path_split", "nnaudit_threads"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match",
                                                                      "seal_verify_exit", "seals"])
         for t in threads:
             for r in range(1, repeats + 1):

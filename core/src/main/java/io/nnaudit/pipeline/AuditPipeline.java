@@ -29,7 +29,8 @@ import io.nnaudit.sink.AuditSink;
  * hands it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs
  * as configured, and completes the batch's tickets (sending the postponed RPC responses). Under ack policy
  * write with durability none, BLOCK and a sink that undoes a failed write (the file sink), the handler that
- * finds no one writing leads the write itself ({@link #lead}, {@link WriteLeader}), under the write lock. After
+ * finds no one writing leads the write itself ({@link #lead}, {@link WriteLeader}), under the write lock, unless
+ * calls wait for a handler, whose handlers then write it with theirs ({@link LeadDeferral}). After
  * the shutdown hook's hand-over, handlers write their own records ({@link #afterClose}, {@link ShutdownHandOver},
  * {@link DirectWriter}). Whoever settles an event's fate counts it in {@link AuditMetrics}, read as one snapshot
  * by {@link #stats}. The shipper, when the file is shipped, is the {@link ShipperLifecycle}'s; the beans in

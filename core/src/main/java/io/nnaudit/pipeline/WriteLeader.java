@@ -3,9 +3,9 @@ package io.nnaudit.pipeline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.nnaudit.ack.RpcBacklog;
 import io.nnaudit.event.AuditEvent;
 import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.Durability;
@@ -18,8 +18,9 @@ import io.nnaudit.throttle.RateLimitedLog;
  * Group commit led by a handler. After its event was accepted, a handler that finds no one writing takes the
  * pipeline's write lock and writes everything queued (its own event and others') with one write call,
  * completing the batch's tickets, so that its response does not wait for the writer thread to be scheduled
- * ({@link #lead}). The writer thread is then the backstop that writes what leaders leave: its turns
- * ({@link WriterTurns}) take the same lock.
+ * ({@link #lead}). While its RPC server has calls waiting for a handler, a handler leaves the write to them
+ * ({@link LeadDeferral}), so that one write carries several records. The writer thread is the backstop that
+ * writes what leaders leave: its turns ({@link WriterTurns}) take the same lock.
  *
  * <p>Design note. What blocks: a handler never waits for the lock ({@code tryLock}); one that finds it taken
  * returns at once, and the holder checks the queue again after it lets go, so nothing is left behind. A leader
@@ -56,6 +57,8 @@ final class WriteLeader implements WriterTurns {
   private final Refusals refusals;
   private final int batchMax;
   private final long idlePollNanos;
+  /** When a handler leaves the write to a later one, and the writer thread's backstop for it. */
+  private final LeadDeferral deferral;
   /**
    * Set by a leader whose write failed, cleared by the writer thread once it has written again, both under the
    * write lock; read by handlers without it: while set, handlers do not lead.
@@ -81,6 +84,7 @@ final class WriteLeader implements WriterTurns {
     this.refusals = refusals;
     this.batchMax = batchMax;
     this.idlePollNanos = TimeUnit.MILLISECONDS.toNanos(idlePollMs);
+    this.deferral = new LeadDeferral(queue::size, RpcBacklog::callsWaiting, writer::unpark);
   }
 
   /**
@@ -106,6 +110,9 @@ final class WriteLeader implements WriterTurns {
         }
         if (queue.isEmpty()) {
           return;
+        }
+        if (round == 0 && deferral.defers()) {
+          return; // a handler of a waiting call, or the writer thread, writes it with theirs
         }
         if (!writeLock.tryLock()) {
           return; // the holder checks the queue again after it lets go
@@ -145,6 +152,7 @@ final class WriteLeader implements WriterTurns {
       return;
     }
     List<AuditEvent> batch = inHand.events();
+    deferral.draining();
     queue.drainTo(batch, batchMax);
     if (batch.isEmpty()) {
       return;
@@ -178,13 +186,21 @@ final class WriteLeader implements WriterTurns {
     return paused;
   }
 
-  /** The writer thread sleeps while the queue is empty: a handler that leaves events behind unparks it. */
+  /**
+   * The writer thread sleeps while the queue is empty (a handler that leaves events behind unparks it), and
+   * while what is queued was deferred by handlers and is not yet due ({@link LeadDeferral#awaitDue}).
+   */
   @Override
   public void awaitWork() {
-    if (queue.isEmpty() && !hasHandedOff) {
-      LockSupport.parkNanos(this, idlePollNanos);
-      Thread.interrupted(); // a stray interrupt must not make every park return at once
+    if (queue.isEmpty()) {
+      deferral.idle(idlePollNanos, this::mustWriteNow);
     }
+    deferral.awaitDue(this::mustWriteNow);
+  }
+
+  /** Events handed back by a failed leader, or a closed pipeline: the writer thread does not wait. */
+  private boolean mustWriteNow() {
+    return hasHandedOff || life.closed;
   }
 
   /** Holding the lock like any leader. */
@@ -202,6 +218,7 @@ final class WriteLeader implements WriterTurns {
   @Override
   public boolean gather(List<AuditEvent> batch) {
     reclaim(batch);
+    deferral.draining();
     queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
     return true;
   }

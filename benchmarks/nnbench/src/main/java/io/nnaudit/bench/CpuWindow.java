@@ -26,6 +26,9 @@ final class CpuWindow extends AppenderSkeleton {
   private static final String[][] PATH_KINDS = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
       {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
       {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
+  /** {kind, thread-name prefix}: nnaudit's own threads, in {@link #nnauditSplit}'s order. */
+  private static final String[][] NNAUDIT_THREADS = {{"writer", "nnaudit-writer"}, {"sealer", "nnaudit-seal"},
+      {"shipper", "nnaudit-kafka"}, {"producer", "kafka-producer"}};
   private final String taskDir;
   /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
   private volatile Map<String, Long> start;
@@ -91,6 +94,26 @@ final class CpuWindow extends AppenderSkeleton {
       String kind = pathKind(e.getKey());
       if (kind != null) {
         ms.put(kind, ms.get(kind) + e.getValue());
+      }
+    }
+    return join(new ArrayList<>(ms.entrySet()), ms.size());
+  }
+
+  /**
+   * nnaudit's own threads' CPU in the last window, "writer:MS,sealer:MS,shipper:MS,producer:MS": the writer
+   * thread, the sealing thread, the Kafka shipper's thread and its producer's I/O thread. A handler's time
+   * inside the logger is in the handlers' figure, not here.
+   */
+  String nnauditSplit() {
+    Map<String, Double> ms = new LinkedHashMap<>();
+    for (String[] k : NNAUDIT_THREADS) {
+      ms.put(k[0], 0.0);
+    }
+    for (Map.Entry<String, Double> e : deltaMillis()) {
+      for (String[] k : NNAUDIT_THREADS) {
+        if (e.getKey().startsWith(k[1])) {
+          ms.put(k[0], ms.get(k[0]) + e.getValue());
+        }
       }
     }
     return join(new ArrayList<>(ms.entrySet()), ms.size());
