@@ -61,6 +61,9 @@ def main():
     ap.add_argument("--file-mb", type=int, default=64, help="the spool's file size at rotation")
     ap.add_argument("--out", help="CSV path")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--producer", action="append", default=[], metavar="PROPERTY=VALUE",
+                    help="a producer property for the shipper and the producer alone (nnaudit.kafka.producer.*), "
+                         "e.g. linger.ms=100; repeatable")
     a = ap.parse_args()
     repeats = a.repeats or (1 if a.quick else 3)
     records = a.records or (200000 if a.quick else 2000000)
@@ -77,6 +80,8 @@ def main():
            "-cp", cp, "io.nnaudit.kafka.ShipRate", "--out", os.path.abspath(out), "--dir", WORK,
            "--repeats", str(repeats), "--records", str(records), "--rates", a.rates,
            "--steady-seconds", str(steady), "--warmup-seconds", str(a.warmup_seconds), "--file-mb", str(a.file_mb)]
+    for p in a.producer:
+        cmd += ["--producer", p]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))

@@ -60,6 +60,8 @@ import io.nnaudit.ship.SpoolGuard;
  */
 public final class KafkaShipper implements Shipper {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class);
+  /** The shipper thread's name, before the audit file's name in brackets. */
+  static final String THREAD_NAME_PREFIX = "nnaudit-kafka-shipper";
   private static final long OBSERVE_INTERVAL_MS = 250;
   /** The checkpoints a shipper of this JVM works on: a replacement waits for the shipper before it to end. */
   private static final Map<String, Thread> ACTIVE = new ConcurrentHashMap<>();
@@ -101,7 +103,7 @@ public final class KafkaShipper implements Shipper {
       throw new IllegalStateException("nnaudit: cannot start shipping " + context.file() + " to Kafka: " + e, e);
     }
     guard.holdEveryFile();
-    this.thread = new Thread(this::run, "nnaudit-kafka-shipper[" + context.file().getName() + "]");
+    this.thread = new Thread(this::run, THREAD_NAME_PREFIX + "[" + context.file().getName() + "]");
     thread.setDaemon(true);
     File file = context.file();
     this.warnings = new ShipWarnings(file, settings.topic, acks);

@@ -36,7 +36,8 @@ final class OrderedSender {
   private final ShipWarnings warnings;
   private final long epoch = System.currentTimeMillis();
   private final byte[] key;
-  private final String format;
+  /** The source, epoch and format headers of every record this sender sends. */
+  private final ShipHeaders.Fixed fixedHeaders;
 
   private KafkaProducer<byte[], byte[]> producer;
   /** The seq of the next record sent: one more for each, never reset. */
@@ -54,7 +55,7 @@ final class OrderedSender {
     this.acks = acks;
     this.warnings = warnings;
     this.key = ShipHeaders.bytes(settings.source);
-    this.format = format;
+    this.fixedHeaders = new ShipHeaders.Fixed(settings.source, epoch, format);
   }
 
   /** When this shipper started: the epoch of every record it sends. */
@@ -119,7 +120,7 @@ final class OrderedSender {
 
   /** The headers of the next record: its type, and where it is ({@code file}, {@code offset}). */
   RecordHeaders headers(String type, long file, long offset) {
-    return ShipHeaders.of(type, settings.source, epoch, nextSeq, file, offset, format);
+    return ShipHeaders.of(type, fixedHeaders, nextSeq, file, offset);
   }
 
   /** An audit record (whole or cut) read at {@code from}, ending at {@code end}, {@code bytes} long. */

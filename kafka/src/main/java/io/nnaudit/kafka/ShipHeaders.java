@@ -1,7 +1,11 @@
 package io.nnaudit.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -45,15 +49,43 @@ final class ShipHeaders {
   private ShipHeaders() {
   }
 
+  /** The headers that are the same in every record one sender sends (source, epoch, format), made once. */
+  static final class Fixed {
+    private final Header source;
+    private final Header epoch;
+    private final Header format;
+
+    Fixed(String source, long epoch, String format) {
+      this.source = new RecordHeader(SOURCE, bytes(source));
+      this.epoch = new RecordHeader(EPOCH, bytes(Long.toString(epoch)));
+      this.format = new RecordHeader(FORMAT, bytes(format));
+    }
+  }
+
+  /** The type header of each type, made once: headers are read, never changed, by the producer. */
+  private static final Map<String, Header> TYPES = new HashMap<>();
+
+  static {
+    for (String t : new String[] {RECORD, RECORD_CUT, FILE_END, GAP, SEAL}) {
+      TYPES.put(t, new RecordHeader(TYPE, bytes(t)));
+    }
+  }
+
   static RecordHeaders of(String type, String source, long epoch, long seq, long file, long offset, String format) {
+    return of(type, new Fixed(source, epoch, format), seq, file, offset);
+  }
+
+  /** The headers of one record, in the order of the schema. */
+  static RecordHeaders of(String type, Fixed fixed, long seq, long file, long offset) {
+    Header t = TYPES.get(type);
     RecordHeaders h = new RecordHeaders();
-    h.add(TYPE, bytes(type));
-    h.add(SOURCE, bytes(source));
-    h.add(EPOCH, bytes(Long.toString(epoch)));
+    h.add(t != null ? t : new RecordHeader(TYPE, bytes(type)));
+    h.add(fixed.source);
+    h.add(fixed.epoch);
     h.add(SEQ, bytes(Long.toString(seq)));
     h.add(FILE, bytes(Long.toString(file)));
     h.add(OFFSET, bytes(Long.toString(offset)));
-    h.add(FORMAT, bytes(format));
+    h.add(fixed.format);
     return h;
   }
 

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -45,28 +46,41 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       ShipLagRecords is 0, the shipper's count of the backlog at its start included.</li>
  *   <li>{@code steady}: a writer thread appends the same lines at a fixed rate (every 2 ms the lines due by then,
  *       rotating as nnaudit's file sink does) while the shipper runs; after a warm-up, ShipLagRecords and
- *       ShipLagMillis are sampled every 100 ms; median and p99 of each, and the rates written and shipped.</li>
+ *       ShipLagMillis are sampled every 100 ms; median and p99 of each, and the rates written and shipped; and
+ *       the CPU per record, over the window, of the shipper's thread and of its producer's I/O thread.</li>
+ *   <li>{@code producer-steady}: the floor of that CPU. The producer alone, with the shipper's settings, key
+ *       and headers, fed at the same rate from lines made beforehand, in bursts as often as the shipper reads
+ *       its file ({@code nnaudit.kafka.poll.interval.ms}, 100 ms by default); the CPU per record
+ *       of the feeding thread and of the producer's I/O thread over the window.</li>
  * </ul>
  * A shorter producer run before the first repeat, not kept, warms the JIT. Everything runs on one machine, unpinned: the broker, the producer or shipper, and the writer share its
  * cores, which a broker on a machine of its own would not take from a NameNode. Each measurement has a topic of
  * its own (one partition), deleted after it.
  *
  * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
- *          [--warmup-seconds 5] [--file-mb 64]</pre>
+ *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]...</pre>
  * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
  */
 public final class ShipRate {
   private static final String HEADER = "repeat,measure,target_rate,records,seconds,records_per_sec,value_bytes,"
-      + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors";
+      + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors,"
+      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record";
+  /** The producer's I/O thread, whoever sends. */
+  private static final String IO_THREAD = "kafka-producer-network-thread";
+  /** The thread that feeds the producer alone at a steady rate. */
+  private static final String STEADY_PRODUCER_THREAD = "ship-rate-producer";
 
   private final Path dir;
   private final KafkaTestBroker broker;
   private final long fileBytes;
+  /** "property=value" for the producer of the shipper and of the producer alone. */
+  private final List<String> producerProperties;
 
-  private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes) {
+  private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes, List<String> producerProperties) {
     this.dir = dir;
     this.broker = broker;
     this.fileBytes = fileBytes;
+    this.producerProperties = producerProperties;
   }
 
   public static void main(String[] args) throws Exception {
@@ -78,6 +92,7 @@ public final class ShipRate {
     int steadySeconds = 30;
     int warmupSeconds = 5;
     long fileMb = 64;
+    List<String> producerProperties = new ArrayList<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       String v = args[i + 1];
       switch (args[i]) {
@@ -94,19 +109,20 @@ public final class ShipRate {
         case "--steady-seconds": steadySeconds = Integer.parseInt(v); break;
         case "--warmup-seconds": warmupSeconds = Integer.parseInt(v); break;
         case "--file-mb": fileMb = Long.parseLong(v); break;
+        case "--producer": producerProperties.add(v); break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
     if (out == null || args.length % 2 != 0) {
       throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
-          + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB]");
+          + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE]");
     }
     deleteRecursively(dir);
     Files.createDirectories(dir);
     try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start();
          PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8))) {
       csv.println(HEADER);
-      ShipRate bench = new ShipRate(dir, broker, fileMb << 20);
+      ShipRate bench = new ShipRate(dir, broker, fileMb << 20, producerProperties);
       System.out.printf(Locale.ROOT, "broker %s (started in %d ms); %d records of %.0f bytes on average%n",
           broker.bootstrapServers(), broker.lastStartTime().toMillis(), records, meanValueBytes());
       bench.producer(0, Math.max(10_000, records / 10)); // warms the JIT for the first repeat's producer; not kept
@@ -114,6 +130,7 @@ public final class ShipRate {
         emit(csv, r, bench.producer(r, records));
         emit(csv, r, bench.catchUp(r, records));
         for (int rate : rates) {
+          emit(csv, r, bench.producerSteady(r, rate, warmupSeconds, steadySeconds));
           emit(csv, r, bench.steady(r, rate, warmupSeconds, steadySeconds));
         }
       }
@@ -166,6 +183,78 @@ public final class ShipRate {
     return row("producer", 0, n, seconds, null, null, errors.get());
   }
 
+  /**
+   * The floor of shipping's CPU: the producer alone, with the shipper's settings, key and headers, fed at
+   * {@code rate} records/s in a burst every poll interval of the shipper; after the warm-up, the CPU per record of
+   * the feeding thread and of the producer's I/O thread over the window.
+   */
+  private String[] producerSteady(int repeat, int rate, int warmupSeconds, int steadySeconds) throws Exception {
+    String topic = "producer-steady-" + rate + "-r" + repeat;
+    broker.createTopic(topic, 1);
+    ShipperSettings settings = ShipperSettings.fromConf(conf(topic), dir.resolve("unused.log").toFile());
+    byte[] key = ShipHeaders.bytes(settings.source);
+    long epoch = System.currentTimeMillis();
+    AtomicLong sent = new AtomicLong();
+    AtomicLong acked = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    ThreadCpu cpu = new ThreadCpu();
+    long[] window = new long[4];
+    byte[][] lines = new byte[10_000][]; // made before the window: the shipper reads its lines, it does not make them
+    for (int i = 0; i < lines.length; i++) {
+      lines[i] = line(i);
+    }
+    try (KafkaProducer<byte[], byte[]> p =
+             new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer())) {
+      p.partitionsFor(topic);
+      stopWriter = false;
+      Thread feeder = new Thread(() -> {
+        long t0 = System.nanoTime();
+        long n = 0;
+        long offset = 0;
+        try {
+          while (!stopWriter) {
+            long due = (System.nanoTime() - t0) * rate / 1_000_000_000L;
+            for (; n < due; n++) {
+              byte[] value = lines[(int) (n % lines.length)];
+              p.send(new ProducerRecord<>(topic, null, null, key, value,
+                  ShipHeaders.of(ShipHeaders.RECORD, settings.source, epoch, n, 0, offset, "hdfs")), (md, e) -> {
+                    if (e == null) {
+                      acked.incrementAndGet();
+                    } else {
+                      errors.incrementAndGet();
+                    }
+                  });
+              offset += value.length + 1;
+            }
+            sent.set(n);
+            TimeUnit.MILLISECONDS.sleep(settings.pollIntervalMs); // as often as the shipper looks at its file
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, STEADY_PRODUCER_THREAD);
+      feeder.start();
+      Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
+      window[0] = sent.get();
+      window[1] = System.nanoTime();
+      cpu.start(STEADY_PRODUCER_THREAD, IO_THREAD);
+      Thread.sleep(TimeUnit.SECONDS.toMillis(steadySeconds));
+      cpu.end();
+      window[2] = sent.get();
+      window[3] = System.nanoTime();
+      stopWriter = true;
+      feeder.join();
+      p.flush();
+    }
+    deleteTopic(topic);
+    if (acked.get() != sent.get()) {
+      throw new IllegalStateException("producer-steady: " + acked.get() + " of " + sent.get() + " acknowledged");
+    }
+    long n = window[2] - window[0];
+    return withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors.get()),
+        cpu.micros(STEADY_PRODUCER_THREAD) / n, cpu.micros(IO_THREAD) / n);
+  }
+
   // ---------------------------------------------------------------- (b) the shipper catching up
 
   private String[] catchUp(int repeat, int n) throws Exception {
@@ -216,6 +305,8 @@ public final class ShipRate {
     List<Long> lagMillis = new ArrayList<>();
     Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
     long shipped0 = shipper.stats().shippedRecords;
+    ThreadCpu cpu = new ThreadCpu();
+    cpu.start(KafkaShipper.THREAD_NAME_PREFIX, IO_THREAD);
     long t0 = System.nanoTime();
     long next = t0;
     long end = t0 + TimeUnit.SECONDS.toNanos(steadySeconds);
@@ -228,6 +319,7 @@ public final class ShipRate {
       next += 100_000_000L;
       TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime())); // the sampling interval
     }
+    cpu.end();
     long seconds = System.nanoTime() - t0;
     long shipped = shipper.stats().shippedRecords - shipped0;
     stopWriter = true;
@@ -247,7 +339,8 @@ public final class ShipRate {
     deleteRecursively(spool);
     System.out.printf(Locale.ROOT, "steady %d/s: shipped %.0f records/s in the window%n", rate,
         shipped * 1e9 / seconds);
-    return row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors);
+    return withCpu(row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors),
+        cpu.micros(KafkaShipper.THREAD_NAME_PREFIX) / shipped, cpu.micros(IO_THREAD) / shipped);
   }
 
   private volatile boolean stopWriter;
@@ -282,6 +375,10 @@ public final class ShipRate {
     c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
     c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "bench");
     c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+    for (String p : producerProperties) {
+      int eq = p.indexOf('=');
+      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + p.substring(0, eq), p.substring(eq + 1));
+    }
     return c;
   }
 
@@ -302,7 +399,16 @@ public final class ShipRate {
     double s = nanos / 1e9;
     return new String[] {measure, String.valueOf(rate), String.valueOf(n), String.format(Locale.ROOT, "%.3f", s),
         String.format(Locale.ROOT, "%.0f", n / s), String.format(Locale.ROOT, "%.1f", meanValueBytes()),
-        pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors)};
+        pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors),
+        "", ""};
+  }
+
+  /** A row with the CPU per record of the sending thread and of the producer's I/O thread, in µs. */
+  private static String[] withCpu(String[] row, double sendMicros, double ioMicros) {
+    String[] r = Arrays.copyOf(row, row.length);
+    r[row.length - 2] = String.format(Locale.ROOT, "%.2f", sendMicros);
+    r[row.length - 1] = String.format(Locale.ROOT, "%.2f", ioMicros);
+    return r;
   }
 
   private static String pct(List<Long> samples, int p) {
