@@ -240,12 +240,14 @@ public final class AuditPipeline {
 
   /**
    * After its event was accepted: a handler that finds no one writing writes what is queued, when handlers lead
-   * writes ({@link WriteLeader}); otherwise nothing. Never throws.
+   * writes ({@link WriteLeader}); otherwise nothing. {@code mayDefer}: whether its caller goes on without
+   * waiting for its record (an RPC, whose response waits instead), so that the write may be left to the
+   * handlers of waiting calls. Never throws.
    */
-  public void lead() {
+  public void lead(boolean mayDefer) {
     WriteLeader l = leader;
     if (l != null) { // null: the writer thread writes (or, before open, will write) what was queued
-      l.lead();
+      l.lead(mayDefer);
     }
   }
 

@@ -27,7 +27,8 @@ import io.nnaudit.throttle.RateLimitedLog;
  * holds the lock across its formatting, its write call and the completion of the batch's tickets (serializing
  * those responses); how long a write call can take is in {@link AuditPipeline}'s note. After
  * {@link #LEAD_ROUNDS} batches a handler unparks the writer thread for the rest. The writer thread sleeps while
- * nothing is queued or handed back, then takes the lock ({@code lock}) for each turn. What drops: nothing. A
+ * nothing is queued or handed back, and while what is queued was deferred and is not yet due (at most
+ * {@link LeadDeferral#MAX_DEFER_NANOS}), then takes the lock ({@code lock}) for each turn. What drops: nothing. A
  * leader writes once and never retries ({@link CommitMode#LEADER}): if the sink refuses, the unwritten events
  * (tickets still pending) are handed back to the writer thread, which writes them first under the failure
  * policy, and handlers stop leading until it has written again. Shut-down: once the pipeline is closed,
@@ -84,7 +85,8 @@ final class WriteLeader implements WriterTurns {
     this.refusals = refusals;
     this.batchMax = batchMax;
     this.idlePollNanos = TimeUnit.MILLISECONDS.toNanos(idlePollMs);
-    this.deferral = new LeadDeferral(queue::size, RpcBacklog::callsWaiting, writer::unpark);
+    this.deferral = new LeadDeferral(queue::size, () -> queue.nearlyFull(LeadDeferral.MAX_DEFERRED),
+        RpcBacklog::callsWaiting, writer::unpark);
   }
 
   /**
@@ -99,8 +101,12 @@ final class WriteLeader implements WriterTurns {
         && settings.queueFullPolicy() == QueueFullPolicy.BLOCK && sink.undoesFailedWrites();
   }
 
-  /** A handler whose event was accepted: writes what is queued if no one else is writing. Never throws. */
-  void lead() {
+  /**
+   * A handler whose event was accepted: writes what is queued if no one else is writing, unless
+   * {@code mayDefer} and it leaves the write to the handlers of waiting calls ({@link LeadDeferral}). Never
+   * throws.
+   */
+  void lead(boolean mayDefer) {
     boolean interrupted = Thread.interrupted();
     try {
       for (int round = 0; round < LEAD_ROUNDS; round++) {
@@ -111,7 +117,7 @@ final class WriteLeader implements WriterTurns {
         if (queue.isEmpty()) {
           return;
         }
-        if (round == 0 && deferral.defers()) {
+        if (round == 0 && mayDefer && deferral.defers()) {
           return; // a handler of a waiting call, or the writer thread, writes it with theirs
         }
         if (!writeLock.tryLock()) {
@@ -154,6 +160,9 @@ final class WriteLeader implements WriterTurns {
     List<AuditEvent> batch = inHand.events();
     deferral.draining();
     queue.drainTo(batch, batchMax);
+    if (!queue.isEmpty()) {
+      deferral.leftBehind();
+    }
     if (batch.isEmpty()) {
       return;
     }
@@ -193,14 +202,9 @@ final class WriteLeader implements WriterTurns {
   @Override
   public void awaitWork() {
     if (queue.isEmpty()) {
-      deferral.idle(idlePollNanos, this::mustWriteNow);
+      deferral.idle(idlePollNanos, () -> hasHandedOff); // closed or not: a closing writer waits for its handlers
     }
-    deferral.awaitDue(this::mustWriteNow);
-  }
-
-  /** Events handed back by a failed leader, or a closed pipeline: the writer thread does not wait. */
-  private boolean mustWriteNow() {
-    return hasHandedOff || life.closed;
+    deferral.awaitDue(() -> hasHandedOff || life.closed);
   }
 
   /** Holding the lock like any leader. */
@@ -220,6 +224,9 @@ final class WriteLeader implements WriterTurns {
     reclaim(batch);
     deferral.draining();
     queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
+    if (!queue.isEmpty()) {
+      deferral.leftBehind();
+    }
     return true;
   }
 

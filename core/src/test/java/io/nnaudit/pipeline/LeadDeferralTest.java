@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 class LeadDeferralTest {
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicBoolean callsWaiting = new AtomicBoolean(true);
+  private final AtomicBoolean nearlyFull = new AtomicBoolean();
   private volatile Thread writer;
-  private final LeadDeferral deferral = new LeadDeferral(queued::get, callsWaiting::get,
+  private final LeadDeferral deferral = new LeadDeferral(queued::get, nearlyFull::get, callsWaiting::get,
       () -> LockSupport.unpark(writer));
 
   @Test
@@ -30,6 +31,33 @@ class LeadDeferralTest {
     assertTrue(deferral.defers(), "a waiting call's handler will write it");
     queued.set(LeadDeferral.MAX_DEFERRED);
     assertFalse(deferral.defers(), "enough queued for one write: the handler writes now");
+    queued.set(1);
+    nearlyFull.set(true);
+    assertFalse(deferral.defers(), "a queue close to full (a small capacity, or its bytes): the handler writes now");
+  }
+
+  @Test
+  void eventsLeftBehindByABatchLimitAreDueAtOnce() {
+    queued.set(3);
+    writer = Thread.currentThread();
+    assertTrue(deferral.defers());
+    deferral.draining();
+    deferral.leftBehind(); // the drain stopped at the batch's limit
+    assertFalse(deferral.defers(), "what was left may have waited already: the next handler writes it");
+    long start = System.nanoTime();
+    deferral.awaitDue(() -> false);
+    assertTrue(System.nanoTime() - start < LeadDeferral.MAX_DEFER_NANOS, "the writer waited for events left due");
+  }
+
+  @Test
+  void theWriterDoesNotWaitForDeferredEventsWhileTheQueueIsNearlyFull() {
+    queued.set(1);
+    writer = Thread.currentThread();
+    assertTrue(deferral.defers());
+    nearlyFull.set(true);
+    long start = System.nanoTime();
+    deferral.awaitDue(() -> false);
+    assertTrue(System.nanoTime() - start < LeadDeferral.MAX_DEFER_NANOS, "waited while handlers need room");
   }
 
   @Test
