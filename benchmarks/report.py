@@ -135,12 +135,70 @@ def table(groups, title):
 
 ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block",
          "nnaudit-sealed", "nnaudit-block-linger1", "nnaudit-block-linger20",
-         "nnaudit-kafka", "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
+         "nnaudit-kafka", "nnaudit-all", "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
 
 
 # A sealed variant -> the same logger unsealed, which its ratios are taken against.
-SEALED_OF = {"nnaudit-sealed": "nnaudit-block"}
+SEALED_OF = {"nnaudit-sealed": "nnaudit-block", "nnaudit-all": "nnaudit-kafka"}
+
+
+# Each feature's cost: (label, variant with it, variant without it).
+FEATURES = [("defaults × do-nothing logger", "nnaudit-block", "noop-logger"),
+            ("seals on × off", "nnaudit-sealed", "nnaudit-block"),
+            ("shipping on × off", "nnaudit-kafka", "nnaudit-block"),
+            ("everything on × do-nothing logger", "nnaudit-all", "noop-logger")]
+NNAUDIT_THREADS = ["writer", "sealer", "shipper", "producer"]
+
+
+def ratio_text(groups, op, t, with_v, without_v, field):
+    """Ratio of medians, and the min–max of the ratios of runs of the same repeat (interleaved side by side)."""
+    a, b = groups.get((op, t, with_v)), groups.get((op, t, without_v))
+    if not a or not b:
+        return "–"
+    by_repeat = {r["repeat"]: float(r[field]) for r in b}
+    pairs = [float(r[field]) / by_repeat[r["repeat"]] for r in a if r["repeat"] in by_repeat]
+    return "%.2f (%.2f–%.2f)" % (med(a, field)[0] / med(b, field)[0], min(pairs), max(pairs))
+
+
+def feature_table(groups, title):
+    """NameNode CPU per operation of each feature against the same configuration without it, and the CPU of
+    nnaudit's own threads per record."""
+    field = cpu_field(groups)
+    out = ["### " + title + ": what each feature costs", "",
+           "NameNode CPU per operation without JIT, ratio of medians (min–max of the per-repeat ratios):", "",
+           "| op | threads | do-nothing logger µs/op | " + " | ".join(f[0] for f in FEATURES) + " |",
+           "|---|---:|---:|" + "---:|" * len(FEATURES)]
+    keys = sorted({(op, t) for (op, t, v) in groups})
+    for op, t in keys:
+        floor = groups.get((op, t, "noop-logger"))
+        cells = [ratio_text(groups, op, t, w, wo, field) for _, w, wo in FEATURES]
+        out.append("| %s | %d | %s | %s |" % (op, t, "%.1f" % med(floor, field)[0] if floor else "–",
+                                              " | ".join(cells)))
+    variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-sealed", "nnaudit-kafka", "nnaudit-all")
+                if any(k[2] == v for k in groups)]
+    if any("nnaudit_threads" in rows[0] for rows in groups.values()):
+        out += ["", "CPU of nnaudit's own threads per record, µs, median over every op, thread count and repeat "
+                "(min–max); a handler's time inside the logger is in the NameNode's figure above:", "",
+                "| variant | " + " | ".join(NNAUDIT_THREADS) + " | sum |", "|---|" + "---:|" * (len(NNAUDIT_THREADS) + 1)]
+        for v in variants:
+            per = defaultdict(list)
+            for (op, t, vv), rows in groups.items():
+                if vv != v:
+                    continue
+                for r in rows:
+                    split = dict(kv.split(":") for kv in r["nnaudit_threads"].split(",") if kv)
+                    records = float(r["audit_records"]) or 1.0
+                    total = 0.0
+                    for k in NNAUDIT_THREADS:
+                        us = float(split.get(k, 0)) * 1000.0 / records
+                        per[k].append(us)
+                        total += us
+                    per["sum"].append(total)
+            cells = ["%.2f (%.2f–%.2f)" % (statistics.median(per[k]), min(per[k]), max(per[k])) if per[k] else "–"
+                     for k in NNAUDIT_THREADS + ["sum"]]
+            out.append("| %s | %s |" % (v, " | ".join(cells)))
+    return "\n".join(out)
 
 
 def order(v):
@@ -196,7 +254,7 @@ def plot(groups, out):
     return out
 
 
-SHIP_ORDER = ["producer", "catch-up", "steady"]
+SHIP_ORDER = ["producer", "catch-up", "producer-steady", "steady"]
 
 
 def load_ship_rate(path):
@@ -213,22 +271,31 @@ def ship_rate_table(groups, title):
     writer, and the steady lag."""
     out = ["### " + title, "",
            "| measure | write rate, records/s | repeats | records/s median (min–max) | × producer | "
-           "lag records: median / p99 | lag ms: median / p99 | send errors |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "lag records: median / p99 | lag ms: median / p99 | send errors | CPU µs per record: sending thread + "
+           "producer I/O thread, median (min–max of the sums) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     producer = groups.get(("producer", 0))
     for (m, rate) in sorted(groups, key=lambda k: (SHIP_ORDER.index(k[0]) if k[0] in SHIP_ORDER else 9, k[1])):
         rows = groups[(m, rate)]
         v, lo, hi = med(rows, "records_per_sec")
-        ratio = "%.2f" % (v / med(producer, "records_per_sec")[0]) if producer and m != "steady" else "–"
+        flat_out = m in ("producer", "catch-up")
+        ratio = "%.2f" % (v / med(producer, "records_per_sec")[0]) if producer and flat_out else "–"
 
         def lag(field):
             vals = [float(r[field]) for r in rows if r[field] != ""]
             return "%.0f" % statistics.median(vals) if vals else "–"
         lags = "%s / %s" % (lag("lag_records_median"), lag("lag_records_p99")) if m == "steady" else "–"
         ms = "%s / %s" % (lag("lag_millis_median"), lag("lag_millis_p99")) if m == "steady" else "–"
-        out.append("| %s | %s | %d | %.0f (%.0f–%.0f) | %s | %s | %s | %d |" % (
+        cpu = "–"
+        timed = [r for r in rows if r.get("send_thread_cpu_us_per_record")]
+        if timed:
+            send = statistics.median(float(r["send_thread_cpu_us_per_record"]) for r in timed)
+            io = statistics.median(float(r["io_thread_cpu_us_per_record"]) for r in timed)
+            sums = [float(r["send_thread_cpu_us_per_record"]) + float(r["io_thread_cpu_us_per_record"]) for r in timed]
+            cpu = "%.2f + %.2f (%.2f–%.2f)" % (send, io, min(sums), max(sums))
+        out.append("| %s | %s | %d | %.0f (%.0f–%.0f) | %s | %s | %s | %d | %s |" % (
             m, rate if rate else "–", len(rows), v, lo, hi, ratio, lags, ms,
-            sum(int(r["send_errors"]) for r in rows)))
+            sum(int(r["send_errors"]) for r in rows), cpu))
     return "\n".join(out)
 
 
@@ -533,6 +600,12 @@ def main():
         else:  # nn_compare.py
             groups = load(p)
             text = table(groups, name)
+            if any(k[2] == "noop-logger" for k in groups) and any(k[2] == "nnaudit-all" for k in groups):
+                features = feature_table(groups, name)
+                print(features)
+                print()
+                if in_results(p):
+                    update_results_md(name + "-features", features)
             make_plot = lambda: plot(groups, png)
         print(text)
         print()

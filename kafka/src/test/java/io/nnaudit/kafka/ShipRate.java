@@ -27,9 +27,6 @@ import io.nnaudit.ship.SpoolGuard;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * How fast the Kafka shipper can ship on this machine, against what a producer alone gets from the same broker.
@@ -149,38 +146,24 @@ public final class ShipRate {
   private String[] producer(int repeat, int n) throws Exception {
     String topic = "producer-r" + repeat;
     broker.createTopic(topic, 1);
-    ShipperSettings settings = ShipperSettings.fromConf(conf(topic), dir.resolve("unused.log").toFile());
-    byte[] key = ShipHeaders.bytes(settings.source);
-    long epoch = System.currentTimeMillis();
-    AtomicLong acked = new AtomicLong();
-    AtomicLong errors = new AtomicLong();
     long seconds;
-    try (KafkaProducer<byte[], byte[]> p =
-             new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer())) {
-      p.partitionsFor(topic); // metadata before the clock starts
-      long offset = 0;
+    long acked;
+    long errors;
+    try (AloneProducer p = new AloneProducer(settings(topic))) {
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
-        byte[] value = line(i);
-        ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, null, null, key, value,
-            ShipHeaders.of(ShipHeaders.RECORD, settings.source, epoch, i, 0, offset, "hdfs"));
-        offset += value.length + 1;
-        p.send(rec, (md, e) -> {
-          if (e == null) {
-            acked.incrementAndGet();
-          } else {
-            errors.incrementAndGet();
-          }
-        });
+        p.send(line(i));
       }
       p.flush();
       seconds = System.nanoTime() - t0;
+      acked = p.acked.get();
+      errors = p.errors.get();
     }
     deleteTopic(topic);
-    if (acked.get() != n) {
-      throw new IllegalStateException("producer: " + acked.get() + " of " + n + " acknowledged, " + errors + " errors");
+    if (acked != n) {
+      throw new IllegalStateException("producer: " + acked + " of " + n + " acknowledged, " + errors + " errors");
     }
-    return row("producer", 0, n, seconds, null, null, errors.get());
+    return row("producer", 0, n, seconds, null, null, errors);
   }
 
   /**
@@ -191,43 +174,28 @@ public final class ShipRate {
   private String[] producerSteady(int repeat, int rate, int warmupSeconds, int steadySeconds) throws Exception {
     String topic = "producer-steady-" + rate + "-r" + repeat;
     broker.createTopic(topic, 1);
-    ShipperSettings settings = ShipperSettings.fromConf(conf(topic), dir.resolve("unused.log").toFile());
-    byte[] key = ShipHeaders.bytes(settings.source);
-    long epoch = System.currentTimeMillis();
     AtomicLong sent = new AtomicLong();
-    AtomicLong acked = new AtomicLong();
-    AtomicLong errors = new AtomicLong();
+    long acked;
+    long errors;
     ThreadCpu cpu = new ThreadCpu();
     long[] window = new long[4];
     byte[][] lines = new byte[10_000][]; // made before the window: the shipper reads its lines, it does not make them
     for (int i = 0; i < lines.length; i++) {
       lines[i] = line(i);
     }
-    try (KafkaProducer<byte[], byte[]> p =
-             new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer())) {
-      p.partitionsFor(topic);
+    try (AloneProducer p = new AloneProducer(settings(topic))) {
       stopWriter = false;
       Thread feeder = new Thread(() -> {
         long t0 = System.nanoTime();
         long n = 0;
-        long offset = 0;
         try {
           while (!stopWriter) {
             long due = (System.nanoTime() - t0) * rate / 1_000_000_000L;
             for (; n < due; n++) {
-              byte[] value = lines[(int) (n % lines.length)];
-              p.send(new ProducerRecord<>(topic, null, null, key, value,
-                  ShipHeaders.of(ShipHeaders.RECORD, settings.source, epoch, n, 0, offset, "hdfs")), (md, e) -> {
-                    if (e == null) {
-                      acked.incrementAndGet();
-                    } else {
-                      errors.incrementAndGet();
-                    }
-                  });
-              offset += value.length + 1;
+              p.send(lines[(int) (n % lines.length)]);
             }
             sent.set(n);
-            TimeUnit.MILLISECONDS.sleep(settings.pollIntervalMs); // as often as the shipper looks at its file
+            TimeUnit.MILLISECONDS.sleep(p.settings.pollIntervalMs); // as often as the shipper looks at its file
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -245,13 +213,15 @@ public final class ShipRate {
       stopWriter = true;
       feeder.join();
       p.flush();
+      acked = p.acked.get();
+      errors = p.errors.get();
     }
     deleteTopic(topic);
-    if (acked.get() != sent.get()) {
-      throw new IllegalStateException("producer-steady: " + acked.get() + " of " + sent.get() + " acknowledged");
+    if (acked != sent.get()) {
+      throw new IllegalStateException("producer-steady: " + acked + " of " + sent.get() + " acknowledged");
     }
     long n = window[2] - window[0];
-    return withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors.get()),
+    return withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors),
         cpu.micros(STEADY_PRODUCER_THREAD) / n, cpu.micros(IO_THREAD) / n);
   }
 
@@ -380,6 +350,10 @@ public final class ShipRate {
       c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + p.substring(0, eq), p.substring(eq + 1));
     }
     return c;
+  }
+
+  private ShipperSettings settings(String topic) {
+    return ShipperSettings.fromConf(conf(topic), dir.resolve("unused.log").toFile());
   }
 
   private ShipperContext context(String topic, File live) {
