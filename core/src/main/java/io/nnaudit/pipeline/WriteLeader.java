@@ -28,7 +28,8 @@ import io.nnaudit.throttle.RateLimitedLog;
  * those responses); how long a write call can take is in {@link AuditPipeline}'s note. After
  * {@link #LEAD_ROUNDS} batches a handler unparks the writer thread for the rest. The writer thread sleeps while
  * nothing is queued or handed back, and while what is queued was deferred and is not yet due (at most
- * {@link LeadDeferral#MAX_DEFER_NANOS}), then takes the lock ({@code lock}) for each turn. What drops: nothing. A
+ * {@link LeadDeferral#MAX_DEFER_NANOS}; while handlers defer it wakes at least that often), then takes the lock
+ * ({@code lock}) for each turn. What drops: nothing. A
  * leader writes once and never retries ({@link CommitMode#LEADER}): if the sink refuses, the unwritten events
  * (tickets still pending) are handed back to the writer thread, which writes them first under the failure
  * policy, and handlers stop leading until it has written again. Shut-down: once the pipeline is closed,
@@ -86,7 +87,7 @@ final class WriteLeader implements WriterTurns {
     this.batchMax = batchMax;
     this.idlePollNanos = TimeUnit.MILLISECONDS.toNanos(idlePollMs);
     this.deferral = new LeadDeferral(queue::size, () -> queue.nearlyFull(LeadDeferral.MAX_DEFERRED),
-        RpcBacklog::callsWaiting, writer::unpark);
+        RpcBacklog::callsWaiting);
   }
 
   /**
@@ -201,10 +202,7 @@ final class WriteLeader implements WriterTurns {
    */
   @Override
   public void awaitWork() {
-    if (queue.isEmpty()) {
-      deferral.idle(idlePollNanos, () -> hasHandedOff); // closed or not: a closing writer waits for its handlers
-    }
-    deferral.awaitDue(() -> hasHandedOff || life.closed);
+    deferral.await(idlePollNanos, () -> hasHandedOff, () -> hasHandedOff || life.closed);
   }
 
   /** Holding the lock like any leader. */
