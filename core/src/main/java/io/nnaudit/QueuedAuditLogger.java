@@ -178,9 +178,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     AckTicket ticket = event.ticket;
     switch (result) {
       case ACCEPTED:
-        // Write what is queued here if no one else is writing (ack policy write only); a caller that waits for
-        // its record (outside an RPC) never leaves the write to others.
-        pipeline.lead(ticket == null || !ticket.mustWait());
+        pipeline.lead(); // write what is queued here if no one else is writing (ack policy write only)
         if (ticket != null && ticket.mustWait()
             && ticket.await(pipeline.settings().handlerMaxWaitMs()) == AckTicket.PENDING) {
           logCaptureFailure("a caller outside an RPC waited " + pipeline.settings().handlerMaxWaitMs() + " ms ("

@@ -12,8 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
@@ -53,53 +51,6 @@ class MiniClusterAckTest {
     b.join(30_000);
     assertTrue(a.done.get() && b.done.get() && !a.failed.get() && !b.failed.get());
     assertTrue(audit.sink().writtenSrcs().containsAll(List.of("/ack/a", "/ack/b")));
-  }
-
-  @Test
-  void handlersOfWaitingCallsLeaveTheirWritesToTheLastSoThatOneWriteCarriesSeveralRecords() throws Exception {
-    Configuration conf = audit.clusterConf("ack-deferred.log");
-    // One handler: without deferral it would lead a write of its own event alone every time, as the writer
-    // thread writes only what a leader leaves. Sixteen callers keep calls waiting in the RPC call queue.
-    conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 1);
-    MiniDFSCluster cluster = audit.startCluster(conf);
-    QueuedAuditLogger logger = MiniClusterSupport.ourLogger(cluster);
-    AuditStats before = logger.stats();
-    int callers = 16;
-    int each = 100;
-    List<Thread> threads = new ArrayList<>();
-    AtomicInteger acknowledged = new AtomicInteger();
-    Set<String> failures = ConcurrentHashMap.newKeySet();
-    for (int c = 0; c < callers; c++) {
-      int caller = c;
-      threads.add(new Thread(() -> {
-        try (FileSystem fs = FileSystem.newInstance(cluster.getURI(),
-            MkdirsLoad.failFastClientConf())) {
-          for (int i = 0; i < each; i++) {
-            if (fs.mkdirs(new Path("/deferred/c" + caller + "/d" + i))) {
-              acknowledged.incrementAndGet();
-            }
-          }
-        } catch (Exception e) {
-          failures.add(e.toString());
-        }
-      }));
-    }
-    threads.forEach(Thread::start);
-    for (Thread t : threads) {
-      t.join(120_000);
-    }
-    assertTrue(failures.isEmpty(), "calls failed: " + failures);
-    assertEquals(callers * each, acknowledged.get());
-    for (int c = 0; c < callers; c++) {
-      for (int i = 0; i < each; i++) {
-        assertTrue(audit.sink().writtenSrcs().contains("/deferred/c" + c + "/d" + i), "no record of c" + c + "/d" + i);
-      }
-    }
-    AuditStats after = logger.stats();
-    long written = after.written - before.written;
-    long batches = after.batches - before.batches;
-    assertEquals(callers * each, written, "every acknowledged call has exactly one record");
-    assertTrue(written >= 2 * batches, "one handler, yet " + batches + " batches for " + written + " records");
   }
 
   @Test

@@ -29,8 +29,7 @@ import io.nnaudit.sink.AuditSink;
  * hands it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs
  * as configured, and completes the batch's tickets (sending the postponed RPC responses). Under ack policy
  * write with durability none, BLOCK and a sink that undoes a failed write (the file sink), the handler that
- * finds no one writing leads the write itself ({@link #lead}, {@link WriteLeader}), under the write lock, unless
- * calls wait for a handler, whose handlers then write it with theirs ({@link LeadDeferral}). After
+ * finds no one writing leads the write itself ({@link #lead}, {@link WriteLeader}), under the write lock. After
  * the shutdown hook's hand-over, handlers write their own records ({@link #afterClose}, {@link ShutdownHandOver},
  * {@link DirectWriter}). Whoever settles an event's fate counts it in {@link AuditMetrics}, read as one snapshot
  * by {@link #stats}. The shipper, when the file is shipped, is the {@link ShipperLifecycle}'s; the beans in
@@ -240,14 +239,12 @@ public final class AuditPipeline {
 
   /**
    * After its event was accepted: a handler that finds no one writing writes what is queued, when handlers lead
-   * writes ({@link WriteLeader}); otherwise nothing. {@code mayDefer}: whether its caller goes on without
-   * waiting for its record (an RPC, whose response waits instead), so that the write may be left to the
-   * handlers of waiting calls. Never throws.
+   * writes ({@link WriteLeader}); otherwise nothing. Never throws.
    */
-  public void lead(boolean mayDefer) {
+  public void lead() {
     WriteLeader l = leader;
     if (l != null) { // null: the writer thread writes (or, before open, will write) what was queued
-      l.lead(mayDefer);
+      l.lead();
     }
   }
 

@@ -167,14 +167,6 @@ final class AuditQueue {
     return queue.size();
   }
 
-  /**
-   * Whether {@code events} more would fill the queue, by count or by half its byte budget: a handler then writes
-   * rather than defers, and the writer thread does not wait for deferred events.
-   */
-  boolean nearlyFull(int events) {
-    return queue.remainingCapacity() <= events || queuedBytes.get() >= settings.queueCapacityBytes() / 2;
-  }
-
   /** The writing thread: gives {@code bytes} of settled (or failed) events back to the budget. */
   void release(long bytes) {
     queuedBytes.addAndGet(-bytes);

@@ -41,9 +41,7 @@ final class AuditWriter implements Runnable {
    *
    * What blocks. Alone, the turn waits (up to IDLE_POLL_MS) for the first event, then takes whatever else is
    * queued, up to nnaudit.writer.batch.max.events, without waiting again. Among leaders it sleeps while nothing
-   * is queued or handed back (leaders that leave events unpark it), and while what is queued was deferred and
-   * is not yet due (LeadDeferral: while handlers defer it wakes every 1 ms at least), then takes the write lock
-   * for the turn.
+   * is queued or handed back (leaders that leave events unpark it), then takes the write lock for the turn.
    * Under durability=sync every response waits for this thread and its fsync, so it never lingers: while it
    * writes one batch the next gathers in the queue, which is group commit to the disk. Only with
    * ack.policy=queue, where nobody waits for it, does it linger after a batch smaller than half the queue

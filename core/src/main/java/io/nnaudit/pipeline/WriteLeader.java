@@ -3,9 +3,9 @@ package io.nnaudit.pipeline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.nnaudit.ack.RpcBacklog;
 import io.nnaudit.event.AuditEvent;
 import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.Durability;
@@ -18,18 +18,15 @@ import io.nnaudit.throttle.RateLimitedLog;
  * Group commit led by a handler. After its event was accepted, a handler that finds no one writing takes the
  * pipeline's write lock and writes everything queued (its own event and others') with one write call,
  * completing the batch's tickets, so that its response does not wait for the writer thread to be scheduled
- * ({@link #lead}). While its RPC server has calls waiting for a handler, a handler leaves the write to them
- * ({@link LeadDeferral}), so that one write carries several records. The writer thread is the backstop that
- * writes what leaders leave: its turns ({@link WriterTurns}) take the same lock.
+ * ({@link #lead}). The writer thread is then the backstop that writes what leaders leave: its turns
+ * ({@link WriterTurns}) take the same lock.
  *
  * <p>Design note. What blocks: a handler never waits for the lock ({@code tryLock}); one that finds it taken
  * returns at once, and the holder checks the queue again after it lets go, so nothing is left behind. A leader
  * holds the lock across its formatting, its write call and the completion of the batch's tickets (serializing
  * those responses); how long a write call can take is in {@link AuditPipeline}'s note. After
  * {@link #LEAD_ROUNDS} batches a handler unparks the writer thread for the rest. The writer thread sleeps while
- * nothing is queued or handed back, and while what is queued was deferred and is not yet due (at most
- * {@link LeadDeferral#MAX_DEFER_NANOS}; while handlers defer it wakes at least that often), then takes the lock
- * ({@code lock}) for each turn. What drops: nothing. A
+ * nothing is queued or handed back, then takes the lock ({@code lock}) for each turn. What drops: nothing. A
  * leader writes once and never retries ({@link CommitMode#LEADER}): if the sink refuses, the unwritten events
  * (tickets still pending) are handed back to the writer thread, which writes them first under the failure
  * policy, and handlers stop leading until it has written again. Shut-down: once the pipeline is closed,
@@ -59,8 +56,6 @@ final class WriteLeader implements WriterTurns {
   private final Refusals refusals;
   private final int batchMax;
   private final long idlePollNanos;
-  /** When a handler leaves the write to a later one, and the writer thread's backstop for it. */
-  private final LeadDeferral deferral;
   /**
    * Set by a leader whose write failed, cleared by the writer thread once it has written again, both under the
    * write lock; read by handlers without it: while set, handlers do not lead.
@@ -86,8 +81,6 @@ final class WriteLeader implements WriterTurns {
     this.refusals = refusals;
     this.batchMax = batchMax;
     this.idlePollNanos = TimeUnit.MILLISECONDS.toNanos(idlePollMs);
-    this.deferral = new LeadDeferral(queue::size, () -> queue.nearlyFull(LeadDeferral.MAX_DEFERRED),
-        RpcBacklog::callsWaiting);
   }
 
   /**
@@ -102,12 +95,8 @@ final class WriteLeader implements WriterTurns {
         && settings.queueFullPolicy() == QueueFullPolicy.BLOCK && sink.undoesFailedWrites();
   }
 
-  /**
-   * A handler whose event was accepted: writes what is queued if no one else is writing, unless
-   * {@code mayDefer} and it leaves the write to the handlers of waiting calls ({@link LeadDeferral}). Never
-   * throws.
-   */
-  void lead(boolean mayDefer) {
+  /** A handler whose event was accepted: writes what is queued if no one else is writing. Never throws. */
+  void lead() {
     boolean interrupted = Thread.interrupted();
     try {
       for (int round = 0; round < LEAD_ROUNDS; round++) {
@@ -117,9 +106,6 @@ final class WriteLeader implements WriterTurns {
         }
         if (queue.isEmpty()) {
           return;
-        }
-        if (round == 0 && mayDefer && deferral.defers()) {
-          return; // a handler of a waiting call, or the writer thread, writes it with theirs
         }
         if (!writeLock.tryLock()) {
           return; // the holder checks the queue again after it lets go
@@ -159,11 +145,7 @@ final class WriteLeader implements WriterTurns {
       return;
     }
     List<AuditEvent> batch = inHand.events();
-    deferral.draining();
     queue.drainTo(batch, batchMax);
-    if (!queue.isEmpty()) {
-      deferral.leftBehind();
-    }
     if (batch.isEmpty()) {
       return;
     }
@@ -196,13 +178,13 @@ final class WriteLeader implements WriterTurns {
     return paused;
   }
 
-  /**
-   * The writer thread sleeps while the queue is empty (a handler that leaves events behind unparks it), and
-   * while what is queued was deferred by handlers and is not yet due ({@link LeadDeferral#awaitDue}).
-   */
+  /** The writer thread sleeps while the queue is empty: a handler that leaves events behind unparks it. */
   @Override
   public void awaitWork() {
-    deferral.await(idlePollNanos, () -> hasHandedOff, () -> hasHandedOff || life.closed);
+    if (queue.isEmpty() && !hasHandedOff) {
+      LockSupport.parkNanos(this, idlePollNanos);
+      Thread.interrupted(); // a stray interrupt must not make every park return at once
+    }
   }
 
   /** Holding the lock like any leader. */
@@ -220,11 +202,7 @@ final class WriteLeader implements WriterTurns {
   @Override
   public boolean gather(List<AuditEvent> batch) {
     reclaim(batch);
-    deferral.draining();
     queue.drainTo(batch, Math.max(0, batchMax - batch.size()));
-    if (!queue.isEmpty()) {
-      deferral.leftBehind();
-    }
     return true;
   }
 

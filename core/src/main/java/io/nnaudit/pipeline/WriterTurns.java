@@ -11,10 +11,7 @@ import io.nnaudit.event.AuditEvent;
  * {@link #gather}, {@link #wrote} (if the turn wrote a record), {@link #exit}. All on the writer thread.
  */
 interface WriterTurns {
-  /**
-   * Before a turn, holding nothing: waits (up to the writer's idle poll) while there is nothing to write, and
-   * among leaders while what is queued was deferred by handlers and is not yet due.
-   */
+  /** Before a turn, holding nothing: waits (up to the writer's idle poll) while there is nothing to write. */
   void awaitWork();
 
   /** Takes the right to write for this turn (the pipeline's write lock among leaders). */
