@@ -116,7 +116,8 @@ def table(groups, title):
         seal_text = ""
         if seal:
             seal_text = " – | – | – | – |"
-            unsealed = groups.get((op, t, SEALED_OF.get(v)))
+            of = SEALED_OF_DEFERRAL if any(k[2] == "nnaudit-block-deferral" for k in groups) else SEALED_OF
+            unsealed = groups.get((op, t, of.get(v)))
             sealed_runs = [r for r in rows if r.get("seal_verify_exit")]
             if sealed_runs:
                 exits = [r["seal_verify_exit"] for r in sealed_runs]
@@ -134,6 +135,7 @@ def table(groups, title):
 
 
 ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", "nnaudit-block-baseline", "nnaudit-block",
+         "nnaudit-block-deferral",
          "nnaudit-sealed", "nnaudit-block-linger1", "nnaudit-block-linger20",
          "nnaudit-kafka", "nnaudit-all", "nnaudit-drop", "nnaudit-sync", "nnaudit-sync-tmpfs",
          "nnaudit-sync-per-record"]
@@ -141,12 +143,15 @@ ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", 
 
 # A sealed variant -> the same logger unsealed, which its ratios are taken against.
 SEALED_OF = {"nnaudit-sealed": "nnaudit-block", "nnaudit-all": "nnaudit-kafka"}
+# A run whose feature variants ran on a build with lead deferral compares seals against that build's defaults.
+SEALED_OF_DEFERRAL = {"nnaudit-sealed": "nnaudit-block-deferral", "nnaudit-all": "nnaudit-kafka"}
 
 
-# Each feature's cost: (label, variant with it, variant without it).
+# Each feature's cost: (label, variant with it, variant without it). "{base}" is the defaults the feature variants
+# ran on: nnaudit-block, or nnaudit-block-deferral where the run's features ran on a build with lead deferral.
 FEATURES = [("defaults × do-nothing logger", "nnaudit-block", "noop-logger"),
-            ("seals on × off", "nnaudit-sealed", "nnaudit-block"),
-            ("shipping on × off", "nnaudit-kafka", "nnaudit-block"),
+            ("seals on × off", "nnaudit-sealed", "{base}"),
+            ("shipping on × off", "nnaudit-kafka", "{base}"),
             ("everything on × do-nothing logger", "nnaudit-all", "noop-logger")]
 NNAUDIT_THREADS = ["writer", "sealer", "shipper", "producer"]
 
@@ -170,12 +175,14 @@ def feature_table(groups, title):
            "| op | threads | do-nothing logger µs/op | " + " | ".join(f[0] for f in FEATURES) + " |",
            "|---|---:|---:|" + "---:|" * len(FEATURES)]
     keys = sorted({(op, t) for (op, t, v) in groups})
+    base = "nnaudit-block-deferral" if any(k[2] == "nnaudit-block-deferral" for k in groups) else "nnaudit-block"
     for op, t in keys:
         floor = groups.get((op, t, "noop-logger"))
-        cells = [ratio_text(groups, op, t, w, wo, field) for _, w, wo in FEATURES]
+        cells = [ratio_text(groups, op, t, w, wo.format(base=base), field) for _, w, wo in FEATURES]
         out.append("| %s | %d | %s | %s |" % (op, t, "%.1f" % med(floor, field)[0] if floor else "–",
                                               " | ".join(cells)))
-    variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-sealed", "nnaudit-kafka", "nnaudit-all")
+    variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-block-deferral", "nnaudit-sealed",
+                            "nnaudit-kafka", "nnaudit-all")
                 if any(k[2] == v for k in groups)]
     if any("nnaudit_threads" in rows[0] for rows in groups.values()):
         out += ["", "CPU of nnaudit's own threads per record, µs, median over every op, thread count and repeat "
