@@ -85,6 +85,7 @@ def table(groups, title):
            "|---|---:|---|---:|---:|---:|---:|%s%s---:|---:|%s%s" % ("---:|" if noop else "", path_cols,
                                                                    "---:|---|" if ship else "",
                                                                    "---:|---:|---:|---|" if seal else "")]
+    sealed_of = SEALED_OF_DEFERRAL if deferral_run(groups) else SEALED_OF
     for (op, t, v) in sorted(groups, key=lambda k: (k[0], k[1], order(k[2]))):
         rows = groups[(op, t, v)]
         ops, ops_lo, ops_hi = med(rows, "ops_per_sec")
@@ -116,8 +117,7 @@ def table(groups, title):
         seal_text = ""
         if seal:
             seal_text = " – | – | – | – |"
-            of = SEALED_OF_DEFERRAL if any(k[2] == "nnaudit-block-deferral" for k in groups) else SEALED_OF
-            unsealed = groups.get((op, t, of.get(v)))
+            unsealed = groups.get((op, t, sealed_of.get(v)))
             sealed_runs = [r for r in rows if r.get("seal_verify_exit")]
             if sealed_runs:
                 exits = [r["seal_verify_exit"] for r in sealed_runs]
@@ -156,6 +156,11 @@ FEATURES = [("defaults × do-nothing logger", "nnaudit-block", "noop-logger"),
 NNAUDIT_THREADS = ["writer", "sealer", "shipper", "producer"]
 
 
+def deferral_run(groups):
+    """Whether the run's feature variants ran on a build with lead deferral (its defaults: nnaudit-block-deferral)."""
+    return any(k[2] == "nnaudit-block-deferral" for k in groups)
+
+
 def ratio_text(groups, op, t, with_v, without_v, field):
     """Ratio of medians, and the min–max of the ratios of runs of the same repeat (interleaved side by side)."""
     a, b = groups.get((op, t, with_v)), groups.get((op, t, without_v))
@@ -175,7 +180,7 @@ def feature_table(groups, title):
            "| op | threads | do-nothing logger µs/op | " + " | ".join(f[0] for f in FEATURES) + " |",
            "|---|---:|---:|" + "---:|" * len(FEATURES)]
     keys = sorted({(op, t) for (op, t, v) in groups})
-    base = "nnaudit-block-deferral" if any(k[2] == "nnaudit-block-deferral" for k in groups) else "nnaudit-block"
+    base = "nnaudit-block-deferral" if deferral_run(groups) else "nnaudit-block"
     for op, t in keys:
         floor = groups.get((op, t, "noop-logger"))
         cells = [ratio_text(groups, op, t, w, wo.format(base=base), field) for _, w, wo in FEATURES]

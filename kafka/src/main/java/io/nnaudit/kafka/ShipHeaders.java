@@ -71,10 +71,6 @@ final class ShipHeaders {
     }
   }
 
-  static RecordHeaders of(String type, String source, long epoch, long seq, long file, long offset, String format) {
-    return of(type, new Fixed(source, epoch, format), seq, file, offset);
-  }
-
   /** The headers of one record, in the order of the schema. */
   static RecordHeaders of(String type, Fixed fixed, long seq, long file, long offset) {
     Header t = TYPES.get(type);

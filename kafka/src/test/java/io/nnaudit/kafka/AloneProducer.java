@@ -17,7 +17,8 @@ final class AloneProducer implements AutoCloseable {
   final AtomicLong errors = new AtomicLong();
   private final String topic;
   private final byte[] key;
-  private final long epoch = System.currentTimeMillis();
+  /** Made once, as the shipper makes them: the floor is measured with the shipper's per-record header work. */
+  private final ShipHeaders.Fixed fixedHeaders;
   private final KafkaProducer<byte[], byte[]> producer;
   private long seq;
   private long offset;
@@ -27,13 +28,14 @@ final class AloneProducer implements AutoCloseable {
     this.settings = settings;
     this.topic = settings.topic;
     this.key = ShipHeaders.bytes(settings.source);
+    this.fixedHeaders = new ShipHeaders.Fixed(settings.source, System.currentTimeMillis(), "hdfs");
     this.producer = new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer());
     producer.partitionsFor(topic);
   }
 
   void send(byte[] line) {
     producer.send(new ProducerRecord<>(topic, null, null, key, line,
-        ShipHeaders.of(ShipHeaders.RECORD, settings.source, epoch, seq++, 0, offset, "hdfs")), (md, e) -> {
+        ShipHeaders.of(ShipHeaders.RECORD, fixedHeaders, seq++, 0, offset)), (md, e) -> {
           if (e == null) {
             acked.incrementAndGet();
           } else {

@@ -86,17 +86,7 @@ final class CpuWindow extends AppenderSkeleton {
 
   /** The operation's path split by thread kind: "handlers:MS,readers:MS,...", CPU ms in the last window. */
   String pathSplit() {
-    Map<String, Double> ms = new LinkedHashMap<>();
-    for (String[] k : PATH_KINDS) {
-      ms.put(k[0], 0.0);
-    }
-    for (Map.Entry<String, Double> e : deltaMillis()) {
-      String kind = pathKind(e.getKey());
-      if (kind != null) {
-        ms.put(kind, ms.get(kind) + e.getValue());
-      }
-    }
-    return join(new ArrayList<>(ms.entrySet()), ms.size());
+    return split(PATH_KINDS);
   }
 
   /**
@@ -105,15 +95,19 @@ final class CpuWindow extends AppenderSkeleton {
    * inside the logger is in the handlers' figure, not here.
    */
   String nnauditSplit() {
+    return split(NNAUDIT_THREADS);
+  }
+
+  /** CPU ms in the last window by kind, "kind:MS,...", each thread counted in the first kind its name matches. */
+  private String split(String[][] kinds) {
     Map<String, Double> ms = new LinkedHashMap<>();
-    for (String[] k : NNAUDIT_THREADS) {
+    for (String[] k : kinds) {
       ms.put(k[0], 0.0);
     }
     for (Map.Entry<String, Double> e : deltaMillis()) {
-      for (String[] k : NNAUDIT_THREADS) {
-        if (e.getKey().startsWith(k[1])) {
-          ms.put(k[0], ms.get(k[0]) + e.getValue());
-        }
+      String kind = kindOf(kinds, e.getKey());
+      if (kind != null) {
+        ms.put(kind, ms.get(kind) + e.getValue());
       }
     }
     return join(new ArrayList<>(ms.entrySet()), ms.size());
@@ -157,7 +151,12 @@ final class CpuWindow extends AppenderSkeleton {
 
   /** The kind in {@link #PATH_KINDS} of a thread, by its name (comm), or null. */
   private static String pathKind(String comm) {
-    for (String[] k : PATH_KINDS) {
+    return kindOf(PATH_KINDS, comm);
+  }
+
+  /** The kind of the first {kind, prefix} in {@code kinds} that a thread's name (comm) starts with, or null. */
+  private static String kindOf(String[][] kinds, String comm) {
+    for (String[] k : kinds) {
       if (comm.startsWith(k[1])) {
         return k[0];
       }
