@@ -27,6 +27,29 @@ public final class NnauditConfigKeys {
   public static final String FILE_MAX_BACKUPS_KEY = PREFIX + "file.max.backups";
   public static final int FILE_MAX_BACKUPS_DEFAULT = 20;
 
+  /**
+   * Time boundaries at which the file is also rotated: {@code none} (by size alone), {@code hourly} or
+   * {@code daily}, in {@link #FILE_ROTATE_ZONE_KEY}. With a size too, whichever comes first.
+   */
+  public static final String FILE_ROTATE_PERIOD_KEY = PREFIX + "file.rotate.period";
+  public static final String FILE_ROTATE_PERIOD_DEFAULT = "none";
+
+  /** The time zone of the rotation period's hours and days, as a java.time zone id. */
+  public static final String FILE_ROTATE_ZONE_KEY = PREFIX + "file.rotate.zone";
+  public static final String FILE_ROTATE_ZONE_DEFAULT = "UTC";
+
+  /** How rotated files are compressed, off the writer's path: {@code none} or {@code gzip}. */
+  public static final String FILE_COMPRESS_KEY = PREFIX + "file.compress";
+  public static final String FILE_COMPRESS_DEFAULT = "none";
+
+  /** Rotated files older than this are deleted (Hadoop time suffixes: 30d, 12h); 0 keeps them whatever their age. */
+  public static final String FILE_MAX_AGE_KEY = PREFIX + "file.max.age";
+  public static final String FILE_MAX_AGE_DEFAULT = "0";
+
+  /** The most disk the rotated files may take together (size suffixes accepted); 0 for no bound. */
+  public static final String FILE_MAX_TOTAL_SIZE_KEY = PREFIX + "file.max.total.size";
+  public static final long FILE_MAX_TOTAL_SIZE_DEFAULT = 0;
+
   /** Octal mode of newly created audit files (before the process umask). */
   public static final String FILE_PERMISSIONS_KEY = PREFIX + "file.permissions";
   public static final String FILE_PERMISSIONS_DEFAULT = "640";

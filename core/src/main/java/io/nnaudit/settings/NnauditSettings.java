@@ -22,6 +22,7 @@ import io.nnaudit.config.RecordingConfigReader;
 import io.nnaudit.format.FormatOptions;
 import io.nnaudit.seal.SealSettings;
 import io.nnaudit.ship.ShipperFactory;
+import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.sink.SinkFactory;
 
@@ -153,7 +154,8 @@ public final class NnauditSettings {
     this.formatOptions = FormatOptions.builder().log4jPrefix(recordPrefix == RecordPrefix.LOG4J)
         .callerContext(callerContextEnabled, callerContextMaxLen, callerSignatureMaxLen)
         .trackingId(trackingIdEnabled).build();
-    this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(maxFileSize, maxBackups)
+    RotationSettings rotation = RotationSettingsReader.read(conf, maxFileSize, maxBackups);
+    this.sinkContext = SinkContext.builder(conf.copy()).file(file).rotation(rotation)
         .filePermissions(filePermissions).durability(ConfigSpelling.of(durability))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT))
         .sealing(SealSettings.fromConf(conf.recordingCopy()))
@@ -388,8 +390,8 @@ public final class NnauditSettings {
   @Override
   public String toString() {
     return "file=" + file() + ", queueCapacity=" + queueCapacity + ", policy=" + queueFullPolicy
-        + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", maxFileSize=" + sinkContext.maxFileSize()
-        + ", maxBackups=" + sinkContext.maxBackups() + ", filePermissions=" + sinkContext.filePermissions()
+        + ", ack=" + ackPolicy + ", batchMaxEvents=" + batchMaxEvents + ", rotation=[" + sinkContext.rotation() + "]"
+        + ", filePermissions=" + sinkContext.filePermissions()
         + ", recordFormat=" + recordFormat + ", recordPrefix=" + recordPrefix()
         + ", sink=" + sinkFactory + (shipperFactory == null ? "" : ", shipping=" + shipperFactory)
         + ", durability=" + durability + (durability == Durability.INTERVAL ? "(" + durabilityIntervalMs + " ms/"

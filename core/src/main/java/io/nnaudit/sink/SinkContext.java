@@ -1,6 +1,7 @@
 package io.nnaudit.sink;
 
 import java.io.File;
+import java.time.Clock;
 import java.util.Objects;
 
 import io.nnaudit.seal.SealSettings;
@@ -18,8 +19,8 @@ import org.apache.hadoop.conf.Configuration;
 public final class SinkContext {
   private final Configuration conf;
   private final File file;
-  private final long maxFileSize;
-  private final int maxBackups;
+  private final RotationSettings rotation;
+  private final Clock wallClock;
   private final String filePermissions;
   private final String durability;
   private final String log4j2Logger;
@@ -30,8 +31,8 @@ public final class SinkContext {
   private SinkContext(Builder b) {
     this.conf = Objects.requireNonNull(b.conf, "conf");
     this.file = Objects.requireNonNull(b.file, "file");
-    this.maxFileSize = b.maxFileSize;
-    this.maxBackups = b.maxBackups;
+    this.rotation = Objects.requireNonNull(b.rotation, "rotation");
+    this.wallClock = b.wallClock;
     this.filePermissions = Objects.requireNonNull(b.filePermissions, "filePermissions");
     this.durability = Objects.requireNonNull(b.durability, "durability");
     this.log4j2Logger = Objects.requireNonNull(b.log4j2Logger, "log4j2Logger");
@@ -44,8 +45,9 @@ public final class SinkContext {
    * The same context with the hold of a shipper that forwards the file: rotation keeps what it has not shipped.
    */
   public SinkContext withSpoolGuard(SpoolGuard guard) {
-    Builder b = builder(conf).file(file).rotation(maxFileSize, maxBackups).filePermissions(filePermissions)
-        .durability(durability).log4j2Logger(log4j2Logger).sealing(sealing).failClosed(failClosed);
+    Builder b = builder(conf).file(file).rotation(rotation).filePermissions(filePermissions)
+        .durability(durability).log4j2Logger(log4j2Logger).sealing(sealing).failClosed(failClosed)
+        .wallClock(wallClock);
     b.spoolGuard = guard;
     return new SinkContext(b);
   }
@@ -72,12 +74,25 @@ public final class SinkContext {
 
   /** {@code nnaudit.file.max.size}: the size in bytes at which the file sink rotates. */
   public long maxFileSize() {
-    return maxFileSize;
+    return rotation.maxSize();
   }
 
   /** {@code nnaudit.file.max.backups}: rotated files kept, at least 1. */
   public int maxBackups() {
-    return maxBackups;
+    return rotation.maxBackups();
+  }
+
+  /** {@code nnaudit.file.*}: when the file sink rotates, and how it compresses and keeps rotated files. */
+  public RotationSettings rotation() {
+    return rotation;
+  }
+
+  /**
+   * The time of day, for the boundaries of time rotation and the age of rotated files: the system's clock, or
+   * one a test moves.
+   */
+  public Clock wallClock() {
+    return wallClock;
   }
 
   /** {@code nnaudit.file.permissions}: the mode of new files, as {@code PosixFilePermissions} text. */
@@ -120,8 +135,8 @@ public final class SinkContext {
   public static final class Builder {
     private final Configuration conf;
     private File file;
-    private long maxFileSize;
-    private int maxBackups;
+    private RotationSettings rotation;
+    private Clock wallClock = Clock.systemUTC();
     private String filePermissions;
     private String durability;
     private String log4j2Logger;
@@ -138,9 +153,19 @@ public final class SinkContext {
       return this;
     }
 
+    /** Rotation by size alone, files kept by count. */
     public Builder rotation(long maxSize, int backups) {
-      this.maxFileSize = maxSize;
-      this.maxBackups = backups;
+      return rotation(RotationSettings.bySize(maxSize, backups));
+    }
+
+    public Builder rotation(RotationSettings settings) {
+      this.rotation = settings;
+      return this;
+    }
+
+    /** The clock of time rotation and retention by age; the system's by default. */
+    public Builder wallClock(Clock clock) {
+      this.wallClock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

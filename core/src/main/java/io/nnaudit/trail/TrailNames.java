@@ -10,7 +10,10 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code hdfs-audit.log}, the live file, and {@code hdfs-audit.log.N} its rotated files ({@code .1} the
  *       newest);</li>
- *   <li>{@code <file>.seals}: a file's digest (its seals), which moves with its file;</li>
+ *   <li>{@code hdfs-audit.log.N.gz}: a rotated file compressed, which keeps the index it had;</li>
+ *   <li>{@code <file>.seals}: a file's digest (its seals), which moves with its file; a compressed file's digest
+ *       keeps the name it had before ({@code hdfs-audit.log.N.seals}), since seals cover the bytes as written;</li>
+ *   <li>{@code hdfs-audit.log.compressing-T}: a rotated file being compressed, not yet complete;</li>
  *   <li>on the way through a rotation: {@code hdfs-audit.log.rotating-T} (the live file being rotated) and
  *       {@code hdfs-audit.log.N.expired-T} (a rotated file about to be deleted), T the rotation's stamp;</li>
  *   <li>set aside: {@code <file>.orphan-T} (a leftover of a rotation that did not match), {@code <digest>.moved-T}
@@ -26,10 +29,13 @@ public final class TrailNames {
   private static final String EXPIRED = ".expired-";
   private static final String ORPHAN = ".orphan-";
   private static final String MOVED = ".moved-";
+  /** A compressed rotated file's name is its name uncompressed and this. */
+  public static final String COMPRESSED_SUFFIX = ".gz";
+  private static final String COMPRESSING = ".compressing-";
 
   /** What a rotation's temporary names add to a file's name, as a regex: {@code .N}, {@code .rotating-T}, ... */
   private static final Pattern ROTATION_TAIL =
-      Pattern.compile("\\.(?:[0-9]+|rotating-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
+      Pattern.compile("\\.(?:[0-9]+(?:\\.gz)?|rotating-[0-9]+|compressing-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
 
   private TrailNames() {
   }
@@ -42,6 +48,32 @@ public final class TrailNames {
   /** The live file (0) or its rotated file {@code i}. */
   public static Path file(Path live, int i) {
     return i == 0 ? live : backup(live, i);
+  }
+
+  /** The name of {@code plain} once compressed: {@code .gz} added. */
+  public static Path compressed(Path plain) {
+    return plain.resolveSibling(plain.getFileName() + COMPRESSED_SUFFIX);
+  }
+
+  /** Whether {@code name} is that of a compressed rotated file. */
+  public static boolean isCompressed(String name) {
+    return name.endsWith(COMPRESSED_SUFFIX);
+  }
+
+  /** The name {@code member} has uncompressed, which its digest follows: {@code .gz} taken off, if there. */
+  public static Path uncompressed(Path member) {
+    String n = member.getFileName().toString();
+    return isCompressed(n) ? member.resolveSibling(n.substring(0, n.length() - COMPRESSED_SUFFIX.length())) : member;
+  }
+
+  /** Where a rotated file of the live file is compressed to before it is complete, with the step's stamp. */
+  public static Path compressing(Path live, String stamp) {
+    return live.resolveSibling(live.getFileName() + COMPRESSING + stamp);
+  }
+
+  /** Matches {@link #compressing} names of the live file {@code liveName}. */
+  public static Pattern compressingPattern(String liveName) {
+    return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(COMPRESSING) + "[0-9]+");
   }
 
   /** The digest file of {@code auditFile}. */
@@ -105,14 +137,17 @@ public final class TrailNames {
    * move.
    */
   public static boolean isTrailName(Path live, String name) {
-    return name.matches(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9})?"
-        + "(?:\\.rotating-[0-9]+|\\.expired-[0-9]+)?(?:" + Pattern.quote(DIGEST_SUFFIX)
+    return name.matches(Pattern.quote(live.getFileName().toString()) + "(?:\\.[0-9]{1,9}(?:\\.gz)?)?"
+        + "(?:\\.rotating-[0-9]+|\\.expired-[0-9]+|\\.compressing-[0-9]+)?(?:" + Pattern.quote(DIGEST_SUFFIX)
         + "(?:\\.(?:stale|moved)-[0-9]+)?)?");
   }
 
-  /** Matches the live file, its rotated files and their digests; group 1 is the index (null: the live file). */
+  /**
+   * Matches the live file, its rotated files (compressed or not) and their digests; group 1 is the index (null:
+   * the live file), group 2 {@code .gz} for a compressed rotated file.
+   */
   public static Pattern numberedPattern(Path live) {
-    return Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.([0-9]{1,9}))?(?:"
+    return Pattern.compile(Pattern.quote(live.getFileName().toString()) + "(?:\\.([0-9]{1,9})(\\.gz)?)?(?:"
         + Pattern.quote(DIGEST_SUFFIX) + ")?");
   }
 
