@@ -179,6 +179,11 @@ final class AuditWriter implements Runnable {
       chunks.write(none, report, CommitMode.WRITER);
     }
     committer.idle();
+    try {
+      sink.idle();
+    } catch (Throwable t) {
+      failures.error("the audit sink's idle work (a rotation at a period's end) failed; it is tried again", t);
+    }
     // Quiescent first, then empty: an event offered before the last handler left is seen here.
     if (life.isQuiescent() && queue.isEmpty()) {
       DropReport last = drops.unreported();

@@ -58,6 +58,14 @@ public interface AuditSink extends Closeable {
   default void seal() throws IOException {
   }
 
+  /**
+   * The writer has nothing to write: time-based work is done here (the file sink rotates a file whose period
+   * ended). Called by the writer's idle loop, about every 50 ms while no records arrive, like {@link #write}
+   * by one thread at a time. A failure is logged by the writer, which goes on.
+   */
+  default void idle() throws IOException {
+  }
+
   /** Forces everything written so far to stable storage (fsync). */
   void force() throws IOException;
 

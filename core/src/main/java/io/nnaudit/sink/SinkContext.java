@@ -45,11 +45,22 @@ public final class SinkContext {
    * The same context with the hold of a shipper that forwards the file: rotation keeps what it has not shipped.
    */
   public SinkContext withSpoolGuard(SpoolGuard guard) {
+    Builder b = toBuilder();
+    b.spoolGuard = guard;
+    return new SinkContext(b);
+  }
+
+  /** The same context with another wall clock: a test's, that it moves across boundaries. */
+  public SinkContext withWallClock(Clock clock) {
+    return toBuilder().wallClock(clock).build();
+  }
+
+  private Builder toBuilder() {
     Builder b = builder(conf).file(file).rotation(rotation).filePermissions(filePermissions)
         .durability(durability).log4j2Logger(log4j2Logger).sealing(sealing).failClosed(failClosed)
         .wallClock(wallClock);
-    b.spoolGuard = guard;
-    return new SinkContext(b);
+    b.spoolGuard = spoolGuard;
+    return b;
   }
 
   /** The hold of the shipper that forwards the file, or null when nothing is shipped from it. */

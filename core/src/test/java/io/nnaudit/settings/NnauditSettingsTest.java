@@ -109,6 +109,41 @@ class NnauditSettingsTest {
     assertRejected("hadoop.caller.context.enabled", "yes", "true or false");
     assertRejected("hadoop.caller.context.max.size", "-3", "an integer from 0 to");
     assertRejected("dfs.namenode.audit.log.token.tracking.id", "maybe", "true or false");
+    assertRejected(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, "weekly", "one of none, hourly, daily");
+    assertRejected(NnauditConfigKeys.FILE_ROTATE_ZONE_KEY, "Mars/Olympus", "a time zone id");
+    assertRejected(NnauditConfigKeys.FILE_COMPRESS_KEY, "zip", "one of none, gzip");
+    assertRejected(NnauditConfigKeys.FILE_MAX_AGE_KEY, "a week", "a d, h, m or s suffix");
+    assertRejected(NnauditConfigKeys.FILE_MAX_AGE_KEY, "-1d", "up to 36500d");
+    assertRejected(NnauditConfigKeys.FILE_MAX_AGE_KEY, "99999999d", "up to 36500d");
+    assertRejected(NnauditConfigKeys.FILE_MAX_TOTAL_SIZE_KEY, "lots", "a size in bytes");
+  }
+
+  @Test
+  void rotationByTimeCompressionAndRetentionParse() {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("a.log").toString());
+    c.set(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, "Daily");
+    c.set(NnauditConfigKeys.FILE_ROTATE_ZONE_KEY, "Europe/Berlin");
+    c.set(NnauditConfigKeys.FILE_COMPRESS_KEY, "gzip");
+    c.set(NnauditConfigKeys.FILE_MAX_AGE_KEY, "30d");
+    c.set(NnauditConfigKeys.FILE_MAX_TOTAL_SIZE_KEY, "10g");
+    io.nnaudit.sink.RotationSettings r = NnauditSettings.fromConf(c).sinkContext().rotation();
+    assertEquals(io.nnaudit.sink.RotationSettings.Period.DAILY, r.period());
+    assertEquals(java.time.ZoneId.of("Europe/Berlin"), r.zone());
+    assertEquals(io.nnaudit.sink.RotationSettings.Compression.GZIP, r.compression());
+    assertEquals(30L * 86_400_000L, r.maxAgeMs());
+    assertEquals(10L << 30, r.maxTotalBytes());
+    c.set(NnauditConfigKeys.FILE_MAX_AGE_KEY, "12h");
+    assertEquals(12L * 3_600_000L, NnauditSettings.fromConf(c).sinkContext().rotation().maxAgeMs());
+    c.set(NnauditConfigKeys.FILE_MAX_AGE_KEY, "1500");
+    assertEquals(1500L, NnauditSettings.fromConf(c).sinkContext().rotation().maxAgeMs());
+    Configuration d = new Configuration(false);
+    d.set(NnauditConfigKeys.FILE_PATH_KEY, dir.resolve("a.log").toString());
+    io.nnaudit.sink.RotationSettings none = NnauditSettings.fromConf(d).sinkContext().rotation();
+    assertEquals(io.nnaudit.sink.RotationSettings.Period.NONE, none.period());
+    assertEquals(java.time.ZoneId.of("UTC"), none.zone());
+    assertEquals(0, none.maxAgeMs());
+    assertEquals(0, none.maxTotalBytes());
   }
 
   @Test

@@ -6,20 +6,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
 import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.trail.FileLines;
 import io.nnaudit.trail.RotatedFiles;
 
 /**
- * Which rotated files a rotation keeps, and the deletion of the rest. Without a shipper,
- * {@code nnaudit.file.max.backups}. When a shipper forwards the file, its {@link SpoolGuard} says which files it
- * has not finished: rotation keeps those beyond {@code nnaudit.file.max.backups}, up to
- * {@code nnaudit.kafka.spool.max.backups} rotated files, and deletes the rest. A file deleted before it was
+ * Which rotated files a rotation keeps, and the deletion of the rest. Without a shipper, the newest files
+ * within every bound set: {@code nnaudit.file.max.backups} files, {@code nnaudit.file.max.age} of age (by the
+ * time a file was last written) and {@code nnaudit.file.max.total.size} bytes together (the file being rotated
+ * counts, the new live file does not). When a shipper forwards the file, its {@link SpoolGuard} says which
+ * files it has not finished: rotation keeps those beyond those bounds, up to
+ * {@code nnaudit.kafka.spool.max.backups} rotated files, and deletes the rest. Retention is applied at each
+ * rotation, as log4j2's Delete action and logback's maxHistory are: each deletion is announced by the rotated
+ * file's last seal before it happens. A file deleted before it was
  * shipped (the spool bound reached) is counted in the guard and logged at WARN.
  *
  * <p>Design note. Used by the sink's writing thread only; nothing blocks but the listing, reading and deleting
@@ -33,13 +39,22 @@ final class Retention {
 
   private final Path path;
   private final int maxBackups;
+  /** {@code nnaudit.file.max.age} in ms; 0: no bound. */
+  private final long maxAgeMs;
+  /** {@code nnaudit.file.max.total.size}; 0: no bound. */
+  private final long maxTotalBytes;
   /** The shipper's hold on unshipped files, or null when nothing ships from this file. */
   private final SpoolGuard spool;
+  /** For the age of files. */
+  private final Clock wall;
 
-  Retention(Path path, int maxBackups, SpoolGuard spool) {
+  Retention(Path path, RotationSettings settings, SpoolGuard spool, Clock wall) {
     this.path = path;
-    this.maxBackups = maxBackups;
+    this.maxBackups = settings.maxBackups();
+    this.maxAgeMs = settings.maxAgeMs();
+    this.maxTotalBytes = settings.maxTotalBytes();
     this.spool = spool;
+    this.wall = wall;
   }
 
   /** Which backups one rotation keeps: those now below {@code keep} (each moves up by one). Immutable. */
@@ -81,11 +96,12 @@ final class Retention {
    * it was in has been deleted), up to {@code nnaudit.kafka.spool.max.backups} rotated files; backups left from an
    * earlier run past both bounds are deleted. {@code liveFileKey}: the file the sink writes.
    */
-  Plan plan(Object liveFileKey) throws IOException {
+  Plan plan(Object liveFileKey, long liveSize) throws IOException {
     // Listed past the bound, so that backups above a bound lowered since expire too.
     List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
+    int kept = keptByBounds(backups, liveSize);
     if (spool == null) {
-      return new Plan(maxBackups, backups, -1, null);
+      return new Plan(kept, backups, -1, null);
     }
     int bound = Math.max(maxBackups, spool.maxHeldBackups());
     SpoolGuard.Hold hold = spool.held();
@@ -106,7 +122,27 @@ final class Retention {
         held = bound; // the shipper's file is gone (lost to the bound): every file left is unshipped
       }
     }
-    return new Plan(Math.min(bound, Math.max(maxBackups, held + 1)), backups, Math.min(held, bound), spool);
+    return new Plan(Math.min(bound, Math.max(kept, held + 1)), backups, Math.min(held, bound), spool);
+  }
+
+  /**
+   * The {@code keep} of a rotation by the bounds alone: backups at an index of it or above expire. The first
+   * (newest) backup last written before the age bound expires with every older one; so does the first that
+   * takes the rotated files past the total size, counting the live file about to become {@code file.1}.
+   */
+  private int keptByBounds(List<RotatedFiles.Backup> backups, long liveSize) {
+    long cutoff = maxAgeMs > 0 ? wall.millis() - maxAgeMs : Long.MIN_VALUE;
+    long total = liveSize;
+    for (RotatedFiles.Backup b : backups) {
+      if (b.index >= maxBackups) {
+        break;
+      }
+      total += b.attributes.size();
+      if (b.attributes.lastModifiedTime().toMillis() < cutoff || (maxTotalBytes > 0 && total > maxTotalBytes)) {
+        return b.index;
+      }
+    }
+    return maxBackups;
   }
 
   /** The sink is about to rename files: a shipper listing them meanwhile looks again. */

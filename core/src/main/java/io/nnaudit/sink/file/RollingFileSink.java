@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -64,6 +65,7 @@ public class RollingFileSink implements AuditSink {
   private final Sealing sealing;
   private final ReplacedFileFollower follower;
   private final Rotation rotation;
+  private final TimeTrigger time;
 
   /**
    * Opens (or creates) the file {@code nnaudit.file.path} of {@code context} for appending; refuses, naming that
@@ -85,7 +87,8 @@ public class RollingFileSink implements AuditSink {
     this.sealing = Sealing.forSink(context, path, mode, channels);
     this.follower = new ReplacedFileFollower(path, opener, live, sealing);
     this.rotation = new Rotation(path, opener, live, sealing,
-        new Retention(path, context.maxBackups(), context.spoolGuard()));
+        new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()));
+    this.time = new TimeTrigger(context.rotation(), context.wallClock());
     try {
       Path parent = path.getParent();
       if (parent != null) {
@@ -93,6 +96,8 @@ public class RollingFileSink implements AuditSink {
       }
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, sealing.digestsFollowFiles());
       live.switchTo(opener.open());
+      time.fileBegan(live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
+          : context.wallClock().millis()); // a file of an earlier period is rotated before the first write
       sealing.start(live.size(), rotationFinished);
     } catch (Error e) { // the sealing thread could not start (no native thread): give back what was opened
       live.closeQuietly();
@@ -114,17 +119,35 @@ public class RollingFileSink implements AuditSink {
     }
     long now = clock.getAsLong();
     follower.lookIfDue(now);
-    if (live.size() >= maxSize && !live.stranded() && rotation.mayTry(now)) {
-      if (live.holdsPath()) {
-        rotation.rotateOrKeepAppending(now);
-      } else {
-        follower.follow(now); // replaced within the last second
-      }
-    }
+    rotateIfDue(now);
     sealing.checkBeforeWrite(); // under fail-closed a seal that cannot be written stops the write
     int start = chunk.position();
     live.append(chunk);
     sealing.written(chunk, start);
+  }
+
+  /**
+   * Rotates when the file has reached {@code nnaudit.file.max.size} or its period has ended, unless a rotation
+   * failed within the last minute; a file replaced behind our back is followed instead.
+   */
+  private void rotateIfDue(long now) throws IOException {
+    if ((live.size() >= maxSize || time.due(live.size())) && !live.stranded() && rotation.mayTry(now)) {
+      if (live.holdsPath()) {
+        if (rotation.rotateOrKeepAppending(now)) {
+          time.rotated();
+        }
+      } else {
+        follower.follow(now); // replaced within the last second
+      }
+    }
+  }
+
+  /** The writer is idle: a file whose period ended closes now rather than at the next write. */
+  @Override
+  public void idle() throws IOException {
+    if (live.isOpen()) {
+      rotateIfDue(clock.getAsLong());
+    }
   }
 
   /** Seals everything written so far (the shutdown hook's hand-over, each direct write after it). */

@@ -53,8 +53,11 @@ final class Rotation {
     return now >= nextAttempt;
   }
 
-  /** Rotates; if that fails, keeps appending to the live file and tries again a minute later. */
-  void rotateOrKeepAppending(long now) {
+  /**
+   * Rotates; if that fails, keeps appending to the live file and tries again a minute later. Returns whether the
+   * file was rotated.
+   */
+  boolean rotateOrKeepAppending(long now) {
     try {
       rotate();
     } catch (IOException e) {
@@ -62,12 +65,13 @@ final class Rotation {
       nextAttempt = now + RETRY_INTERVAL_MS;
       LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
           + "since start-up)", path, e.toString(), RETRY_INTERVAL_MS / 1000, rotationFailures);
-      return;
+      return false;
     }
     if (nextAttempt != NEVER) { // the first success after failures
       nextAttempt = NEVER;
       LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
     }
+    return true;
   }
 
   /**
@@ -83,7 +87,7 @@ final class Rotation {
   void rotate() throws IOException {
     String stamp = Long.toString(System.currentTimeMillis());
     Path staged = TrailNames.staged(path, stamp);
-    Retention.Plan plan = retention.plan(live.fileKey());
+    Retention.Plan plan = retention.plan(live.fileKey(), live.size());
     List<Retention.Expired> expired = new ArrayList<>();
     RotationRenames renames = new RotationRenames(path);
     sealing.sealForRotation(plan.keptFilesIfAnyExpire());
