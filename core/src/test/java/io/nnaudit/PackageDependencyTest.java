@@ -43,7 +43,7 @@ class PackageDependencyTest {
     allow("event", "ack");
     allow("format", "event");
     allow("config");
-    allow("sink", "config", "seal", "ship");
+    allow("sink", "config", "seal", "ship", "trail");
     allow("sink.file", "config", "seal", "ship", "sink", "throttle", "trail");
     allow("trail");
     allow("seal", "config", "throttle", "trail");

@@ -38,6 +38,14 @@ public final class NnauditConfigKeys {
   public static final String FILE_ROTATE_ZONE_KEY = PREFIX + "file.rotate.zone";
   public static final String FILE_ROTATE_ZONE_DEFAULT = "UTC";
 
+  /**
+   * How rotated files are named: {@code numbered} ({@code file.1} the newest, as the stock RFAAUDIT), {@code dated}
+   * ({@code file.2026-11-25.1}: the period and a sequence within it), or a pattern of what follows the live file's
+   * name in the log4j2 style, with one {@code %d{...}} and at most one {@code %i}.
+   */
+  public static final String FILE_ROTATED_NAMES_KEY = PREFIX + "file.rotated.names";
+  public static final String FILE_ROTATED_NAMES_DEFAULT = "numbered";
+
   /** How rotated files are compressed, off the writer's path: {@code none} or {@code gzip}. */
   public static final String FILE_COMPRESS_KEY = PREFIX + "file.compress";
   public static final String FILE_COMPRESS_DEFAULT = "none";

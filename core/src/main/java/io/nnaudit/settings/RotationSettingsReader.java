@@ -30,8 +30,31 @@ final class RotationSettingsReader {
         RotationSettings.Compression.class);
     long maxTotal = ConfigCheck.bytesInRange(conf, FILE_MAX_TOTAL_SIZE_KEY, FILE_MAX_TOTAL_SIZE_DEFAULT, 0,
         Long.MAX_VALUE / 2);
-    return RotationSettings.bySize(maxSize, maxBackups).every(period, zone(conf)).compressed(compression)
-        .keptFor(maxAge(conf), maxTotal);
+    RotationSettings r = RotationSettings.bySize(maxSize, maxBackups).every(period, zone(conf))
+        .compressed(compression).keptFor(maxAge(conf), maxTotal);
+    return named(conf, r);
+  }
+
+  /** {@code numbered}, {@code dated} (days, or hours under hourly rotation), or a pattern. */
+  private static RotationSettings named(RecordingConfigReader conf, RotationSettings r) {
+    String raw = conf.getTrimmed(FILE_ROTATED_NAMES_KEY, FILE_ROTATED_NAMES_DEFAULT);
+    if (raw.isEmpty() || raw.equalsIgnoreCase("numbered")) {
+      return r;
+    }
+    String pattern = raw.equalsIgnoreCase("dated")
+        ? RotationSettings.datedPattern(r.period()) : raw;
+    String allowed = "numbered, dated, or a pattern of what follows the live file's name with one %d{...} that "
+        + "tells " + (r.period() == RotationSettings.Period.HOURLY ? "hours" : "days") + " apart and at most one "
+        + "%i, such as .%d{yyyy-MM-dd}.%i";
+    if (pattern.endsWith(".gz")) {
+      throw ConfigError.invalid(FILE_ROTATED_NAMES_KEY, raw, allowed + ", without .gz (set "
+          + FILE_COMPRESS_KEY + "=gzip to compress)");
+    }
+    try {
+      return r.named(pattern);
+    } catch (IllegalArgumentException e) {
+      throw ConfigError.invalid(FILE_ROTATED_NAMES_KEY, raw, allowed + " (" + e.getMessage() + ")", e);
+    }
   }
 
   private static ZoneId zone(RecordingConfigReader conf) {

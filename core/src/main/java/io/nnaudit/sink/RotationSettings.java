@@ -3,6 +3,8 @@ package io.nnaudit.sink;
 import java.time.ZoneId;
 import java.util.Objects;
 
+import io.nnaudit.trail.DatedNames;
+
 /**
  * When the file sink rotates its file, how it keeps the rotated files, and for how long: {@code nnaudit.file.*}.
  * Rotation happens when the file reaches {@link #maxSize}, or when a {@link #period} boundary has passed in
@@ -28,9 +30,11 @@ public final class RotationSettings {
   private final Compression compression;
   private final long maxAgeMs;
   private final long maxTotalBytes;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
 
   private RotationSettings(long maxSize, int maxBackups, Period period, ZoneId zone, Compression compression,
-      long maxAgeMs, long maxTotalBytes) {
+      long maxAgeMs, long maxTotalBytes, DatedNames dated) {
     this.maxSize = maxSize;
     this.maxBackups = maxBackups;
     this.period = Objects.requireNonNull(period, "period");
@@ -38,26 +42,46 @@ public final class RotationSettings {
     this.compression = Objects.requireNonNull(compression, "compression");
     this.maxAgeMs = maxAgeMs;
     this.maxTotalBytes = maxTotalBytes;
+    this.dated = dated;
   }
 
   /** Rotation by size alone, files kept by count: the stock RFAAUDIT's scheme. */
   public static RotationSettings bySize(long maxSize, int maxBackups) {
-    return new RotationSettings(maxSize, maxBackups, Period.NONE, ZoneId.of("UTC"), Compression.NONE, 0, 0);
+    return new RotationSettings(maxSize, maxBackups, Period.NONE, ZoneId.of("UTC"), Compression.NONE, 0, 0, null);
   }
 
   /** The same, also rotated at each {@code p} boundary in {@code z}. */
   public RotationSettings every(Period p, ZoneId z) {
-    return new RotationSettings(maxSize, maxBackups, p, z, compression, maxAgeMs, maxTotalBytes);
+    return new RotationSettings(maxSize, maxBackups, p, z, compression, maxAgeMs, maxTotalBytes, dated);
   }
 
   /** The same, rotated files compressed by {@code c}. */
   public RotationSettings compressed(Compression c) {
-    return new RotationSettings(maxSize, maxBackups, period, zone, c, maxAgeMs, maxTotalBytes);
+    return new RotationSettings(maxSize, maxBackups, period, zone, c, maxAgeMs, maxTotalBytes, dated);
   }
 
   /** The same, rotated files kept at most {@code ageMs} (0: no bound) and {@code totalBytes} (0: no bound). */
   public RotationSettings keptFor(long ageMs, long totalBytes) {
-    return new RotationSettings(maxSize, maxBackups, period, zone, compression, ageMs, totalBytes);
+    return new RotationSettings(maxSize, maxBackups, period, zone, compression, ageMs, totalBytes, dated);
+  }
+
+  /**
+   * The same, rotated files named by {@code pattern} (see {@link DatedNames}) in the period and zone set before;
+   * an {@link IllegalArgumentException} says what is wrong with a pattern.
+   */
+  public RotationSettings named(String pattern) {
+    return new RotationSettings(maxSize, maxBackups, period, zone, compression, maxAgeMs, maxTotalBytes,
+        new DatedNames(pattern, period == Period.HOURLY, zone));
+  }
+
+  /** What {@code dated} names: the day, or the hour under hourly rotation, then a sequence. */
+  public static String datedPattern(Period p) {
+    return p == Period.HOURLY ? DatedNames.HOURLY_PATTERN : DatedNames.DAILY_PATTERN;
+  }
+
+  /** {@code nnaudit.file.rotated.names}: the pattern of dated names, or null for numbered names. */
+  public DatedNames datedNames() {
+    return dated;
   }
 
   /** {@code nnaudit.file.max.size}: the size in bytes at which the file rotates. */
@@ -98,6 +122,7 @@ public final class RotationSettings {
   @Override
   public String toString() {
     return "maxSize=" + maxSize + ", maxBackups=" + maxBackups + ", period=" + period + ", zone=" + zone
-        + ", compression=" + compression + ", maxAgeMs=" + maxAgeMs + ", maxTotalBytes=" + maxTotalBytes;
+        + ", compression=" + compression + ", maxAgeMs=" + maxAgeMs + ", maxTotalBytes=" + maxTotalBytes
+        + ", names=" + (dated == null ? "numbered" : dated.pattern());
   }
 }

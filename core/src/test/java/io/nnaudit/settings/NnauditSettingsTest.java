@@ -116,6 +116,9 @@ class NnauditSettingsTest {
     assertRejected(NnauditConfigKeys.FILE_MAX_AGE_KEY, "-1d", "up to 36500d");
     assertRejected(NnauditConfigKeys.FILE_MAX_AGE_KEY, "99999999d", "up to 36500d");
     assertRejected(NnauditConfigKeys.FILE_MAX_TOTAL_SIZE_KEY, "lots", "a size in bytes");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM}.%i", "does not tell days apart");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM-dd}-%i.gz", "without .gz");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, "by-date", "no %d{...} date");
   }
 
   @Test
@@ -133,6 +136,13 @@ class NnauditSettingsTest {
     assertEquals(io.nnaudit.sink.RotationSettings.Compression.GZIP, r.compression());
     assertEquals(30L * 86_400_000L, r.maxAgeMs());
     assertEquals(10L << 30, r.maxTotalBytes());
+    assertEquals(null, r.datedNames(), "numbered by default");
+    c.set(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, "dated");
+    assertEquals(".%d{yyyy-MM-dd}.%i", NnauditSettings.fromConf(c).sinkContext().rotation().datedNames().pattern());
+    c.set(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, "hourly");
+    assertEquals(".%d{yyyy-MM-dd-HH}.%i",
+        NnauditSettings.fromConf(c).sinkContext().rotation().datedNames().pattern());
+    c.set(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, "numbered");
     c.set(NnauditConfigKeys.FILE_MAX_AGE_KEY, "12h");
     assertEquals(12L * 3_600_000L, NnauditSettings.fromConf(c).sinkContext().rotation().maxAgeMs());
     c.set(NnauditConfigKeys.FILE_MAX_AGE_KEY, "1500");
