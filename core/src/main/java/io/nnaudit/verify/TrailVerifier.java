@@ -67,6 +67,11 @@ public final class TrailVerifier {
     for (InterruptedRotation.Rename rename : files.renames()) {
       r.accounted.add(rename.from.toAbsolutePath()); // read under the name the rotation gives it
     }
+    for (Path c : files.compressing()) {
+      r.accounted.add(c); // not read: the rotated file it is made from is, under its own name
+      r.notes.add(c.getFileName() + " is a rotated file being compressed, or left by a kill while it was (the next "
+          + "start deletes it): not read; the file it is made from is");
+    }
     new ChainWalk(files, live, keys, anchor).walk(r);
     return r;
   }
