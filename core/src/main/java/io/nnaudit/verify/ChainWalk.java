@@ -346,7 +346,8 @@ final class ChainWalk {
         && keys.containsKey(first.keyId) && first.signatureValid(keys.get(first.keyId));
     if (!vouched) {
       return new Problem(Problem.Kind.DIGEST_MISSING, chain.unsealed.get(0), -1, -1, "it has no digest ("
-          + TrailNames.digest(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
+          + TrailNames.digest(TrailNames.uncompressed(chain.unsealed.get(0))).getFileName()
+          + "), though the files before it are sealed", -1);
     }
     for (Path f : chain.unsealed) {
       long records = AuditBytes.countLines(files.at(f));
