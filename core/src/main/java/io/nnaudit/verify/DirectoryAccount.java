@@ -102,10 +102,19 @@ final class DirectoryAccount {
       n = read(in, b);
     }
     if (TrailNames.isCompressed(p.getFileName().toString())) { // a compressed audit file: its first bytes as written
+      byte[] z = new byte[HEAD];
+      int m = 0;
       try (InputStream in = new GZIPInputStream(Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS))) {
-        n = read(in, b);
+        int r;
+        while (m < z.length && (r = in.read(z, m, z.length - m)) > 0) {
+          m += r;
+        }
       } catch (IOException e) {
-        // not gzip after all: read as it is
+        // not gzip, or cut short: what decompressed, if anything
+      }
+      if (m > 0) {
+        b = z;
+        n = m;
       }
     }
     String s = new String(b, 0, n, StandardCharsets.UTF_8);

@@ -175,6 +175,52 @@ class CompressedTrailTamperTest {
     assertEquals(range[0], p.offset);
   }
 
+  /**
+   * The byte changes of {@link TamperPropertyTest} (a byte flipped, a record deleted, inserted or copied, two
+   * swapped, the file cut), each made to the content of a rotated file that is then compressed (at a random
+   * level, in one member or several), among other compressed files: each is found, of the same kind, at the
+   * same byte and line of the uncompressed content, naming the .gz.
+   */
+  @Test
+  void byteChangesInsideCompressedFilesAreFoundNamedAndPlaced() throws Exception {
+    TamperPropertyTest.Change[] changes = {TamperPropertyTest.Change.FLIP_BYTE, TamperPropertyTest.Change.DELETE_LINE,
+        TamperPropertyTest.Change.INSERT_LINE, TamperPropertyTest.Change.DUPLICATE_LINE,
+        TamperPropertyTest.Change.SWAP_LINES, TamperPropertyTest.Change.TRUNCATE};
+    int found = 0;
+    for (int k = 0; k < 150; k++) {
+      long seed = 0x6A2L + k;
+      Random rnd = new Random(seed);
+      TamperPropertyTest.Trail t = copy("property");
+      TamperPropertyTest.Change change = changes[rnd.nextInt(changes.length)];
+      TamperPropertyTest.Expected want = TamperPropertyTest.apply(change, t, rnd);
+      if (want == null) {
+        continue;
+      }
+      String changed = want.files.iterator().next();
+      String expectedName = changed;
+      for (int i : t.rotated()) {
+        boolean isChanged = t.file(i).getFileName().toString().equals(changed);
+        if (isChanged || rnd.nextInt(3) > 0) {
+          byte[] b = Files.readAllBytes(t.file(i));
+          Files.write(gz(t, i), rnd.nextBoolean() ? GzipFiles.gzip(b)
+              : GzipFiles.gzipOtherwise(b, rnd.nextInt(10), 1 + rnd.nextInt(3)));
+          Files.delete(t.file(i));
+          expectedName = isChanged ? changed + TrailNames.COMPRESSED_SUFFIX : expectedName;
+        }
+      }
+      String context = "case seed " + seed + ": " + change + " (" + want + ")";
+      Problem p = assertChange(t, want.kinds, expectedName);
+      if (want.offset >= 0) {
+        assertEquals(want.offset, p.offset, context + ": " + p);
+      }
+      if (want.line > 0) {
+        assertEquals(want.line, p.line, context + ": " + p);
+      }
+      found += expectedName.endsWith(TrailNames.COMPRESSED_SUFFIX) ? 1 : 0;
+    }
+    assertTrue(found >= 60, "changes in compressed files: " + found);
+  }
+
   @Test
   void aDeletedMiddleFileIsMissingWhenTheFilesAreCompressed() throws Exception {
     TamperPropertyTest.Trail t = copy("deleted");
