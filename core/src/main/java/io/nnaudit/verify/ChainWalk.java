@@ -167,16 +167,19 @@ final class ChainWalk {
    */
   private boolean walkFile(VerifyReport r, ChainSoFar chain, int index) throws IOException {
     List<Path> members = files.members(index);
-    ChainSoFar before = members.size() > 1 ? chain.copy() : null;
-    if (!walkMember(r, chain, index, members.get(0))) {
-      return false;
-    }
-    for (Path other : members.subList(1, members.size())) {
+    List<VerifyReport> others = new ArrayList<>();
+    for (Path other : members.subList(1, members.size())) { // first, so that nothing of the file counts if one fails
       VerifyReport copy = new VerifyReport(r.trail, r.acceptLate); // what this copy finds, counted nowhere
-      if (!walkMember(copy, before.copy(), index, other)) {
+      if (!walkMember(copy, chain.copy(), index, other)) {
         r.tampering = copy.tampering;
         return false;
       }
+      others.add(copy);
+    }
+    if (!walkMember(r, chain, index, members.get(0))) {
+      return false;
+    }
+    for (VerifyReport copy : others) {
       addNew(r.unsealed, copy.unsealed);
       addNew(r.late, copy.late);
     }

@@ -330,6 +330,7 @@ class CompressedTrailTamperTest {
     Files.write(gz(t, 2), GzipFiles.gzip(edited));
     Problem p = assertChange(t, EnumSet.of(Problem.Kind.MODIFIED), "audit.log.2.gz");
     assertEquals(range[0], p.offset);
+    assertEquals(2, verify(t).files(), "verified before it: files 4 and 3, not the plain copy of 2");
 
     Files.write(gz(t, 2), GzipFiles.gzip(b));
     Files.write(t.file(2), edited);
