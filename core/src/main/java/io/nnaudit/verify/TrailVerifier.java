@@ -20,7 +20,8 @@ import io.nnaudit.trail.InterruptedRotation;
  *
  * <p>The entry point: the trail's files are found by {@link TrailFiles} (an interrupted rotation read as
  * finished), walked by {@link ChainWalk}; {@link SealCheck} checks each seal's place, {@link ChangeClassifier}
- * names a change, {@link StartOfRun} reads a start's seal. Immutable: its keys, anchor and
+ * names a change, {@link StartOfRun} reads a start's seal; a compressed rotated file is read as the bytes it
+ * decompresses to ({@link MemberBytes}, {@link StrictGunzip}). Immutable: its keys, anchor and
  * {@code --accept-late}; each call walks one trail with objects of its own.
  */
 public final class TrailVerifier {
