@@ -3,9 +3,7 @@ package io.nnaudit.verify;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SegmentDigest;
@@ -49,10 +47,8 @@ final class AuditBytes {
     return digestOf(ch, from, to).records();
   }
 
-  /** The records (lines) in file {@code f}, not followed through a link. */
+  /** The records (lines) in file {@code f} as written (decompressed, for a .gz), not followed through a link. */
   static long countLines(Path f) throws IOException {
-    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      return countLines(ch, 0, ch.size());
-    }
+    return MemberBytes.countLines(f);
   }
 }

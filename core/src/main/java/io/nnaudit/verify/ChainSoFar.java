@@ -27,6 +27,21 @@ final class ChainSoFar {
     this.anchor = anchor;
   }
 
+  /**
+   * The walk so far, as a copy another walk of the same file can go on from without changing this one: the
+   * second copy of a file that is there both plain and compressed is checked against the same seals.
+   */
+  ChainSoFar copy() {
+    ChainSoFar c = new ChainSoFar(trail, anchor);
+    c.first = first;
+    c.last = last;
+    c.firstIndex = firstIndex;
+    c.unsealed.addAll(unsealed);
+    c.skipped = skipped;
+    c.anchorSeen = anchorSeen;
+    return c;
+  }
+
   /** {@code s} verified: it is now the last seal of the chain. */
   void add(Seal s) {
     if (first == null) {

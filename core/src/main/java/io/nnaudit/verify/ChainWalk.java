@@ -2,9 +2,7 @@ package io.nnaudit.verify;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,10 +50,11 @@ final class ChainWalk {
     for (int i : files.indices()) {
       Path f = files.file(i);
       Path d = TrailNames.digest(f);
-      boolean hasFile = files.isFile(f);
+      List<Path> members = files.members(i);
+      boolean hasFile = !members.isEmpty();
       boolean hasDigest = files.isFile(d);
-      if (hasFile) {
-        r.accounted.add(files.at(f));
+      for (Path m : members) {
+        r.accounted.add(files.at(m));
       }
       if (hasDigest) {
         r.accounted.add(files.at(d));
@@ -65,14 +64,15 @@ final class ChainWalk {
       }
       if (!hasFile) {
         r.tampering = new Problem(Problem.Kind.FILE_MISSING, f, -1, -1, "its digest " + d.getFileName()
-            + " is there but the file is not", -1);
+            + " is there but the file is not" + (i > 0 ? " (nor " + TrailNames.compressed(f).getFileName() + ")"
+            : ""), -1);
         return;
       }
       if (!hasDigest) {
         if (chain.last == null) {
-          unsealedHistory.add(f);
+          unsealedHistory.add(files.name(i));
         } else {
-          chain.unsealed.add(f); // sealing off meanwhile, if the next sealed file's first seal vouches for it
+          chain.unsealed.add(files.name(i)); // sealing off meanwhile, if the next sealed file's first seal vouches
         }
         continue;
       }
@@ -160,14 +160,57 @@ final class ChainWalk {
     return best;
   }
 
-  /** Walks the seals of file {@code index}; false when it found a change (in {@code r}), which ends the walk. */
+  /**
+   * Walks the seals of file {@code index}; false when it found a change (in {@code r}), which ends the walk. A
+   * file there both plain and compressed (a kill between the compressor's rename and its delete) is checked
+   * twice against its seals, each copy named by its own name; its records count once.
+   */
   private boolean walkFile(VerifyReport r, ChainSoFar chain, int index) throws IOException {
-    Path f = files.file(index);
-    Path d = TrailNames.digest(f);
+    List<Path> members = files.members(index);
+    List<VerifyReport> others = new ArrayList<>();
+    for (Path other : members.subList(1, members.size())) { // first, so that nothing of the file counts if one fails
+      VerifyReport copy = new VerifyReport(r.trail, r.acceptLate); // what this copy finds, counted nowhere
+      if (!walkMember(copy, chain.copy(), index, other)) {
+        r.tampering = copy.tampering;
+        return false;
+      }
+      others.add(copy);
+    }
+    if (!walkMember(r, chain, index, members.get(0))) {
+      return false;
+    }
+    for (VerifyReport copy : others) {
+      addNew(r.unsealed, copy.unsealed);
+      addNew(r.late, copy.late);
+    }
+    return true;
+  }
+
+  /** Adds to {@code to} what {@code from} found that {@code to} does not say already of the other copy. */
+  private static void addNew(List<Problem> to, List<Problem> from) {
+    for (Problem p : from) {
+      boolean known = false;
+      for (Problem q : to) {
+        known |= q.kind == p.kind && q.offset == p.offset && q.line == p.line && q.records == p.records
+            && q.detail.equals(p.detail);
+      }
+      if (!known) {
+        to.add(p);
+      }
+    }
+  }
+
+  /**
+   * Walks the seals of file {@code index} over the bytes of {@code f}, its plain or its compressed copy, which
+   * names what is found; false when it found a change (in {@code r}).
+   */
+  private boolean walkMember(VerifyReport r, ChainSoFar chain, int index, Path f) throws IOException {
+    Path d = TrailNames.digest(files.file(index));
     boolean isLive = index == 0;
     Seal last = null; // the file's last seal that verified
-    try (FileChannel ch = FileChannel.open(files.at(f), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    try (MemberBytes bytes = MemberBytes.open(files.at(f));
         DigestLines lines = new DigestLines(files.at(d))) {
+      FileChannel ch = bytes.channel;
       long size = ch.size();
       long line = 1; // the line of the audit file at the start of the next range
       String text;
@@ -197,16 +240,16 @@ final class ChainWalk {
           p = sealCheck.check(chain, last, s, f, d, k + 1, files.file(index + 1), ch, size);
         }
         if (p != null) {
-          r.tampering = p;
+          r.tampering = damaged(bytes, p, f);
           return false;
         }
         if (!AuditBytes.rangeMatches(ch, size, s)) {
-          r.tampering = classifier.classify(ch, size, s, f, line, d, isLive);
+          r.tampering = damaged(bytes, classifier.classify(ch, size, s, f, line, d, isLive), f);
           return false;
         }
         p = StartOfRun.check(ch, last, s, f, line, r);
         if (p != null) {
-          r.tampering = p;
+          r.tampering = damaged(bytes, p, f);
           return false;
         }
         last = s;
@@ -222,6 +265,10 @@ final class ChainWalk {
         r.lastMillis = s.timeMillis;
         r.lastSealHash = s.hash();
       }
+      if (bytes.damage != null) {
+        r.tampering = damaged(bytes, null, f);
+        return false;
+      }
       Problem p = afterLastSeal(r, ch, size, last, f, line, isLive);
       if (p != null) {
         r.tampering = p;
@@ -231,6 +278,32 @@ final class ChainWalk {
       return true;
     }
   }
+
+  /**
+   * The change to report in {@code f} when the walk of its bytes found {@code found} (null: nothing): when a
+   * compressed file's gzip data is damaged (cut short, or wrong), that is the change, a truncation or a
+   * modification of {@code f}; placed where the walk found its bytes differ, if it did, else where the
+   * damage is. What the walk found stands when the data is whole, or when it is not about the file's bytes (a
+   * file out of place, a seal altered).
+   */
+  private static Problem damaged(MemberBytes bytes, Problem found, Path f) {
+    StrictGunzip.Damage dmg = bytes.damage;
+    if (dmg == null || found != null && !(found.file.equals(f) && BYTE_CHANGES.contains(found.kind))) {
+      return found;
+    }
+    Problem.Kind kind = dmg.cut ? Problem.Kind.TRUNCATED : Problem.Kind.MODIFIED;
+    String what = (dmg.cut ? "the compressed file is cut short: " : "the compressed file is damaged: ") + dmg;
+    if (found == null) {
+      return new Problem(kind, f, dmg.uncompressedBytes, -1, what + "; the bytes before it are as sealed", -1);
+    }
+    return new Problem(kind, f, found.offset, found.line, what + "; from there, " + found.kind.text + ": "
+        + found.detail, found.records);
+  }
+
+  /** The kinds of change that say a file's bytes differ from what was sealed. */
+  private static final java.util.Set<Problem.Kind> BYTE_CHANGES = java.util.EnumSet.of(Problem.Kind.MODIFIED,
+      Problem.Kind.RECORDS_INSERTED, Problem.Kind.RECORDS_DELETED, Problem.Kind.RECORDS_REORDERED,
+      Problem.Kind.TRUNCATED);
 
   /**
    * The bytes of file {@code f} after {@code last}, its last seal (null: none), from {@code line}: none; an
@@ -276,7 +349,8 @@ final class ChainWalk {
         && keys.containsKey(first.keyId) && first.signatureValid(keys.get(first.keyId));
     if (!vouched) {
       return new Problem(Problem.Kind.DIGEST_MISSING, chain.unsealed.get(0), -1, -1, "it has no digest ("
-          + TrailNames.digest(chain.unsealed.get(0)).getFileName() + "), though the files before it are sealed", -1);
+          + TrailNames.digest(TrailNames.uncompressed(chain.unsealed.get(0))).getFileName()
+          + "), though the files before it are sealed", -1);
     }
     for (Path f : chain.unsealed) {
       long records = AuditBytes.countLines(files.at(f));

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.zip.GZIPInputStream;
 
 import io.nnaudit.seal.Seal;
 import io.nnaudit.trail.TrailNames;
@@ -18,7 +19,8 @@ import io.nnaudit.trail.TrailNames;
  * In a directory given to verify, the files no trail accounts for: every file that looks like an audit file (an
  * audit record, stock or JSON, in its first 4 KB) or a digest (its name says so, or it starts with a seal), and
  * that verify did not read or report for a trail there; and every link, FIFO or other non-file whose name is a
- * trail's or looks like an audit file's or a digest's. Deleting a trail's digests, renaming its files out of
+ * trail's or looks like an audit file's or a digest's. A file whose name ends in {@code .gz} is looked at as it
+ * decompresses. Deleting a trail's digests, renaming its files out of
  * the names verify reads, or adding files under names it does not read (a leading zero, a rotation's temporary
  * name), then leaves files verify names, rather than a directory that verifies. Stateless.
  */
@@ -97,13 +99,36 @@ final class DirectoryAccount {
     byte[] b = new byte[HEAD];
     int n = 0;
     try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
-      int r;
-      while (n < b.length && (r = in.read(b, n, b.length - n)) > 0) {
-        n += r;
+      n = read(in, b);
+    }
+    if (TrailNames.isCompressed(p.getFileName().toString())) { // a compressed audit file: its first bytes as written
+      byte[] z = new byte[HEAD];
+      int m = 0;
+      try (InputStream in = new GZIPInputStream(Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS))) {
+        int r;
+        while (m < z.length && (r = in.read(z, m, z.length - m)) > 0) {
+          m += r;
+        }
+      } catch (IOException e) {
+        // not gzip, or cut short: what decompressed, if anything
+      }
+      if (m > 0) {
+        b = z;
+        n = m;
       }
     }
     String s = new String(b, 0, n, StandardCharsets.UTF_8);
     int nl = s.indexOf('\n');
     return nl < 0 || !firstLine ? s : s.substring(0, nl);
+  }
+
+  /** Fills {@code b} from {@code in} as far as it goes; the bytes read. */
+  private static int read(InputStream in, byte[] b) throws IOException {
+    int n = 0;
+    int r;
+    while (n < b.length && (r = in.read(b, n, b.length - n)) > 0) {
+      n += r;
+    }
+    return n;
   }
 }

@@ -33,20 +33,19 @@ final class SwappedFiles {
   Problem misplaced(FileChannel ch, long size, Seal first, Seal before, Path f, Path d) throws IOException {
     Seal own = DigestReader.firstSeal(files.at(d), true);
     if (own != null && !(own.to <= size && AuditBytes.matches(AuditBytes.digestOf(ch, own.from, own.to), own))) {
-      Path other = whoseFirstRange(ch, size, f);
-      return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of "
+      int other = whoseFirstRange(ch, size, f);
+      return other < 0 ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, d, -1, 1, "it holds the seals of "
           + "file " + own.file + " of the trail, but " + f.getFileName() + " holds what "
-          + TrailNames.digest(other).getFileName() + " seals: digests were renamed or swapped", -1);
+          + TrailNames.digest(files.file(other)).getFileName() + " seals: digests were renamed or swapped", -1);
     }
     for (int i : files.indices()) {
-      Path other = files.file(i);
-      if (other.equals(f)) {
+      if (files.isFileOf(i, f)) {
         continue;
       }
-      Seal theirs = DigestReader.firstSeal(files.at(TrailNames.digest(other)), false);
+      Seal theirs = DigestReader.firstSeal(files.at(TrailNames.digest(files.file(i))), false);
       if (theirs != null && theirs.trail.equals(first.trail) && theirs.file == before.file + 1) {
         return new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it is file " + first.file + " of the trail, "
-            + "but follows file " + before.file + ", and file " + theirs.file + " is " + other.getFileName()
+            + "but follows file " + before.file + ", and file " + theirs.file + " is " + files.name(i).getFileName()
             + ": files were renamed or swapped", -1);
       }
     }
@@ -58,27 +57,29 @@ final class SwappedFiles {
    * the files were swapped or renamed. Null otherwise.
    */
   Problem identify(FileChannel ch, long size, Path f) throws IOException {
-    Path other = whoseFirstRange(ch, size, f);
-    return other == null ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records "
-        + "sealed for " + other.getFileName() + " (file "
-        + DigestReader.firstSeal(files.at(TrailNames.digest(other)), true).file
+    int other = whoseFirstRange(ch, size, f);
+    return other < 0 ? null : new Problem(Problem.Kind.FILES_OUT_OF_ORDER, f, 0, 1, "it holds the records "
+        + "sealed for " + files.name(other).getFileName() + " (file "
+        + DigestReader.firstSeal(files.at(TrailNames.digest(files.file(other))), true).file
         + " of the trail): files were renamed or swapped", -1);
   }
 
-  /** The other file of the trail whose first sealed range the first bytes of {@code f} are, or null. */
-  private Path whoseFirstRange(FileChannel ch, long size, Path f) throws IOException {
+  /**
+   * The index of the other file of the trail whose first sealed range the first bytes of {@code f} (plain or
+   * compressed) are, or -1.
+   */
+  private int whoseFirstRange(FileChannel ch, long size, Path f) throws IOException {
     for (int i : files.indices()) {
-      Path other = files.file(i);
-      if (other.equals(f)) {
+      if (files.isFileOf(i, f)) {
         continue;
       }
-      Seal first = DigestReader.firstSeal(files.at(TrailNames.digest(other)), true);
+      Seal first = DigestReader.firstSeal(files.at(TrailNames.digest(files.file(i))), true);
       SealKey key = first == null ? null : keys.get(first.keyId);
       if (key != null && first.to <= size && first.signatureValid(key)
           && AuditBytes.matches(AuditBytes.digestOf(ch, 0, first.to), first)) {
-        return other;
+        return i;
       }
     }
-    return null;
+    return -1;
   }
 }

@@ -19,8 +19,8 @@ import io.nnaudit.trail.InterruptedRotation;
 import io.nnaudit.trail.TrailNames;
 
 /**
- * The files of one trail as verify reads them: the live file and its rotated files by index, each with its
- * digest, read as if an interrupted rotation were finished (a name maps to the file that will have it,
+ * The files of one trail as verify reads them: the live file and its rotated files by index (a rotated file
+ * plain, compressed as {@code file.N.gz}, or both), each with its digest (named after the plain file), read as if an interrupted rotation were finished (a name maps to the file that will have it,
  * {@link InterruptedRotation#finishedNames}, every other name to itself); and the digests set aside at a start.
  * Also the trails of a directory. The names are spelled by {@link TrailNames}. Immutable; the directory is
  * listed again by each call that reads it.
@@ -75,6 +75,34 @@ final class TrailFiles {
     return TrailNames.file(live, i);
   }
 
+  /**
+   * The files there are at index {@code i} as verify names them: the plain file, its compressed copy
+   * ({@code file.N.gz}, rotated files only), or both (a kill between the compressor's rename and its delete
+   * leaves both); plain first.
+   */
+  List<Path> members(int i) {
+    List<Path> out = new ArrayList<>(2);
+    Path plain = file(i);
+    if (isFile(plain)) {
+      out.add(plain);
+    }
+    if (i > 0 && isFile(TrailNames.compressed(plain))) {
+      out.add(TrailNames.compressed(plain));
+    }
+    return out;
+  }
+
+  /** The name file {@code i} is reported by: the compressed copy when only it is there, else the plain name. */
+  Path name(int i) {
+    List<Path> m = members(i);
+    return m.size() == 1 ? m.get(0) : file(i);
+  }
+
+  /** Whether {@code p} is the name of file {@code i}, plain or compressed. */
+  boolean isFileOf(int i, Path p) {
+    return p.equals(file(i)) || i > 0 && p.equals(TrailNames.compressed(file(i)));
+  }
+
   /** The file that has (or, once the rotation is finished, will have) the name {@code p}; null for none. */
   Path at(Path p) {
     Path a = p.toAbsolutePath();
@@ -111,6 +139,21 @@ final class TrailFiles {
       }
     }
     return new ArrayList<>(found);
+  }
+
+  /** Rotated files being compressed ({@code file.compressing-T}), or left by a kill while they were; sorted. */
+  List<Path> compressing() throws IOException {
+    List<Path> out = new ArrayList<>();
+    Pattern p = TrailNames.compressingPattern(live.getFileName().toString());
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
+      for (Path f : ds) {
+        if (p.matcher(f.getFileName().toString()).matches()) {
+          out.add(f.toAbsolutePath());
+        }
+      }
+    }
+    Collections.sort(out);
+    return out;
   }
 
   /** Digests of the trail's files set aside at a start ({@code <digest>.stale-<time>}), sorted. */

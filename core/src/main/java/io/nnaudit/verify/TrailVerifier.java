@@ -20,7 +20,8 @@ import io.nnaudit.trail.InterruptedRotation;
  *
  * <p>The entry point: the trail's files are found by {@link TrailFiles} (an interrupted rotation read as
  * finished), walked by {@link ChainWalk}; {@link SealCheck} checks each seal's place, {@link ChangeClassifier}
- * names a change, {@link StartOfRun} reads a start's seal. Immutable: its keys, anchor and
+ * names a change, {@link StartOfRun} reads a start's seal; a compressed rotated file is read as the bytes it
+ * decompresses to ({@link MemberBytes}, {@link StrictGunzip}). Immutable: its keys, anchor and
  * {@code --accept-late}; each call walks one trail with objects of its own.
  */
 public final class TrailVerifier {
@@ -66,6 +67,11 @@ public final class TrailVerifier {
     }
     for (InterruptedRotation.Rename rename : files.renames()) {
       r.accounted.add(rename.from.toAbsolutePath()); // read under the name the rotation gives it
+    }
+    for (Path c : files.compressing()) {
+      r.accounted.add(c); // not read: the rotated file it is made from is, under its own name
+      r.notes.add(c.getFileName() + " is a rotated file being compressed, or left by a kill while it was (the next "
+          + "start deletes it): not read; the file it is made from is");
     }
     new ChainWalk(files, live, keys, anchor).walk(r);
     return r;

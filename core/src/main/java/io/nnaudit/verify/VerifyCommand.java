@@ -25,7 +25,8 @@ import io.nnaudit.trail.TrailNames;
  * nnaudit verify --keystore seal.jceks [--storetype JCEKS] [--alias nnaudit-seal] PATH...   (HmacSHA256)
  * </pre>
  * PATH is a directory (every trail in it: each audit file with a digest beside it; every other file there that
- * looks like an audit file or a digest is reported as not verified) or an audit file. Prints, per trail,
+ * looks like an audit file or a digest is reported as not verified) or an audit file. A compressed rotated file
+ * ({@code file.N.gz}) is read as what it decompresses to, and named when it holds a change. Prints, per trail,
  * {@code verified: N files, M records, from T1 to T2}, or the first change found with its file, byte offset,
  * line and kind, and any unsealed records and records sealed late. Exits 0 when every record was sealed by the
  * run that wrote it, 1 when a trail was changed, 2 when nothing was changed but records are unsealed, were
@@ -41,7 +42,8 @@ public final class VerifyCommand {
   private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--cert CERT]... [--anchor SEAL_HASH] "
       + "[--accept-late] PATH...\n"
       + "       nnaudit verify --keystore KEYSTORE [--storetype PKCS12|JKS|JCEKS] [--alias ALIAS] PATH...\n"
-      + "  PATH: a directory holding audit files and their .seals digests, or an audit file.\n"
+      + "  PATH: a directory holding audit files (rotated ones plain or .gz) and their .seals digests, or an audit\n"
+      + "    file.\n"
       + "  --cert: the X.509 certificate (PEM or DER) of the key that signs the seals; after a change of key, give\n"
       + "    the old and the new certificate.\n"
       + "  --keystore: for HmacSHA256 seals, the keystore with the secret key; its password is read from "
