@@ -15,6 +15,7 @@ import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
 
 /**
@@ -48,13 +49,17 @@ import io.nnaudit.sink.SinkContext;
  * <li>With {@code nnaudit.seal.enabled}, what is written is sealed into a digest beside the file
  * ({@link DigestSealing}); rotation waits for the file's last seal and renames each digest with its file.
  * Without it, {@link Sealing#disabled} does nothing.</li>
+ * <li>With {@code nnaudit.file.compress=gzip}, rotated files are compressed to {@code file.N.gz} by a thread of
+ * its own ({@link GzipCompressor}), woken after each rotation; what a kill left of a compression is cleaned at
+ * the next start ({@link CompressionRecovery}).</li>
  * </ul>
  *
  * <p>Design note. Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its
  * write lock), which owns every part; not thread-safe, except that the counters may be read from any thread.
  * What blocks: the write(2), the fsyncs, a rotation's renames, and with sealing the waits for the sealing
  * thread ({@link DigestSealing}). Nothing is dropped: a write that fails throws, after it was taken back out.
- * Shut-down: {@link #close} seals what is unsealed and stops sealing, then closes the file.
+ * Shut-down: {@link #close} stops the compressor, seals what is unsealed and stops sealing, then closes the
+ * file.
  */
 public class RollingFileSink implements AuditSink {
   private final long maxSize;
@@ -64,6 +69,9 @@ public class RollingFileSink implements AuditSink {
   private final Sealing sealing;
   private final ReplacedFileFollower follower;
   private final Rotation rotation;
+  private final CompressionCounters compression = new CompressionCounters();
+  /** Null unless {@code nnaudit.file.compress=gzip}. */
+  private final GzipCompressor compressor;
 
   /**
    * Opens (or creates) the file {@code nnaudit.file.path} of {@code context} for appending; refuses, naming that
@@ -84,14 +92,19 @@ public class RollingFileSink implements AuditSink {
     this.live = new LiveFile(path, context.durable(), clock);
     this.sealing = Sealing.forSink(context, path, mode, channels);
     this.follower = new ReplacedFileFollower(path, opener, live, sealing);
+    TrailRenameLock names = new TrailRenameLock();
+    this.compressor = context.rotation().compression() == RotationSettings.Compression.GZIP
+        ? new GzipCompressor(path, mode, context.spoolGuard(), names, compression) : null;
     this.rotation = new Rotation(path, opener, live, sealing,
-        new Retention(path, context.maxBackups(), context.spoolGuard()));
+        new Retention(path, context.maxBackups(), context.spoolGuard()), names,
+        compressor == null ? () -> { } : compressor::wake);
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, sealing.digestsFollowFiles());
+      CompressionRecovery.finishInterruptedCompression(path);
       live.switchTo(opener.open());
       sealing.start(live.size(), rotationFinished);
     } catch (Error e) { // the sealing thread could not start (no native thread): give back what was opened
@@ -104,6 +117,9 @@ public class RollingFileSink implements AuditSink {
       throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
           + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
           + AuditFileOpener.describe(e) + ")", e);
+    }
+    if (compressor != null) { // once the rotated files are as the start left them
+      compressor.start();
     }
   }
 
@@ -160,6 +176,26 @@ public class RollingFileSink implements AuditSink {
     return follower.refusedReopens();
   }
 
+  /** Rotated files compressed since start-up (0 without {@code nnaudit.file.compress}). */
+  public long filesCompressed() {
+    return compression.files();
+  }
+
+  /** The bytes of the rotated files compressed since start-up, before compression. */
+  public long bytesBeforeCompression() {
+    return compression.bytesBefore();
+  }
+
+  /** The bytes of the rotated files compressed since start-up, compressed. */
+  public long bytesAfterCompression() {
+    return compression.bytesAfter();
+  }
+
+  /** Compressions that failed since start-up; each left its plain file as it was, and is tried again later. */
+  public long compressionFailures() {
+    return compression.failures();
+  }
+
   /** Seals written since start-up, or -1 when the file is not sealed. */
   public long sealsWritten() {
     return sealing.sealsWritten();
@@ -180,9 +216,15 @@ public class RollingFileSink implements AuditSink {
     return sealing.latestSealHash();
   }
 
-  /** Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then closes the digest and the file. */
+  /**
+   * Stops the compressor (a bounded wait), seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then closes
+   * the digest and the file.
+   */
   @Override
   public void close() throws IOException {
+    if (compressor != null) {
+      compressor.stop();
+    }
     try {
       sealing.close();
     } finally {
