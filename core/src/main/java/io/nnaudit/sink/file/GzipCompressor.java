@@ -46,6 +46,8 @@ final class GzipCompressor {
   static final long RETRY_MS = 60_000;
   /** The longest the sink's close waits for the compressor's thread to stop. */
   static final long JOIN_MS = 5_000;
+  /** Looks for a file that rotations keep moving before it is left to the next pass. */
+  private static final int MOVED_ATTEMPTS = 10;
 
   private final Path live;
   private final FileAttribute<Set<PosixFilePermission>> mode;
@@ -153,10 +155,21 @@ final class GzipCompressor {
     retryAt.keySet().retainAll(listed); // files gone are forgotten
   }
 
-  private void compress(RotatedFiles.Backup b, String key) throws InterruptedException {
+  private void compress(RotatedFiles.Backup listed, String key) throws InterruptedException {
     Path temp = TrailNames.compressing(live, Long.toString(System.currentTimeMillis()));
+    RotatedFiles.Backup b = listed;
     try {
-      GzipCopy.Copy copy = GzipCopy.compress(b, temp, mode);
+      GzipCopy.Copy copy = null;
+      for (int attempt = 0; copy == null; attempt++) {
+        try {
+          copy = GzipCopy.compress(b, temp, mode);
+        } catch (GzipCopy.MovedException e) { // a rotation moved it up: found again by its key
+          b = CompressibleFiles.find(live, spool, key);
+          if (b == null || attempt >= MOVED_ATTEMPTS) {
+            return; // gone, no longer to be compressed, or rotations without end: the next look
+          }
+        }
+      }
       Path gz = CompressionCommit.commit(live, copy, spool, names);
       if (gz != null) {
         counters.compressed(copy.bytesBefore, copy.bytesAfter);

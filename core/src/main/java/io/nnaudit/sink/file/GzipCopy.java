@@ -50,14 +50,26 @@ final class GzipCopy {
     }
   }
 
-  /** Compresses {@code plain} into {@code temp}, created with {@code mode}. */
+  /** The file listed was moved (by a rotation) before it was opened: look for it again. */
+  static final class MovedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    MovedException(Path p) {
+      super(p + " was moved between its listing and its open");
+    }
+  }
+
+  /**
+   * Compresses {@code plain} into {@code temp}, created with {@code mode}; throws {@link MovedException} when
+   * the path no longer holds the file that was listed.
+   */
   static Copy compress(RotatedFiles.Backup plain, Path temp, FileAttribute<Set<PosixFilePermission>> mode)
       throws IOException {
     String key = Lstat.key(plain.attributes);
     boolean created = false;
     try (FileChannel in = FileChannel.open(plain.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       if (!key.equals(Lstat.key(plain.path))) {
-        throw new IOException(plain.path + " changed between its listing and its open");
+        throw new MovedException(plain.path);
       }
       long size = in.size();
       long read = 0;
