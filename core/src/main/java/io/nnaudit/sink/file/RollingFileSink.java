@@ -176,24 +176,27 @@ public class RollingFileSink implements AuditSink {
     return follower.refusedReopens();
   }
 
-  /** Rotated files compressed since start-up (0 without {@code nnaudit.file.compress}). */
+  /** Rotated files compressed since start-up, or -1 when rotated files are not compressed. */
   public long filesCompressed() {
-    return compression.files();
+    return compressor == null ? -1 : compression.files();
   }
 
-  /** The bytes of the rotated files compressed since start-up, before compression. */
+  /** The bytes of the rotated files compressed since start-up, before compression; -1 as for the files. */
   public long bytesBeforeCompression() {
-    return compression.bytesBefore();
+    return compressor == null ? -1 : compression.bytesBefore();
   }
 
-  /** The bytes of the rotated files compressed since start-up, compressed. */
+  /** The bytes of the rotated files compressed since start-up, compressed; -1 as for the files. */
   public long bytesAfterCompression() {
-    return compression.bytesAfter();
+    return compressor == null ? -1 : compression.bytesAfter();
   }
 
-  /** Compressions that failed since start-up; each left its plain file as it was, and is tried again later. */
+  /**
+   * Compressions that failed since start-up, each of which left its plain file as it was and is tried again
+   * later; -1 as for the files.
+   */
   public long compressionFailures() {
-    return compression.failures();
+    return compressor == null ? -1 : compression.failures();
   }
 
   /** Seals written since start-up, or -1 when the file is not sealed. */
