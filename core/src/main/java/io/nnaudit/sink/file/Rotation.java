@@ -24,8 +24,8 @@ import io.nnaudit.trail.TrailNames;
  * <p>Design note. Every field belongs to the sink's writing thread; {@link #rotationFailures} is volatile, for
  * the metrics, and written by that thread only. What blocks: the renames, the open of the new file, and with
  * sealing, the wait for the rotated file's last seal; with compression, the wait for the {@link TrailRenameLock}
- * that a compression holds while it names its file, at most {@link TrailRenameLock#ROTATION_WAIT_MS} (then the
- * rotation is left to the next write). Nothing written is dropped: the open channel follows the live file
+ * that a compression holds while it names its file, at most {@link TrailRenameLock#ROTATION_WAIT_MS} (then no
+ * rotation is tried for as long again, so the writes meanwhile do not wait). Nothing written is dropped: the open channel follows the live file
  * through the renames.
  */
 final class Rotation {
@@ -44,6 +44,8 @@ final class Rotation {
   /** Told after each rotation that worked (the compressor wakes). */
   private final Runnable rotated;
   private long nextAttempt = NEVER;
+  /** After a compression held the names past the bounded wait: no rotation is tried before this. */
+  private long namesBusyUntil = NEVER;
   private volatile long rotationFailures;
 
   Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention,
@@ -59,15 +61,16 @@ final class Rotation {
 
   /** Whether a rotation may be tried at {@code now}: not within a minute of one that failed. */
   boolean mayTry(long now) {
-    return now >= nextAttempt;
+    return now >= nextAttempt && now >= namesBusyUntil;
   }
 
   /**
    * Rotates; if that fails, keeps appending to the live file and tries again a minute later. While a compression
-   * names its file (longer than the lock's bounded wait), the rotation is left to the next write.
+   * names its file (longer than the lock's bounded wait), the rotation is left to a write a second later.
    */
   void rotateOrKeepAppending(long now) {
-    if (!names.lockForRotation()) {
+    if (!names.lockForRotation()) { // not a failure: waited once, the writes meanwhile do not wait again
+      namesBusyUntil = now + TrailRenameLock.ROTATION_WAIT_MS;
       return;
     }
     try {
