@@ -35,8 +35,9 @@ import io.nnaudit.trail.TrailNames;
  * file close): interrupt, then a join of at most {@link #JOIN_MS}; a copy stopped half-way is left under its
  * temporary name for the next start to delete, and a commit stopped half-way leaves the plain file, or both
  * (the next start keeps the {@code .gz}). Who owns what: {@link #woken} is guarded by {@link #monitor};
- * {@link #retryAt} and {@link #thread}'s work belong to the compressor's thread; {@link #thread} is set by the
- * thread that builds the sink and read by the one that closes it; {@link #counters} are read by anyone.
+ * {@link #retryAt} belongs to the compressor's thread; {@link #thread} (volatile) is set by the thread that
+ * builds the sink and read by the one that closes it; {@link #counters} are written by the compressor's thread
+ * and read by anyone.
  */
 final class GzipCompressor {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
@@ -59,7 +60,7 @@ final class GzipCompressor {
   private boolean woken;
   /** Key of a file whose compression failed, and when (nanoTime) it may be tried again. */
   private final Map<String, Long> retryAt = new HashMap<>();
-  private Thread thread;
+  private volatile Thread thread;
 
   GzipCompressor(Path live, FileAttribute<Set<PosixFilePermission>> mode, SpoolGuard spool, TrailRenameLock names,
       CompressionCounters counters) {

@@ -25,8 +25,8 @@ import io.nnaudit.trail.TrailNames;
  * the metrics, and written by that thread only. What blocks: the renames, the open of the new file, and with
  * sealing, the wait for the rotated file's last seal; with compression, the wait for the {@link TrailRenameLock}
  * that a compression holds while it names its file, at most {@link TrailRenameLock#ROTATION_WAIT_MS} (then no
- * rotation is tried for as long again, so the writes meanwhile do not wait). Nothing written is dropped: the open channel follows the live file
- * through the renames.
+ * rotation is tried for as long again, so the writes meanwhile do not wait). Nothing written is dropped: the open
+ * channel follows the live file through the renames.
  */
 final class Rotation {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
