@@ -51,6 +51,14 @@ public final class AuditStats {
   public final long rotationFailures;
   /** Replaced audit files not followed (a link, a FIFO, another user's file), or -1 as for rotationFailures. */
   public final long refusedReopens;
+  /** Rotated files compressed since start-up, or -1 when they are not (nnaudit.file.compress, the file sink). */
+  public final long filesCompressed;
+  /** Their bytes before compression, or -1 as for filesCompressed. */
+  public final long bytesBeforeCompression;
+  /** Their bytes compressed, or -1 as for filesCompressed. */
+  public final long bytesAfterCompression;
+  /** Compressions that failed (the plain file kept, tried again later), or -1 as for filesCompressed. */
+  public final long compressionFailures;
   /** Seals written since start-up, or -1 when the file is not sealed (or the sink is not the file). */
   public final long sealsWritten;
   /** Seals that could not be written (signing or the digest failed), or -1 as for sealsWritten. */
@@ -82,6 +90,10 @@ public final class AuditStats {
     this.lastWriteMillis = b.lastWriteMillis;
     this.rotationFailures = b.rotationFailures;
     this.refusedReopens = b.refusedReopens;
+    this.filesCompressed = b.filesCompressed;
+    this.bytesBeforeCompression = b.bytesBeforeCompression;
+    this.bytesAfterCompression = b.bytesAfterCompression;
+    this.compressionFailures = b.compressionFailures;
     this.sealsWritten = b.sealsWritten;
     this.sealFailures = b.sealFailures;
     this.lastSealMillis = b.lastSealMillis;
@@ -127,6 +139,10 @@ public final class AuditStats {
     long lastWriteMillis;
     long rotationFailures = -1;
     long refusedReopens = -1;
+    long filesCompressed = -1;
+    long bytesBeforeCompression = -1;
+    long bytesAfterCompression = -1;
+    long compressionFailures = -1;
     long sealsWritten = -1;
     long sealFailures = -1;
     long lastSealMillis = -1;
@@ -138,6 +154,10 @@ public final class AuditStats {
         RollingFileSink file = (RollingFileSink) sink;
         rotationFailures = file.rotationFailures();
         refusedReopens = file.refusedReopens();
+        filesCompressed = file.filesCompressed();
+        bytesBeforeCompression = file.bytesBeforeCompression();
+        bytesAfterCompression = file.bytesAfterCompression();
+        compressionFailures = file.compressionFailures();
         sealsWritten = file.sealsWritten();
         sealFailures = file.sealFailures();
         lastSealMillis = file.lastSealMillis();

@@ -63,6 +63,14 @@ final class NnauditMetricsSource implements MetricsSource {
   private static final MetricsInfo REFUSED_REOPENS = Interns.info("RefusedReopens",
       "Times a replaced audit file was not followed because the path held a link, a non-regular file or "
       + "another user's file");
+  private static final MetricsInfo FILES_COMPRESSED = Interns.info("FilesCompressed",
+      "Rotated audit files compressed to file.N.gz since start-up (nnaudit.file.compress)");
+  private static final MetricsInfo BYTES_BEFORE_COMPRESSION = Interns.info("CompressedBytesBefore",
+      "Bytes of the rotated files compressed since start-up, before compression");
+  private static final MetricsInfo BYTES_AFTER_COMPRESSION = Interns.info("CompressedBytesAfter",
+      "Bytes of the rotated files compressed since start-up, compressed");
+  private static final MetricsInfo COMPRESSION_FAILURES = Interns.info("CompressionFailures",
+      "Compressions of rotated files that failed; each kept its plain file and is tried again later");
   private static final MetricsInfo SEALS = Interns.info("SealsWritten",
       "Seals written to the digest files since start-up (nnaudit.seal.enabled)");
   private static final MetricsInfo SEAL_FAILURES = Interns.info("SealFailures",
@@ -167,6 +175,12 @@ final class NnauditMetricsSource implements MetricsSource {
         .addGauge(SINCE_WRITE, s.lastWriteMillis == 0 ? -1 : System.currentTimeMillis() - s.lastWriteMillis);
     if (s.rotationFailures >= 0) { // the file sink's own counts
       rb.addCounter(ROTATION_FAILURES, s.rotationFailures).addCounter(REFUSED_REOPENS, s.refusedReopens);
+    }
+    if (s.filesCompressed >= 0) { // rotated files compressed
+      rb.addCounter(FILES_COMPRESSED, s.filesCompressed)
+          .addCounter(BYTES_BEFORE_COMPRESSION, s.bytesBeforeCompression)
+          .addCounter(BYTES_AFTER_COMPRESSION, s.bytesAfterCompression)
+          .addCounter(COMPRESSION_FAILURES, s.compressionFailures);
     }
     if (s.sealsWritten >= 0) { // a sealed file
       rb.tag(LATEST_SEAL, s.latestSealHash)

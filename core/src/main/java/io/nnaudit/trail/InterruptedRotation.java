@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
  * had been done, so that a trail is judged by its seals, not by where a kill stopped a rotation. Immutable.
  *
  * <p>A rotation is a sequence of renames, each digest just after its file: the live file to
- * {@code file.rotating-T}; the backups that expire to {@code file.N.expired-T}; each other backup up by one,
- * from the highest down; {@code file.rotating-T} to {@code file.1}; then a new live file is created. A kill leaves
+ * {@code file.rotating-T}; the backups that expire to {@code file.N.expired-T} ({@code file.N.gz.expired-T} when
+ * compressed); each other backup up by one, from the highest down ({@code file.N.gz} to {@code file.N+1.gz}: a
+ * compressed backup is the member at its index, and its digest keeps the plain name, {@code file.N.seals});
+ * {@code file.rotating-T} to {@code file.1}; then a new live file is created. A kill leaves
  * the files as after some first steps of it, and the rest is found from what is there:
  * <ul>
  * <li>with {@code file.rotating-T} there and no live file: its digest is moved beside it if it is still at the
@@ -100,17 +102,19 @@ public final class InterruptedRotation {
         names.move(TrailNames.digest(live), TrailNames.digest(s), renames);
       }
       int hole = 1;
-      while (names.exists(TrailNames.backup(live, hole))) {
+      while (names.memberAt(live, hole)) {
         hole++;
       }
       Path leftDigest = TrailNames.digest(TrailNames.backup(live, hole));
       if (withDigests && names.exists(leftDigest)) {
         Path above = TrailNames.backup(live, hole + 1);
-        names.move(leftDigest, names.exists(above) && !names.exists(TrailNames.digest(above)) ? TrailNames.digest(above)
-            : TrailNames.orphan(leftDigest, System.currentTimeMillis()), renames);
+        names.move(leftDigest, names.memberAt(live, hole + 1) && !names.exists(TrailNames.digest(above))
+            ? TrailNames.digest(above) : TrailNames.orphan(leftDigest, System.currentTimeMillis()), renames);
       }
       for (int i = hole - 1; i >= 1; i--) {
-        names.move(TrailNames.backup(live, i), TrailNames.backup(live, i + 1), renames);
+        names.moveIfThere(TrailNames.backup(live, i), TrailNames.backup(live, i + 1), renames);
+        names.moveIfThere(TrailNames.compressed(TrailNames.backup(live, i)),
+            TrailNames.compressed(TrailNames.backup(live, i + 1)), renames);
         if (withDigests && names.exists(TrailNames.digest(TrailNames.backup(live, i)))) {
           names.move(TrailNames.digest(TrailNames.backup(live, i)), TrailNames.digest(TrailNames.backup(live, i + 1)),
               renames);
@@ -175,6 +179,18 @@ public final class InterruptedRotation {
     boolean exists(Path p) {
       Boolean b = changed.get(p);
       return b != null ? b : InterruptedRotation.exists(p);
+    }
+
+    /** Whether rotated file {@code i} is there, plain ({@code file.i}) or compressed ({@code file.i.gz}). */
+    boolean memberAt(Path live, int i) {
+      Path plain = TrailNames.backup(live, i);
+      return exists(plain) || exists(TrailNames.compressed(plain));
+    }
+
+    void moveIfThere(Path from, Path to, List<Rename> renames) {
+      if (exists(from)) {
+        move(from, to, renames);
+      }
     }
 
     void move(Path from, Path to, List<Rename> renames) {

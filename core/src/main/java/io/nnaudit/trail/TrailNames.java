@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  *       keeps the name it had before ({@code hdfs-audit.log.N.seals}), since seals cover the bytes as written;</li>
  *   <li>{@code hdfs-audit.log.compressing-T}: a rotated file being compressed, not yet complete;</li>
  *   <li>on the way through a rotation: {@code hdfs-audit.log.rotating-T} (the live file being rotated) and
- *       {@code hdfs-audit.log.N.expired-T} (a rotated file about to be deleted), T the rotation's stamp;</li>
+ *       {@code hdfs-audit.log.N.expired-T} or {@code hdfs-audit.log.N.gz.expired-T} (a rotated file about to be
+ *       deleted), T the rotation's stamp;</li>
  *   <li>set aside: {@code <file>.orphan-T} (a leftover of a rotation that did not match), {@code <digest>.moved-T}
  *       (the digest of a live file someone moved away), {@code <digest>.stale-T} (a digest an older version set
  *       aside at a start).</li>
@@ -35,7 +36,8 @@ public final class TrailNames {
 
   /** What a rotation's temporary names add to a file's name, as a regex: {@code .N}, {@code .rotating-T}, ... */
   private static final Pattern ROTATION_TAIL =
-      Pattern.compile("\\.(?:[0-9]+(?:\\.gz)?|rotating-[0-9]+|compressing-[0-9]+|[0-9]+\\.expired-[0-9]+)$");
+      Pattern.compile("\\.(?:[0-9]+(?:\\.gz)?|rotating-[0-9]+|compressing-[0-9]+"
+          + "|[0-9]+(?:\\.gz)?\\.expired-[0-9]+)$");
 
   private TrailNames() {
   }
@@ -91,6 +93,11 @@ public final class TrailNames {
     return live.resolveSibling(live.getFileName() + "." + index + EXPIRED + stamp);
   }
 
+  /** The name the compressed rotated file {@code file.N.gz} about to expire is given, with the rotation's stamp. */
+  public static Path expiredCompressed(Path live, int index, String stamp) {
+    return live.resolveSibling(live.getFileName() + "." + index + COMPRESSED_SUFFIX + EXPIRED + stamp);
+  }
+
   /** Where a file that does not fit a rotation's plan is set aside. */
   public static Path orphan(Path p, long millis) {
     return p.resolveSibling(p.getFileName() + ORPHAN + millis);
@@ -106,9 +113,10 @@ public final class TrailNames {
     return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(STAGED) + "[0-9]+");
   }
 
-  /** Matches {@link #expired} names of the live file {@code liveName}. */
+  /** Matches {@link #expired} and {@link #expiredCompressed} names of the live file {@code liveName}. */
   public static Pattern expiredPattern(String liveName) {
-    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+" + Pattern.quote(EXPIRED) + "[0-9]+");
+    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+(?:" + Pattern.quote(COMPRESSED_SUFFIX) + ")?"
+        + Pattern.quote(EXPIRED) + "[0-9]+");
   }
 
   /** Whether {@code name} is a digest's name. */
@@ -126,7 +134,10 @@ public final class TrailNames {
     return digestName.substring(0, digestName.length() - DIGEST_SUFFIX.length());
   }
 
-  /** The live file's name of a trail member's name: {@code .N}, {@code .rotating-T} or {@code .N.expired-T} off. */
+  /**
+   * The live file's name of a trail member's name: {@code .N}, {@code .N.gz}, {@code .rotating-T},
+   * {@code .compressing-T} or {@code .N.expired-T} ({@code .N.gz.expired-T}) off.
+   */
   public static String liveNameOf(String auditFileName) {
     return ROTATION_TAIL.matcher(auditFileName).replaceFirst("");
   }

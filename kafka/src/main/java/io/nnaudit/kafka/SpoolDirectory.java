@@ -28,7 +28,9 @@ import io.nnaudit.trail.TrailNames;
  * The audit files a shipper reads, oldest first: {@code file.N}, ..., {@code file.1}, then the live {@code file}
  * (the rotation of {@code RollingFileSink}). Files are told apart by device and inode, which rotation's renames
  * keep, never by name, which every rotation changes. Only regular files (no links) owned by the owner of the
- * live file are listed: a file planted beside it by another user is not this NameNode's trail.
+ * live file are listed: a file planted beside it by another user is not this NameNode's trail. A compressed
+ * rotated file ({@code file.N.gz}) is never listed: the sink compresses only files the shipper has finished, and
+ * the {@code .gz} is a new inode, which would look like a file not yet shipped.
  *
  * <p>A listing is whole: it is taken between two equal marks of the {@link SpoolGuard}'s rotation count, so it
  * never sees a rotation half done (a file twice, or one missing between two renames).
@@ -100,7 +102,7 @@ final class SpoolDirectory {
     UserPrincipal owner = l == null ? null : l.owner;
     List<SpoolFile> out = new ArrayList<>();
     for (RotatedFiles.Backup b : RotatedFiles.list(live, maxBackups)) {
-      if (isRegularFileOf(b.attributes, owner)) {
+      if (!b.compressed && isRegularFileOf(b.attributes, owner)) { // a .gz: a file shipped already, a new inode
         out.add(0, spoolFile(b.path, b.attributes, false));
       }
     }

@@ -38,6 +38,24 @@ class SpoolDirectoryTest {
   }
 
   /**
+   * A compressed rotated file is a file the shipper finished, under a new inode: listed, it would look like a
+   * new file to ship. Its plain twin, there for a moment of a compression, is listed once.
+   */
+  @Test
+  void compressedFilesAreNotListed() throws Exception {
+    Path live = dir.resolve("audit.log");
+    for (String name : new String[] {"audit.log", "audit.log.1", "audit.log.2", "audit.log.2.gz", "audit.log.3.gz",
+        "audit.log.4", "audit.log.compressing-1700000000000", "audit.log.5.gz.expired-1700000000000"}) {
+      Files.write(dir.resolve(name), name.getBytes(StandardCharsets.UTF_8));
+    }
+    List<String> names = new ArrayList<>();
+    for (SpoolFile f : new SpoolDirectory(live, 10, new io.nnaudit.ship.SpoolGuard(10)).list()) {
+      names.add(f.path.getFileName() + (f.live ? " live" : ""));
+    }
+    assertEquals(List.of("audit.log.4", "audit.log.2", "audit.log.1", "audit.log live"), names);
+  }
+
+  /**
    * A look costs what the directory holds, not the configured bound: the shipper looks at least once a poll,
    * and {@code nnaudit.file.max.backups} may be set high to keep a long history. Probing every possible name
    * (an exception each for the missing ones) made one look with 10,000 allowed backups take ~50 ms, an idle

@@ -73,8 +73,8 @@ final class DigestSealing implements Sealing {
     Seal newestBackup = null;
     int index = 0;
     for (RotatedFiles.Backup b : RotatedFiles.list(path, Integer.MAX_VALUE)) { // the newest with a digest
-      if (Files.exists(TrailNames.digest(b.path), LinkOption.NOFOLLOW_LINKS)) {
-        newestBackup = lastSealOf(TrailNames.digest(b.path));
+      if (Files.exists(b.digest(), LinkOption.NOFOLLOW_LINKS)) { // file.N.seals, for file.N.gz too
+        newestBackup = lastSealOf(b.digest());
         index = b.index;
         break;
       }

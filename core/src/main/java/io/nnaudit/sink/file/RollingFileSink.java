@@ -16,6 +16,7 @@ import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
 
 /**
@@ -49,13 +50,17 @@ import io.nnaudit.sink.SinkContext;
  * <li>With {@code nnaudit.seal.enabled}, what is written is sealed into a digest beside the file
  * ({@link DigestSealing}); rotation waits for the file's last seal and renames each digest with its file.
  * Without it, {@link Sealing#disabled} does nothing.</li>
+ * <li>With {@code nnaudit.file.compress=gzip}, rotated files are compressed to {@code file.N.gz} by a thread of
+ * its own ({@link GzipCompressor}), woken after each rotation; what a kill left of a compression is cleaned at
+ * the next start ({@link CompressionRecovery}).</li>
  * </ul>
  *
  * <p>Design note. Used by one writing thread at a time (the pipeline's writer thread, or a handler holding its
  * write lock), which owns every part; not thread-safe, except that the counters may be read from any thread.
  * What blocks: the write(2), the fsyncs, a rotation's renames, and with sealing the waits for the sealing
  * thread ({@link DigestSealing}). Nothing is dropped: a write that fails throws, after it was taken back out.
- * Shut-down: {@link #close} seals what is unsealed and stops sealing, then closes the file.
+ * Shut-down: {@link #close} stops the compressor, seals what is unsealed and stops sealing, then closes the
+ * file.
  */
 public class RollingFileSink implements AuditSink {
   private final long maxSize;
@@ -66,6 +71,9 @@ public class RollingFileSink implements AuditSink {
   private final ReplacedFileFollower follower;
   private final Rotation rotation;
   private final TimeTrigger time;
+  private final CompressionCounters compression = new CompressionCounters();
+  /** Null unless {@code nnaudit.file.compress=gzip}. */
+  private final GzipCompressor compressor;
 
   /**
    * Opens (or creates) the file {@code nnaudit.file.path} of {@code context} for appending; refuses, naming that
@@ -86,8 +94,12 @@ public class RollingFileSink implements AuditSink {
     this.live = new LiveFile(path, context.durable(), clock);
     this.sealing = Sealing.forSink(context, path, mode, channels);
     this.follower = new ReplacedFileFollower(path, opener, live, sealing);
+    TrailRenameLock names = new TrailRenameLock();
+    this.compressor = context.rotation().compression() == RotationSettings.Compression.GZIP
+        ? new GzipCompressor(path, mode, context.spoolGuard(), names, compression) : null;
     this.rotation = new Rotation(path, opener, live, sealing,
-        new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()));
+        new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()), names,
+        compressor == null ? () -> { } : compressor::wake);
     this.time = new TimeTrigger(context.rotation(), context.wallClock());
     try {
       Path parent = path.getParent();
@@ -95,6 +107,7 @@ public class RollingFileSink implements AuditSink {
         Files.createDirectories(parent);
       }
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, sealing.digestsFollowFiles());
+      CompressionRecovery.finishInterruptedCompression(path);
       live.switchTo(opener.open());
       time.fileBegan(live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
           : context.wallClock().millis()); // a file of an earlier period is rotated before the first write
@@ -109,6 +122,9 @@ public class RollingFileSink implements AuditSink {
       throw ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, context.file(), "a path to a regular file (not a "
           + "symlink, FIFO or directory) that the NameNode user owns and can append to, or where it can create one ("
           + AuditFileOpener.describe(e) + ")", e);
+    }
+    if (compressor != null) { // once the rotated files are as the start left them
+      compressor.start();
     }
   }
 
@@ -183,6 +199,29 @@ public class RollingFileSink implements AuditSink {
     return follower.refusedReopens();
   }
 
+  /** Rotated files compressed since start-up, or -1 when rotated files are not compressed. */
+  public long filesCompressed() {
+    return compressor == null ? -1 : compression.files();
+  }
+
+  /** The bytes of the rotated files compressed since start-up, before compression; -1 as for the files. */
+  public long bytesBeforeCompression() {
+    return compressor == null ? -1 : compression.bytesBefore();
+  }
+
+  /** The bytes of the rotated files compressed since start-up, compressed; -1 as for the files. */
+  public long bytesAfterCompression() {
+    return compressor == null ? -1 : compression.bytesAfter();
+  }
+
+  /**
+   * Compressions that failed since start-up, each of which left its plain file as it was and is tried again
+   * later; -1 as for the files.
+   */
+  public long compressionFailures() {
+    return compressor == null ? -1 : compression.failures();
+  }
+
   /** Seals written since start-up, or -1 when the file is not sealed. */
   public long sealsWritten() {
     return sealing.sealsWritten();
@@ -203,9 +242,15 @@ public class RollingFileSink implements AuditSink {
     return sealing.latestSealHash();
   }
 
-  /** Seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then closes the digest and the file. */
+  /**
+   * Stops the compressor (a bounded wait), seals what is not yet sealed ({@link Seal.Kind#CLOSE}), then closes
+   * the digest and the file.
+   */
   @Override
   public void close() throws IOException {
+    if (compressor != null) {
+      compressor.stop();
+    }
     try {
       sealing.close();
     } finally {

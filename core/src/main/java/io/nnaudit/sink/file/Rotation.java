@@ -23,8 +23,10 @@ import io.nnaudit.trail.TrailNames;
  *
  * <p>Design note. Every field belongs to the sink's writing thread; {@link #rotationFailures} is volatile, for
  * the metrics, and written by that thread only. What blocks: the renames, the open of the new file, and with
- * sealing, the wait for the rotated file's last seal. Nothing written is dropped: the open channel follows the
- * live file through the renames.
+ * sealing, the wait for the rotated file's last seal; with compression, the wait for the {@link TrailRenameLock}
+ * that a compression holds while it names its file, at most {@link TrailRenameLock#ROTATION_WAIT_MS} (then no
+ * rotation is tried for as long again, so the writes meanwhile do not wait). Nothing written is dropped: the open
+ * channel follows the live file through the renames.
  */
 final class Rotation {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
@@ -37,27 +39,41 @@ final class Rotation {
   private final LiveFile live;
   private final Sealing sealing;
   private final Retention retention;
+  /** Held from the plan to the last rename, so that no compression renames a file meanwhile. */
+  private final TrailRenameLock names;
+  /** Told after each rotation that worked (the compressor wakes). */
+  private final Runnable rotated;
   private long nextAttempt = NEVER;
+  /** After a compression held the names past the bounded wait: no rotation is tried before this. */
+  private long namesBusyUntil = NEVER;
   private volatile long rotationFailures;
 
-  Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention) {
+  Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention,
+      TrailRenameLock names, Runnable rotated) {
     this.path = path;
     this.opener = opener;
     this.live = live;
     this.sealing = sealing;
     this.retention = retention;
+    this.names = names;
+    this.rotated = rotated;
   }
 
   /** Whether a rotation may be tried at {@code now}: not within a minute of one that failed. */
   boolean mayTry(long now) {
-    return now >= nextAttempt;
+    return now >= nextAttempt && now >= namesBusyUntil;
   }
 
   /**
-   * Rotates; if that fails, keeps appending to the live file and tries again a minute later. Returns whether the
-   * file was rotated.
+   * Rotates; if that fails, keeps appending to the live file and tries again a minute later. While a compression
+   * names its file (longer than the lock's bounded wait), the rotation is left to a write a second later. Returns
+   * whether the file was rotated.
    */
   boolean rotateOrKeepAppending(long now) {
+    if (!names.lockForRotation()) { // not a failure: waited once, the writes meanwhile do not wait again
+      namesBusyUntil = now + TrailRenameLock.ROTATION_WAIT_MS;
+      return false;
+    }
     try {
       rotate();
     } catch (IOException e) {
@@ -66,7 +82,10 @@ final class Rotation {
       LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
           + "since start-up)", path, e.toString(), RETRY_INTERVAL_MS / 1000, rotationFailures);
       return false;
+    } finally {
+      names.unlock();
     }
+    rotated.run();
     if (nextAttempt != NEVER) { // the first success after failures
       nextAttempt = NEVER;
       LOG.info("nnaudit: rotated {} again, after {} failed rotations", path, rotationFailures);
@@ -97,20 +116,17 @@ final class Rotation {
       renames.move(path, staged);
       renames.moveDigest(path, staged);
       for (int i = plan.highest; i >= plan.keep; i--) {
-        BasicFileAttributes a = Lstat.basic(backup(i));
         Path aside = TrailNames.expired(path, i, stamp);
-        if (a != null) {
-          renames.move(backup(i), aside);
-          expired.add(new Retention.Expired(aside, a.fileKey(), plan.unshippedBytes(i, a)));
-        }
+        expire(backup(i), aside, i, plan, expired, renames);
+        expire(TrailNames.compressed(backup(i)), TrailNames.expiredCompressed(path, i, stamp), i, plan, expired,
+            renames);
         if (renames.moveDigest(backup(i), aside)) {
           expired.add(new Retention.Expired(TrailNames.digest(aside), null, -1));
         }
       }
       for (int i = Math.min(plan.keep - 1, plan.highest); i >= 1; i--) {
-        if (Files.exists(backup(i), LinkOption.NOFOLLOW_LINKS)) {
-          renames.move(backup(i), backup(i + 1));
-        }
+        shift(backup(i), backup(i + 1), renames);
+        shift(TrailNames.compressed(backup(i)), TrailNames.compressed(backup(i + 1)), renames);
         renames.moveDigest(backup(i), backup(i + 1));
       }
       renames.move(staged, backup(1));
@@ -124,6 +140,23 @@ final class Rotation {
     }
     live.switchToNewFile(next, sealing);
     retention.delete(expired);
+  }
+
+  /** Moves the expiring backup {@code file} (plain or compressed), if there, aside to be deleted. */
+  private static void expire(Path file, Path aside, int index, Retention.Plan plan, List<Retention.Expired> expired,
+      RotationRenames renames) throws IOException {
+    BasicFileAttributes a = Lstat.basic(file);
+    if (a != null) {
+      renames.move(file, aside);
+      expired.add(new Retention.Expired(aside, a.fileKey(), plan.unshippedBytes(index, a)));
+    }
+  }
+
+  /** Moves a kept backup (plain or compressed), if there, up by one. */
+  private static void shift(Path from, Path to, RotationRenames renames) throws IOException {
+    if (Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+      renames.move(from, to);
+    }
   }
 
   private Path backup(int i) {

@@ -35,15 +35,16 @@ final class RotationRenames {
 
   /**
    * Renames the digest of {@code from} to that of {@code to} if it exists; one already at the
-   * target without its file (left by hand or by a crash) is renamed aside first, kept as evidence. Returns
-   * whether a digest was moved.
+   * target without its file, plain or compressed (left by hand or by a crash), is renamed aside first, kept as
+   * evidence. Returns whether a digest was moved.
    */
   boolean moveDigest(Path from, Path to) throws IOException {
     if (!Files.exists(TrailNames.digest(from), LinkOption.NOFOLLOW_LINKS)) { // with sealing off too: kept paired
       return false;
     }
     Path target = TrailNames.digest(to);
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.exists(to, LinkOption.NOFOLLOW_LINKS)
+        && !Files.exists(TrailNames.compressed(to), LinkOption.NOFOLLOW_LINKS)) {
       move(target, TrailNames.orphan(target, System.currentTimeMillis()));
     }
     move(TrailNames.digest(from), target);
