@@ -48,7 +48,7 @@ class PackageDependencyTest {
     allow("trail");
     allow("seal", "config", "throttle", "trail");
     allow("verify", "seal", "trail");
-    allow("ship", "config");
+    allow("ship", "config", "trail");
     allow("kafka", "config", "seal", "ship", "throttle", "trail");
     allow("throttle");
   }

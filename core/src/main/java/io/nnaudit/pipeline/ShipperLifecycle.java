@@ -66,7 +66,8 @@ final class ShipperLifecycle {
     }
     try {
       shipper = settings.shipperFactory().create(new ShipperContext(settings.sinkContext().conf(), settings.file(),
-          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard));
+          settings.sinkContext().maxBackups(), ConfigSpelling.of(settings.recordFormat()), spoolGuard,
+          settings.sinkContext().rotation().datedNames()));
     } catch (RuntimeException | LinkageError e) {
       LOG.error("nnaudit: could not start shipping {}: {}; the records stay in the file, and nothing is shipped "
           + "until the next start", settings.file(), e.toString(), e);

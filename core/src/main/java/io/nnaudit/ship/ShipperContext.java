@@ -5,6 +5,8 @@ import java.util.Objects;
 
 import org.apache.hadoop.conf.Configuration;
 
+import io.nnaudit.trail.DatedNames;
+
 /**
  * What a {@link Shipper} is given: the NameNode's configuration (a copy, for its own keys), the audit file it
  * ships from and how that file rotates, the record format, and the guard that keeps unshipped files from
@@ -16,8 +18,17 @@ public final class ShipperContext {
   private final int maxBackups;
   private final String recordFormat;
   private final SpoolGuard spoolGuard;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames datedNames;
 
   public ShipperContext(Configuration conf, File file, int maxBackups, String recordFormat, SpoolGuard spoolGuard) {
+    this(conf, file, maxBackups, recordFormat, spoolGuard, null);
+  }
+
+  /** With rotated files named by {@code datedNames} ({@code nnaudit.file.rotated.names}; null: numbered). */
+  public ShipperContext(Configuration conf, File file, int maxBackups, String recordFormat, SpoolGuard spoolGuard,
+      DatedNames datedNames) {
+    this.datedNames = datedNames;
     this.conf = Objects.requireNonNull(conf, "conf");
     this.file = Objects.requireNonNull(file, "file");
     this.maxBackups = maxBackups;
@@ -43,6 +54,11 @@ public final class ShipperContext {
   /** {@code nnaudit.record.format}: {@code hdfs} or {@code json}. */
   public String recordFormat() {
     return recordFormat;
+  }
+
+  /** {@code nnaudit.file.rotated.names}: how rotated files are named; null for numbered ({@code file.1}, ...). */
+  public DatedNames datedNames() {
+    return datedNames;
   }
 
   public SpoolGuard spoolGuard() {

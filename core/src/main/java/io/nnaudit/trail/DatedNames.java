@@ -210,6 +210,20 @@ public final class DatedNames {
     return new Place(p, seq);
   }
 
+  /**
+   * The live file's name of {@code name} when it is the name of a rotated file this pattern writes (plain; the
+   * shortest live name that places it), else null.
+   */
+  public String liveNameOf(String name) {
+    for (int end = 1; end < name.length(); end++) {
+      String liveName = name.substring(0, end);
+      if (place(liveName, name) != null) {
+        return liveName;
+      }
+    }
+    return null;
+  }
+
   private Pattern shape() {
     String date = "(?<date>[^/]+?)";
     String seq = "(?<seq>[0-9]{1,9})";

@@ -69,6 +69,16 @@ public final class InterruptedRotation {
    * follow their files (sealing is on); a verifier always says true.
    */
   public static InterruptedRotation find(Path live, boolean withDigests) throws IOException {
+    return find(live, null, withDigests);
+  }
+
+  /**
+   * As {@link #find(Path, boolean)}, for rotated files named by {@code dated} (null: numbered). Dated files keep
+   * their names, so nothing shifts: {@code file.rotating-T} takes the next name of the period of its last record
+   * ({@link RotatedFiles#nextDated}), and a digest left at {@code file.rotating-T.seals} goes to the newest
+   * rotated file when that has none.
+   */
+  public static InterruptedRotation find(Path live, DatedNames dated, boolean withDigests) throws IOException {
     Path dir = live.toAbsolutePath().getParent();
     live = dir.resolve(live.getFileName());
     String base = live.getFileName().toString();
@@ -101,6 +111,15 @@ public final class InterruptedRotation {
       if (withDigests && !names.exists(TrailNames.digest(s)) && names.exists(TrailNames.digest(live))) {
         names.move(TrailNames.digest(live), TrailNames.digest(s), renames);
       }
+      if (dated != null) {
+        Path target = RotatedFiles.nextDated(live, dated,
+            Files.getLastModifiedTime(s, LinkOption.NOFOLLOW_LINKS).toMillis());
+        names.move(s, target, renames);
+        if (withDigests && names.exists(TrailNames.digest(s))) {
+          names.move(TrailNames.digest(s), TrailNames.digest(target), renames);
+        }
+        return new InterruptedRotation(renames, expired, null);
+      }
       int hole = 1;
       while (names.memberAt(live, hole)) {
         hole++;
@@ -127,6 +146,15 @@ public final class InterruptedRotation {
     }
     for (Path d : stagedDigests) {
       Path first = TrailNames.backup(live, 1);
+      if (dated != null) {
+        List<RotatedFiles.Backup> newest = RotatedFiles.list(live, dated, 1);
+        first = newest.isEmpty() ? first : newest.get(0).plain;
+        if (withDigests && names.exists(d) && !names.exists(TrailNames.digest(first))
+            && (names.exists(first) || names.exists(TrailNames.compressed(first)))) {
+          names.move(d, TrailNames.digest(first), renames);
+        }
+        continue;
+      }
       if (withDigests && names.exists(d) && names.exists(first) && !names.exists(TrailNames.digest(first))) {
         names.move(d, TrailNames.digest(first), renames);
       }

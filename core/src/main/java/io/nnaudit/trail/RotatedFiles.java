@@ -3,7 +3,11 @@ package io.nnaudit.trail;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.TreeMap;
 import java.util.List;
 
 /**
@@ -54,6 +58,78 @@ public final class RotatedFiles {
    * one), and then both are listed.
    */
   public static List<Backup> list(Path live, int bound) throws IOException {
+    return list(live, null, bound);
+  }
+
+  /**
+   * The backups there are, newest first, up to the {@code bound}th: with {@code dated} null, numbered as
+   * {@link #list(Path, int)} lists them; else the files {@code dated} names, by period and sequence, each given
+   * its rank as its index ({@code 1} the newest), then any numbered files left from before the names changed,
+   * as older ones. The directory is read once.
+   */
+  public static List<Backup> list(Path live, DatedNames dated, int bound) throws IOException {
+    if (dated == null) {
+      return numbered(live, bound);
+    }
+    String liveName = live.getFileName().toString();
+    TreeMap<DatedNames.Place, List<Path>> byPlace = new TreeMap<>(Collections.reverseOrder());
+    Path dir = live.toAbsolutePath().getParent();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        String plainName = TrailNames.isCompressed(name)
+            ? name.substring(0, name.length() - TrailNames.COMPRESSED_SUFFIX.length()) : name;
+        DatedNames.Place place = dated.place(liveName, plainName);
+        if (place != null) {
+          byPlace.computeIfAbsent(place, k -> new ArrayList<>()).add(live.resolveSibling(name));
+        }
+      }
+    }
+    List<Backup> out = new ArrayList<>();
+    int index = 0;
+    for (List<Path> names : byPlace.values()) {
+      Collections.sort(names); // the plain name before its .gz
+      Path lastPlain = null;
+      for (Path p : names) {
+        Path plain = TrailNames.uncompressed(p);
+        if (!plain.equals(lastPlain)) {
+          index++;
+          lastPlain = plain;
+        }
+        if (index > bound) {
+          return out;
+        }
+        PosixFileAttributes a = Lstat.posix(p);
+        if (a != null) {
+          out.add(new Backup(index, plain, !p.equals(plain), a));
+        }
+      }
+    }
+    for (Backup b : numbered(live, bound - index)) { // left from before: older than every dated file
+      out.add(new Backup(index + b.index, b.plain, b.compressed, b.attributes));
+    }
+    return out;
+  }
+
+  /**
+   * Where {@code dated} puts the file being rotated, last written at {@code lastWrite}: its period's name with the
+   * next sequence of that period (after every file of the period there, plain or compressed).
+   */
+  public static Path nextDated(Path live, DatedNames dated, long lastWrite) throws IOException {
+    String liveName = live.getFileName().toString();
+    // by the label read back, which the two files of an hour a daylight-saving change repeats share
+    long period = dated.place(liveName, dated.name(liveName, lastWrite, 1)).periodStart;
+    int seq = 0;
+    for (Backup b : list(live, dated, Integer.MAX_VALUE)) {
+      DatedNames.Place place = dated.place(liveName, b.plain.getFileName().toString());
+      if (place != null && place.periodStart == period) {
+        seq = Math.max(seq, place.seq);
+      }
+    }
+    return live.resolveSibling(dated.name(liveName, lastWrite, seq + 1));
+  }
+
+  private static List<Backup> numbered(Path live, int bound) throws IOException {
     List<Backup> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
       Path p = TrailNames.backup(live, i);

@@ -11,10 +11,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.InterruptedRotation;
 import io.nnaudit.trail.TrailNames;
 
@@ -22,7 +24,8 @@ import io.nnaudit.trail.TrailNames;
  * The files of one trail as verify reads them: the live file and its rotated files by index (a rotated file
  * plain, compressed as {@code file.N.gz}, or both), each with its digest (named after the plain file), read as if an interrupted rotation were finished (a name maps to the file that will have it,
  * {@link InterruptedRotation#finishedNames}, every other name to itself); and the digests set aside at a start.
- * Also the trails of a directory. The names are spelled by {@link TrailNames}. Immutable; the directory is
+ * Also the trails of a directory. The names are spelled by {@link TrailNames}, dated ones read by
+ * {@link RotatedNaming}. Immutable; the order of dated files is read once, at {@link #of}; otherwise the directory is
  * listed again by each call that reads it.
  */
 final class TrailFiles {
@@ -32,15 +35,27 @@ final class TrailFiles {
   private final List<InterruptedRotation.Rename> renames;
   /** Name after the renames -> the file now there (null: renamed away); only the names the renames change. */
   private final Map<Path, Path> moved;
+  /** The names of the rotated files; null: numbered. */
+  private final DatedNames dated;
+  /** With dated names: the plain name of each rotated file, newest (index 1) first, as the walk began. */
+  private final List<Path> datedOrder;
 
-  private TrailFiles(Path live, List<InterruptedRotation.Rename> renames, Map<Path, Path> moved) {
+  private TrailFiles(Path live, List<InterruptedRotation.Rename> renames, Map<Path, Path> moved, DatedNames dated)
+      throws IOException {
     this.live = live.toAbsolutePath();
     this.renames = renames;
     this.moved = moved;
+    this.dated = dated;
+    this.datedOrder = dated == null ? Collections.<Path>emptyList() : datedOrder();
   }
 
   /** The trails in {@code dir}: the live path of every audit file that has a digest there, sorted. */
   static List<Path> trailsIn(Path dir) throws IOException {
+    return trailsIn(dir, RotatedNaming.detect());
+  }
+
+  /** As {@link #trailsIn(Path)}, with dated rotated names told by {@code naming}. */
+  static List<Path> trailsIn(Path dir, RotatedNaming naming) throws IOException {
     Set<Path> bases = new TreeSet<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
@@ -48,7 +63,8 @@ final class TrailFiles {
         if (TrailNames.isDigest(name) && name.length() > TrailNames.DIGEST_SUFFIX.length()) {
           String audit = TrailNames.auditFileOf(name);
           // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
-          bases.add(dir.resolve(TrailNames.liveNameOf(audit)));
+          String dated = naming.liveNameOf(audit);
+          bases.add(dir.resolve(dated != null ? dated : TrailNames.liveNameOf(audit)));
         }
       }
     }
@@ -60,9 +76,15 @@ final class TrailFiles {
    * (as it is, when what is there is not what a rotation leaves).
    */
   static TrailFiles of(Path live) throws IOException {
-    InterruptedRotation left = InterruptedRotation.find(live, true);
+    return of(live, RotatedNaming.detect());
+  }
+
+  /** As {@link #of(Path)}, with dated rotated names told by {@code naming}. */
+  static TrailFiles of(Path live, RotatedNaming naming) throws IOException {
+    DatedNames dated = naming.of(live);
+    InterruptedRotation left = InterruptedRotation.find(live, dated, true);
     return new TrailFiles(live, left.renames(), left.unexpected() == null ? left.finishedNames()
-        : Collections.<Path, Path>emptyMap());
+        : Collections.<Path, Path>emptyMap(), dated);
   }
 
   /** The renames that finish an interrupted rotation, in order; empty when none is half done. */
@@ -70,9 +92,12 @@ final class TrailFiles {
     return renames;
   }
 
-  /** The live file (0) or the rotated file {@code i}. */
+  /** The live file (0) or the rotated file {@code i} (by its plain name). */
   Path file(int i) {
-    return TrailNames.file(live, i);
+    if (dated == null || i == 0) {
+      return TrailNames.file(live, i);
+    }
+    return i <= datedOrder.size() ? datedOrder.get(i - 1) : TrailNames.backup(live, i); // none: a name not there
   }
 
   /**
@@ -117,7 +142,58 @@ final class TrailFiles {
 
   /** The indices of the trail's files and digests there are, oldest (highest) first; 0 is the live file. */
   List<Integer> indices() throws IOException {
+    if (dated != null) {
+      List<Integer> out = new ArrayList<>();
+      for (int i = datedOrder.size(); i >= 1; i--) {
+        out.add(i);
+      }
+      if (isFile(live) || isFile(TrailNames.digest(live))) {
+        out.add(0);
+      }
+      return out;
+    }
     Pattern p = TrailNames.numberedPattern(live);
+    Set<Path> present = present();
+    Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
+    for (Path f : present) {
+      Matcher m = p.matcher(f.getFileName().toString());
+      if (m.matches()) {
+        found.add(TrailNames.indexOf(m));
+      }
+    }
+    return new ArrayList<>(found);
+  }
+
+  /**
+   * The plain names of the rotated files that dated names, their {@code .gz} or their digests place, newest
+   * first; then any numbered ones left from before the names changed, as older.
+   */
+  private List<Path> datedOrder() throws IOException {
+    String liveName = live.getFileName().toString();
+    TreeMap<DatedNames.Place, Path> byPlace = new TreeMap<>(Collections.reverseOrder());
+    Pattern numbered = TrailNames.numberedPattern(live);
+    TreeSet<Integer> leftovers = new TreeSet<>();
+    for (Path f : present()) {
+      String plain = RotatedNaming.plainName(f.getFileName().toString());
+      DatedNames.Place place = dated.place(liveName, plain);
+      if (place != null) {
+        byPlace.put(place, live.resolveSibling(plain));
+        continue;
+      }
+      Matcher m = numbered.matcher(f.getFileName().toString());
+      if (m.matches() && TrailNames.indexOf(m) > 0) {
+        leftovers.add(TrailNames.indexOf(m));
+      }
+    }
+    List<Path> out = new ArrayList<>(byPlace.values());
+    for (int i : leftovers) {
+      out.add(TrailNames.backup(live, i));
+    }
+    return out;
+  }
+
+  /** Every name in the live file's directory, as it is once an interrupted rotation is finished. */
+  private Set<Path> present() throws IOException {
     Set<Path> present = new HashSet<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.getParent())) {
       for (Path f : ds) {
@@ -131,14 +207,7 @@ final class TrailFiles {
         present.add(e.getKey());
       }
     }
-    Set<Integer> found = new TreeSet<>((a, b) -> Integer.compare(b, a));
-    for (Path f : present) {
-      Matcher m = p.matcher(f.getFileName().toString());
-      if (m.matches()) {
-        found.add(TrailNames.indexOf(m));
-      }
-    }
-    return new ArrayList<>(found);
+    return present;
   }
 
   /** Rotated files being compressed ({@code file.compressing-T}), or left by a kill while they were; sorted. */

@@ -30,6 +30,8 @@ public final class TrailVerifier {
   private final String anchor;
   /** Whether records sealed late are accepted (exit 0, still listed): verify --accept-late. */
   private final boolean acceptLate;
+  /** How dated rotated names are recognised. */
+  private final RotatedNaming naming;
 
   /** Checks signatures with {@code key}; {@code anchor}, when not null, is a seal hash the trail must hold. */
   public TrailVerifier(SealKey key, String anchor) {
@@ -43,6 +45,16 @@ public final class TrailVerifier {
 
   /** As above; {@code acceptLate}: records sealed late count as verified (they are still listed). */
   public TrailVerifier(List<SealKey> keys, String anchor, boolean acceptLate) {
+    this(keys, anchor, acceptLate, null);
+  }
+
+  /**
+   * As above; {@code names}: the pattern of dated rotated names ({@code nnaudit.file.rotated.names}), or null to
+   * recognise numbered names and the default dated patterns. An IllegalArgumentException says why a pattern is
+   * not one.
+   */
+  public TrailVerifier(List<SealKey> keys, String anchor, boolean acceptLate, String names) {
+    this.naming = names == null ? RotatedNaming.detect() : RotatedNaming.given(names);
     Map<String, SealKey> byId = new LinkedHashMap<>();
     for (SealKey k : keys) {
       byId.put(k.keyId(), k);
@@ -57,10 +69,15 @@ public final class TrailVerifier {
     return TrailFiles.trailsIn(dir);
   }
 
+  /** As {@link #trailsIn(Path)}, with dated rotated names recognised as this verifier recognises them. */
+  public List<Path> trailsOf(Path dir) throws IOException {
+    return TrailFiles.trailsIn(dir, naming);
+  }
+
   /** Checks the trail whose live file is {@code live}. */
   public VerifyReport verify(Path live) throws IOException {
     VerifyReport r = new VerifyReport(live, acceptLate);
-    TrailFiles files = TrailFiles.of(live);
+    TrailFiles files = TrailFiles.of(live, naming);
     if (!files.renames().isEmpty()) {
       r.notes.add("a rotation is half done (under way, or the NameNode was killed while rotating): the files are "
           + "read as it leaves them, as the rotation, or the next start, finishes it: " + files.renames());

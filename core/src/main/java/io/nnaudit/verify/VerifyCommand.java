@@ -21,7 +21,7 @@ import io.nnaudit.trail.TrailNames;
  * cluster, nothing of Hadoop).
  *
  * <pre>
- * nnaudit verify --cert audit.crt [--cert old.crt]... [--anchor SEAL_HASH] [--accept-late] PATH...
+ * nnaudit verify --cert audit.crt [--cert old.crt]... [--anchor SEAL_HASH] [--accept-late] [--names PATTERN] PATH...
  * nnaudit verify --keystore seal.jceks [--storetype JCEKS] [--alias nnaudit-seal] PATH...   (HmacSHA256)
  * </pre>
  * PATH is a directory (every trail in it: each audit file with a digest beside it; every other file there that
@@ -40,7 +40,7 @@ public final class VerifyCommand {
   public static final int USAGE = 3;
   static final String PASSWORD_ENV = "NNAUDIT_KEYSTORE_PASSWORD";
   private static final String USAGE_TEXT = "usage: nnaudit verify --cert CERT [--cert CERT]... [--anchor SEAL_HASH] "
-      + "[--accept-late] PATH...\n"
+      + "[--accept-late] [--names PATTERN] PATH...\n"
       + "       nnaudit verify --keystore KEYSTORE [--storetype PKCS12|JKS|JCEKS] [--alias ALIAS] PATH...\n"
       + "  PATH: a directory holding audit files (rotated ones plain or .gz) and their .seals digests, or an audit\n"
       + "    file.\n"
@@ -52,6 +52,8 @@ public final class VerifyCommand {
       + "    the trail must hold it.\n"
       + "  --accept-late: records sealed by a later start than the run that wrote them (a killed run's tail, a file\n"
       + "    adopted when sealing was turned on) count as verified; they are still listed.\n"
+      + "  --names: the nnaudit.file.rotated.names pattern of dated rotated files (e.g. .%d{yyyy-MM-dd}-%i); without\n"
+      + "    it, numbered files and the patterns dated, .%d{yyyy-MM-dd} and .%d{yyyy-MM-dd-HH} are recognised.\n"
       + "Exit: 0 verified (every record sealed by the run that wrote it), 1 tampered, 2 unsealed records, records\n"
       + "  sealed late or nothing verified (nothing changed), 3 usage or read error.";
 
@@ -74,6 +76,7 @@ public final class VerifyCommand {
     String alias = "nnaudit-seal";
     String anchor = null;
     boolean acceptLate = false;
+    String names = null;
     List<Path> paths = new ArrayList<>();
     for (int i = 0; i < argv.size(); i++) {
       String a = argv.get(i);
@@ -107,6 +110,9 @@ public final class VerifyCommand {
           case "--anchor":
             anchor = v;
             break;
+          case "--names":
+            names = v;
+            break;
           default:
             err.println("nnaudit verify: unknown option " + a + "\n" + USAGE_TEXT);
             return USAGE;
@@ -131,7 +137,13 @@ public final class VerifyCommand {
       err.println("nnaudit verify: cannot read the key: " + e.getMessage());
       return USAGE;
     }
-    TrailVerifier verifier = new TrailVerifier(keys, anchor, acceptLate);
+    TrailVerifier verifier;
+    try {
+      verifier = new TrailVerifier(keys, anchor, acceptLate, names);
+    } catch (IllegalArgumentException e) {
+      err.println("nnaudit verify: --names " + names + " is not a pattern of rotated names: " + e.getMessage());
+      return USAGE;
+    }
     int tampered = 0;
     int unsealed = 0;
     int verified = 0;
@@ -140,7 +152,7 @@ public final class VerifyCommand {
       for (Path p : paths) {
         List<Path> trails;
         if (Files.isDirectory(p)) {
-          trails = TrailVerifier.trailsIn(p);
+          trails = verifier.trailsOf(p);
           List<VerifyReport> reports = new ArrayList<>();
           for (Path t : trails) {
             reports.add(verifier.verify(t));

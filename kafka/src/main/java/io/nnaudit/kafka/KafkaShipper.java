@@ -94,7 +94,7 @@ public final class KafkaShipper implements Shipper {
     this.context = context;
     this.settings = ShipperSettings.fromConf(context.conf(), context.file());
     this.guard = context.spoolGuard();
-    this.dir = new SpoolDirectory(context.file().toPath(), context.maxBackups(), guard);
+    this.dir = new SpoolDirectory(context.file().toPath(), context.datedNames(), context.maxBackups(), guard);
     boolean sealing = context.conf().getBoolean(NnauditConfigKeys.SEAL_ENABLED_KEY,
         NnauditConfigKeys.SEAL_ENABLED_DEFAULT);
     try {

@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
@@ -45,12 +46,20 @@ final class SpoolDirectory {
   private static final Logger LOG = LoggerFactory.getLogger(SpoolDirectory.class);
   private final Path live;
   private final int maxBackups;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
   private final SpoolGuard guard;
   /** Digests refused by {@link #openDigest}, each logged once. */
   private final Set<String> refusedDigests = ConcurrentHashMap.newKeySet();
 
   SpoolDirectory(Path live, int maxBackups, SpoolGuard guard) {
+    this(live, null, maxBackups, guard);
+  }
+
+  /** For rotated files named by {@code dated} (null: numbered). */
+  SpoolDirectory(Path live, DatedNames dated, int maxBackups, SpoolGuard guard) {
     this.live = live;
+    this.dated = dated;
     this.maxBackups = maxBackups;
     this.guard = guard;
   }
@@ -101,7 +110,7 @@ final class SpoolDirectory {
     SpoolFile l = look(live);
     UserPrincipal owner = l == null ? null : l.owner;
     List<SpoolFile> out = new ArrayList<>();
-    for (RotatedFiles.Backup b : RotatedFiles.list(live, maxBackups)) {
+    for (RotatedFiles.Backup b : RotatedFiles.list(live, dated, maxBackups)) {
       if (!b.compressed && isRegularFileOf(b.attributes, owner)) { // a .gz: a file shipped already, a new inode
         out.add(0, spoolFile(b.path, b.attributes, false));
       }

@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.trail.Lstat;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 
 /**
@@ -22,14 +23,14 @@ final class CompressibleFiles {
   }
 
   /** The rotated files of {@code live} that may be compressed now, oldest (highest index) first. */
-  static List<RotatedFiles.Backup> oldestFirst(Path live, SpoolGuard spool) throws IOException {
+  static List<RotatedFiles.Backup> oldestFirst(Path live, DatedNames dated, SpoolGuard spool) throws IOException {
     List<RotatedFiles.Backup> out = new ArrayList<>();
     PosixFileAttributes l = Lstat.posix(live);
     if (l == null) { // between two renames of a rotation, or moved away: looked at again later
       return out;
     }
     String liveKey = Lstat.key(l);
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(live, Integer.MAX_VALUE);
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(live, dated, Integer.MAX_VALUE);
     int finishedAbove = finishedAbove(spool, liveKey, backups);
     for (int i = backups.size() - 1; i >= 0; i--) {
       RotatedFiles.Backup b = backups.get(i);
@@ -42,8 +43,8 @@ final class CompressibleFiles {
   }
 
   /** The rotated file {@code key} as it is now (its current name), if it may be compressed now; else null. */
-  static RotatedFiles.Backup find(Path live, SpoolGuard spool, String key) throws IOException {
-    for (RotatedFiles.Backup b : oldestFirst(live, spool)) {
+  static RotatedFiles.Backup find(Path live, DatedNames dated, SpoolGuard spool, String key) throws IOException {
+    for (RotatedFiles.Backup b : oldestFirst(live, dated, spool)) {
       if (Lstat.key(b.attributes).equals(key)) {
         return b;
       }

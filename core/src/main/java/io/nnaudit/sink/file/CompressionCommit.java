@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.trail.Lstat;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -39,11 +40,11 @@ final class CompressionCommit {
    * Names {@code copy}; returns the {@code .gz} path, or null when the plain file is gone or may no longer be
    * compressed (the copy is then deleted). Throws when a step fails; the plain file is then where it was.
    */
-  static Path commit(Path live, GzipCopy.Copy copy, SpoolGuard spool, TrailRenameLock names)
+  static Path commit(Path live, DatedNames dated, GzipCopy.Copy copy, SpoolGuard spool, TrailRenameLock names)
       throws IOException, InterruptedException {
     names.lockForCommit();
     try {
-      RotatedFiles.Backup now = CompressibleFiles.find(live, spool, copy.key);
+      RotatedFiles.Backup now = CompressibleFiles.find(live, dated, spool, copy.key);
       if (now == null) {
         Files.deleteIfExists(copy.temp);
         return null;

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -34,11 +35,11 @@ final class CompressionRecovery {
   }
 
   /** Cleans what compressions of {@code live} left; returns whether anything was deleted or renamed. */
-  static boolean finishInterruptedCompression(Path live) throws IOException {
+  static boolean finishInterruptedCompression(Path live, DatedNames dated) throws IOException {
     Path dir = live.toAbsolutePath().getParent();
     live = dir.resolve(live.getFileName());
     boolean changed = deleteTemporaryFiles(dir, live);
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(live, Integer.MAX_VALUE);
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(live, dated, Integer.MAX_VALUE);
     for (int i = 1; i < backups.size(); i++) {
       RotatedFiles.Backup plain = backups.get(i - 1);
       RotatedFiles.Backup gz = backups.get(i);

@@ -20,6 +20,7 @@ import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealSettings;
 import io.nnaudit.seal.Sealer;
 import io.nnaudit.seal.SealingThread;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -43,6 +44,8 @@ final class DigestSealing implements Sealing {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
 
   private final Path path;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
   private final boolean failClosed;
   /** Seals what is written; it resumes the chain in {@link #start}, then {@link #thread} runs it. */
   private final Sealer sealer;
@@ -51,9 +54,10 @@ final class DigestSealing implements Sealing {
   /** The thread that hashes what is written and seals it, from {@link #start} on. */
   private SealingThread thread;
 
-  DigestSealing(SealSettings settings, boolean durable, boolean failClosed, Path path,
+  DigestSealing(SealSettings settings, boolean durable, boolean failClosed, Path path, DatedNames dated,
       FileAttribute<Set<PosixFilePermission>> mode, ChannelFactory channels) {
     this.path = path;
+    this.dated = dated;
     this.failClosed = failClosed;
     this.sealer = new Sealer(settings, durable, failClosed);
     this.digestOpener = new AuditFileOpener(TrailNames.digest(path), mode, channels);
@@ -72,7 +76,7 @@ final class DigestSealing implements Sealing {
   public void start(long size, boolean rotationFinished) throws IOException {
     Seal newestBackup = null;
     int index = 0;
-    for (RotatedFiles.Backup b : RotatedFiles.list(path, Integer.MAX_VALUE)) { // the newest with a digest
+    for (RotatedFiles.Backup b : RotatedFiles.list(path, dated, Integer.MAX_VALUE)) { // the newest with a digest
       if (Files.exists(b.digest(), LinkOption.NOFOLLOW_LINKS)) { // file.N.seals, for file.N.gz too
         newestBackup = lastSealOf(b.digest());
         index = b.index;

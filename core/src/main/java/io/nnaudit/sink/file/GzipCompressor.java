@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.throttle.RateLimitedLog;
 import io.nnaudit.trail.Lstat;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
@@ -53,6 +54,8 @@ final class GzipCompressor {
   private final Path live;
   private final FileAttribute<Set<PosixFilePermission>> mode;
   private final SpoolGuard spool;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
   private final TrailRenameLock names;
   private final CompressionCounters counters;
   private final RateLimitedLog failures = new RateLimitedLog(LOG, 60_000);
@@ -62,9 +65,10 @@ final class GzipCompressor {
   private final Map<String, Long> retryAt = new HashMap<>();
   private volatile Thread thread;
 
-  GzipCompressor(Path live, FileAttribute<Set<PosixFilePermission>> mode, SpoolGuard spool, TrailRenameLock names,
-      CompressionCounters counters) {
+  GzipCompressor(Path live, DatedNames dated, FileAttribute<Set<PosixFilePermission>> mode, SpoolGuard spool,
+      TrailRenameLock names, CompressionCounters counters) {
     this.live = live.toAbsolutePath();
+    this.dated = dated;
     this.mode = mode;
     this.spool = spool;
     this.names = names;
@@ -135,7 +139,7 @@ final class GzipCompressor {
   private void compressWhatIsDue() throws InterruptedException {
     List<RotatedFiles.Backup> files;
     try {
-      files = CompressibleFiles.oldestFirst(live, spool);
+      files = CompressibleFiles.oldestFirst(live, dated, spool);
     } catch (IOException e) {
       counters.failed();
       failures.error("could not list the rotated files of " + live + " to compress them", e);
@@ -165,13 +169,13 @@ final class GzipCompressor {
         try {
           copy = GzipCopy.compress(b, temp, mode);
         } catch (GzipCopy.MovedException e) { // a rotation moved it up: found again by its key
-          b = CompressibleFiles.find(live, spool, key);
+          b = CompressibleFiles.find(live, dated, spool, key);
           if (b == null || attempt >= MOVED_ATTEMPTS) {
             return; // gone, no longer to be compressed, or rotations without end: the next look
           }
         }
       }
-      Path gz = CompressionCommit.commit(live, copy, spool, names);
+      Path gz = CompressionCommit.commit(live, dated, copy, spool, names);
       if (gz != null) {
         counters.compressed(copy.bytesBefore, copy.bytesAfter);
         retryAt.remove(key);

@@ -7,13 +7,16 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.sink.RotationSettings;
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.FileLines;
 import io.nnaudit.trail.RotatedFiles;
 
@@ -47,6 +50,8 @@ final class Retention {
   private final SpoolGuard spool;
   /** For the age of files. */
   private final Clock wall;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
 
   Retention(Path path, RotationSettings settings, SpoolGuard spool, Clock wall) {
     this.path = path;
@@ -55,9 +60,13 @@ final class Retention {
     this.maxTotalBytes = settings.maxTotalBytes();
     this.spool = spool;
     this.wall = wall;
+    this.dated = settings.datedNames();
   }
 
-  /** Which backups one rotation keeps: those now below {@code keep} (each moves up by one). Immutable. */
+  /**
+   * Which backups one rotation keeps: those now below {@code keep} (numbered, each moves up by one; dated, each
+   * keeps its name and its rank rises by one). Immutable.
+   */
   static final class Plan {
     /** Backups now at an index of keep or above expire. */
     final int keep;
@@ -68,11 +77,22 @@ final class Retention {
     /** The shipper's hold, read again as each file expires; null without a shipper. */
     private final SpoolGuard spool;
 
+    /** The plain name of the backup at each index (its digest follows it). */
+    private final Map<Integer, Path> plainNames = new HashMap<>();
+
     Plan(int keep, List<RotatedFiles.Backup> backups, int held, SpoolGuard spool) {
+      for (RotatedFiles.Backup b : backups) {
+        plainNames.put(b.index, b.plain);
+      }
       this.keep = keep;
       this.highest = backups.isEmpty() ? 0 : backups.get(backups.size() - 1).index;
       this.held = held;
       this.spool = spool;
+    }
+
+    /** The plain name of the backup at {@code index} (0 < index <= highest), or null when none is there. */
+    Path plainAt(int index) {
+      return plainNames.get(index);
     }
 
     /** The files the rotation keeps, for its seal: {@link #keep}, or 0 when it deletes none. */
@@ -98,7 +118,7 @@ final class Retention {
    */
   Plan plan(Object liveFileKey, long liveSize) throws IOException {
     // Listed past the bound, so that backups above a bound lowered since expire too.
-    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, Integer.MAX_VALUE);
+    List<RotatedFiles.Backup> backups = RotatedFiles.list(path, dated, Integer.MAX_VALUE);
     int kept = keptByBounds(backups, liveSize);
     if (spool == null) {
       return new Plan(kept, backups, -1, null);

@@ -96,18 +96,19 @@ public class RollingFileSink implements AuditSink {
     this.follower = new ReplacedFileFollower(path, opener, live, sealing);
     TrailRenameLock names = new TrailRenameLock();
     this.compressor = context.rotation().compression() == RotationSettings.Compression.GZIP
-        ? new GzipCompressor(path, mode, context.spoolGuard(), names, compression) : null;
+        ? new GzipCompressor(path, context.rotation().datedNames(), mode, context.spoolGuard(), names, compression) : null;
     this.rotation = new Rotation(path, opener, live, sealing,
         new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()), names,
-        compressor == null ? () -> { } : compressor::wake);
+        compressor == null ? () -> { } : compressor::wake, context.rotation().datedNames());
     this.time = new TimeTrigger(context.rotation(), context.wallClock());
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, sealing.digestsFollowFiles());
-      CompressionRecovery.finishInterruptedCompression(path);
+      boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path,
+          context.rotation().datedNames(), sealing.digestsFollowFiles());
+      CompressionRecovery.finishInterruptedCompression(path, context.rotation().datedNames());
       live.switchTo(opener.open());
       time.fileBegan(live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
           : context.wallClock().millis()); // a file of an earlier period is rotated before the first write

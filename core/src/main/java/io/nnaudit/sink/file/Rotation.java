@@ -11,7 +11,9 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.Lstat;
+import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
 
 /**
@@ -43,13 +45,15 @@ final class Rotation {
   private final TrailRenameLock names;
   /** Told after each rotation that worked (the compressor wakes). */
   private final Runnable rotated;
+  /** The names of rotated files; null: numbered. */
+  private final DatedNames dated;
   private long nextAttempt = NEVER;
   /** After a compression held the names past the bounded wait: no rotation is tried before this. */
   private long namesBusyUntil = NEVER;
   private volatile long rotationFailures;
 
   Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention,
-      TrailRenameLock names, Runnable rotated) {
+      TrailRenameLock names, Runnable rotated, DatedNames dated) {
     this.path = path;
     this.opener = opener;
     this.live = live;
@@ -57,6 +61,7 @@ final class Rotation {
     this.retention = retention;
     this.names = names;
     this.rotated = rotated;
+    this.dated = dated;
   }
 
   /** Whether a rotation may be tried at {@code now}: not within a minute of one that failed. */
@@ -115,22 +120,32 @@ final class Rotation {
     try {
       renames.move(path, staged);
       renames.moveDigest(path, staged);
+      // dated files keep their names: the rotated file takes the next name of its last record's period, named
+      // before any file expires, so that no name of a file deleted now is given to another
+      Path target = dated == null ? backup(1) : RotatedFiles.nextDated(path, dated,
+          Files.getLastModifiedTime(staged, LinkOption.NOFOLLOW_LINKS).toMillis());
       for (int i = plan.highest; i >= plan.keep; i--) {
+        Path plain = dated == null ? backup(i) : plan.plainAt(i);
+        if (plain == null) {
+          continue;
+        }
         Path aside = TrailNames.expired(path, i, stamp);
-        expire(backup(i), aside, i, plan, expired, renames);
-        expire(TrailNames.compressed(backup(i)), TrailNames.expiredCompressed(path, i, stamp), i, plan, expired,
+        expire(plain, aside, i, plan, expired, renames);
+        expire(TrailNames.compressed(plain), TrailNames.expiredCompressed(path, i, stamp), i, plan, expired,
             renames);
-        if (renames.moveDigest(backup(i), aside)) {
+        if (renames.moveDigest(plain, aside)) {
           expired.add(new Retention.Expired(TrailNames.digest(aside), null, -1));
         }
       }
-      for (int i = Math.min(plan.keep - 1, plan.highest); i >= 1; i--) {
-        shift(backup(i), backup(i + 1), renames);
-        shift(TrailNames.compressed(backup(i)), TrailNames.compressed(backup(i + 1)), renames);
-        renames.moveDigest(backup(i), backup(i + 1));
+      if (dated == null) {
+        for (int i = Math.min(plan.keep - 1, plan.highest); i >= 1; i--) {
+          shift(backup(i), backup(i + 1), renames);
+          shift(TrailNames.compressed(backup(i)), TrailNames.compressed(backup(i + 1)), renames);
+          renames.moveDigest(backup(i), backup(i + 1));
+        }
       }
-      renames.move(staged, backup(1));
-      renames.moveDigest(staged, backup(1));
+      renames.move(staged, target);
+      renames.moveDigest(staged, target);
       next = opener.open();
     } catch (IOException | RuntimeException e) {
       renames.undo(e);

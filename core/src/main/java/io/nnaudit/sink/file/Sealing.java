@@ -21,7 +21,8 @@ interface Sealing {
   static Sealing forSink(SinkContext context, Path path, FileAttribute<Set<PosixFilePermission>> mode,
       ChannelFactory channels) {
     return context.sealing() == null ? disabled()
-        : new DigestSealing(context.sealing(), context.durable(), context.failClosed(), path, mode, channels);
+        : new DigestSealing(context.sealing(), context.durable(), context.failClosed(), path,
+            context.rotation().datedNames(), mode, channels);
   }
 
   /** No sealing: every call does nothing. */

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.InterruptedRotation;
 
 /**
@@ -22,11 +23,11 @@ final class StartupRecovery {
   }
 
   /**
-   * Finishes what a rotation of {@code path} left; {@code withDigests}: digests follow their files. Returns
+   * Finishes what a rotation of {@code path} left; {@code dated}: the names of rotated files (null: numbered); {@code withDigests}: digests follow their files. Returns
    * whether it finished a rotation (the live file it was to begin is then begun by this start).
    */
-  static boolean finishInterruptedRotation(Path path, boolean withDigests) throws IOException {
-    InterruptedRotation left = InterruptedRotation.find(path, withDigests);
+  static boolean finishInterruptedRotation(Path path, DatedNames dated, boolean withDigests) throws IOException {
+    InterruptedRotation left = InterruptedRotation.find(path, dated, withDigests);
     if (left.unexpected() != null) {
       LOG.error("nnaudit: {}; leaving them as they are", left.unexpected());
       return false;

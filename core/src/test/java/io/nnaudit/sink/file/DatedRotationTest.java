@@ -1,0 +1,215 @@
+package io.nnaudit.sink.file;
+
+import static io.nnaudit.sink.SinkFixtures.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.TestFiles;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.seal.SealKeyFixture;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.MovableClock;
+import io.nnaudit.sink.SinkContext;
+import io.nnaudit.trail.TrailNames;
+import io.nnaudit.verify.Verification;
+import io.nnaudit.verify.VerifyReport;
+
+/**
+ * Rotated files named by their period: the day (or hour) of their last record and a sequence within it; names
+ * kept through later rotations; the oldest deleted by count; DailyRollingFileAppender's names; a rotation killed
+ * half-way finished under its dated name; and sealed trails that verify, and do not once files are renamed
+ * across days or a day is deleted.
+ */
+class DatedRotationTest {
+  @RegisterExtension
+  static final SealKeyFixture ec = new SealKeyFixture();
+
+  @TempDir
+  Path dir;
+
+  private Path audit;
+
+  private SinkContext context(String names, String period, String maxSize, int backups, MovableClock clock)
+      throws Exception {
+    audit = dir.resolve("audit.log");
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, audit.toString());
+    c.set(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, period);
+    c.set(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, names);
+    c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
+    c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
+    SealKeys.enable(c, ec, dir);
+    return NnauditSettings.fromConf(c).sinkContext().withWallClock(clock);
+  }
+
+  /** Writes one 100-byte record at {@code iso}, and gives the live file that time as its last write. */
+  private void record(RollingFileSink sink, MovableClock clock, String iso, String tag) throws Exception {
+    clock.set(iso);
+    write(sink, String.format("%-99s\n", tag + " " + iso));
+    Files.setLastModifiedTime(audit, FileTime.from(Instant.parse(iso)));
+  }
+
+  private TreeSet<String> auditNames() throws Exception {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("audit.log"))
+          .collect(Collectors.toCollection(TreeSet::new));
+    }
+  }
+
+  private List<String> tags(String name) throws Exception {
+    return TestFiles.lines(dir.resolve(name).toFile()).stream().map(l -> l.substring(0, l.indexOf(' ')))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void dailyFilesAreNamedByTheirDayWithASequenceForEachRotationBySize() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "1k", 20, clock));
+    for (int i = 0; i < 12; i++) { // 1100 bytes (past 1k) before the 12th record: one rotation by size
+      record(sink, clock, String.format("2026-11-24T%02d:00:00Z", 8 + i), "a" + i);
+    }
+    record(sink, clock, "2026-11-25T01:00:00Z", "b0"); // after midnight: the 24th's second file closes
+    record(sink, clock, "2026-11-26T01:00:00Z", "c0");
+    sink.close();
+    assertEquals(new TreeSet<>(List.of("audit.log", "audit.log.seals", "audit.log.2026-11-24.1",
+        "audit.log.2026-11-24.1.seals", "audit.log.2026-11-24.2", "audit.log.2026-11-24.2.seals",
+        "audit.log.2026-11-25.1", "audit.log.2026-11-25.1.seals")), auditNames());
+    assertEquals(List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"),
+        tags("audit.log.2026-11-24.1"));
+    assertEquals(List.of("a11"), tags("audit.log.2026-11-24.2"));
+    assertEquals(List.of("b0"), tags("audit.log.2026-11-25.1"));
+    assertEquals(List.of("c0"), tags("audit.log"));
+    VerifyReport r = Verification.report(ec.checkingKey(), audit);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.toString());
+    assertEquals(0, Verification.withCert(ec, dir.toString()).code, "a directory of dated files verifies");
+  }
+
+  @Test
+  void theOldestDatedFilesGoByCountAndTheRestKeepTheirNames() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-01T12:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "256m", 3, clock));
+    for (int d = 1; d <= 7; d++) {
+      record(sink, clock, String.format("2026-11-%02dT12:00:00Z", d), "d" + d);
+    }
+    sink.close();
+    TreeSet<String> names = auditNames();
+    assertTrue(names.contains("audit.log.2026-11-06.1") && names.contains("audit.log.2026-11-04.1"), names.toString());
+    assertFalse(names.contains("audit.log.2026-11-03.1"), "three kept: the 4th, 5th and 6th");
+    assertEquals(VerifyReport.VERIFIED, Verification.report(ec.checkingKey(), audit).exitCode());
+  }
+
+  @Test
+  void dailyRollingFileAppendersNamesAndAnHourlyPattern() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context(".%d{yyyy-MM-dd}", "daily", "1k", 20, clock));
+    for (int i = 0; i < 12; i++) {
+      record(sink, clock, String.format("2026-11-24T%02d:00:00Z", 8 + i), "a" + i);
+    }
+    record(sink, clock, "2026-11-25T01:00:00Z", "b0");
+    sink.close();
+    TreeSet<String> names = auditNames();
+    assertTrue(names.contains("audit.log.2026-11-24"), "the first of the day has the bare name: " + names);
+    assertTrue(names.contains("audit.log.2026-11-24.2"), names.toString());
+    Verification.Run drfa = Verification.withCert(ec, dir.toString());
+    assertEquals(0, drfa.code, drfa.toString());
+
+    Path hourly = dir.resolve("h");
+    Files.createDirectories(hourly);
+    dir = hourly;
+    MovableClock c2 = new MovableClock("2026-11-24T08:10:00Z");
+    RollingFileSink h = new RollingFileSink(context("-%d{yyyyMMdd-HH}-%i", "hourly", "256m", 20, c2));
+    record(h, c2, "2026-11-24T08:10:00Z", "h8");
+    record(h, c2, "2026-11-24T09:10:00Z", "h9");
+    record(h, c2, "2026-11-24T10:10:00Z", "h10");
+    h.close();
+    assertTrue(auditNames().containsAll(List.of("audit.log-20261124-08-1", "audit.log-20261124-09-1")));
+    assertTrue(Verification.withCert(ec, hourly.toString()).code != 0, "a pattern of its own is not guessed");
+    Verification.Run given = Verification.withCert(ec, "--names", "-%d{yyyyMMdd-HH}-%i", hourly.toString());
+    assertEquals(0, given.code, "and verifies when given: " + given);
+    assertTrue(Verification.withCert(ec, "--names", "-%d{yyyy-MM-dd-HH}-%i", hourly.toString()).code != 0,
+        "another pattern does not place these files");
+    Verification.Run bad = Verification.withCert(ec, "--names", ".%i", hourly.toString());
+    assertEquals(3, bad.code, "not a pattern: a usage error, " + bad);
+    assertTrue(bad.output.contains("no %d{...} date"), bad.output);
+  }
+
+  @Test
+  void aRotationKilledHalfWayIsFinishedUnderItsDatedName() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "256m", 20, clock));
+    record(sink, clock, "2026-11-24T08:00:00Z", "a0");
+    record(sink, clock, "2026-11-25T08:00:00Z", "b0");
+    sink.close();
+    // What a kill leaves after the live file (and its digest) took the rotation's temporary name.
+    Path staged = TrailNames.staged(audit, "1764057600000");
+    Files.move(audit, staged);
+    Files.move(TrailNames.digest(audit), TrailNames.digest(staged));
+    VerifyReport read = Verification.report(ec.checkingKey(), audit);
+    assertTrue(read.exitCode() != VerifyReport.TAMPERED, "a half-done rotation is not a change: " + read);
+    RollingFileSink next = new RollingFileSink(context("dated", "daily", "256m", 20, clock));
+    record(next, clock, "2026-11-25T09:00:00Z", "b1");
+    next.close();
+    TreeSet<String> names = auditNames();
+    assertTrue(names.contains("audit.log.2026-11-25.1") && names.contains("audit.log.2026-11-25.1.seals"),
+        "the staged file took its day's next name: " + names);
+    assertFalse(names.stream().anyMatch(n -> n.contains("rotating")), names.toString());
+    assertEquals(List.of("b0"), tags("audit.log.2026-11-25.1"));
+    VerifyReport after = Verification.report(ec.checkingKey(), audit, true);
+    assertEquals(VerifyReport.VERIFIED, after.exitCode(), after.toString());
+  }
+
+  @Test
+  void filesRenamedAcrossDaysOrADeletedDayAreChanges() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-01T12:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "256m", 20, clock));
+    for (int d = 1; d <= 5; d++) {
+      record(sink, clock, String.format("2026-11-%02dT12:00:00Z", d), "d" + d);
+    }
+    sink.close();
+    assertEquals(VerifyReport.VERIFIED, Verification.report(ec.checkingKey(), audit).exitCode());
+    // The 2nd and 3rd swap names, each with its digest.
+    swap("audit.log.2026-11-02.1", "audit.log.2026-11-03.1");
+    swap("audit.log.2026-11-02.1.seals", "audit.log.2026-11-03.1.seals");
+    VerifyReport swapped = Verification.report(ec.checkingKey(), audit);
+    assertEquals(VerifyReport.TAMPERED, swapped.exitCode(), swapped.toString());
+    swap("audit.log.2026-11-02.1", "audit.log.2026-11-03.1");
+    swap("audit.log.2026-11-02.1.seals", "audit.log.2026-11-03.1.seals");
+    assertEquals(VerifyReport.VERIFIED, Verification.report(ec.checkingKey(), audit).exitCode());
+    // A day moved to another day's name, with its digest.
+    Files.move(dir.resolve("audit.log.2026-11-03.1"), dir.resolve("audit.log.2026-11-05.1"));
+    Files.move(dir.resolve("audit.log.2026-11-03.1.seals"), dir.resolve("audit.log.2026-11-05.1.seals"));
+    VerifyReport moved = Verification.report(ec.checkingKey(), audit);
+    assertTrue(moved.exitCode() != VerifyReport.VERIFIED, moved.toString());
+    Files.move(dir.resolve("audit.log.2026-11-05.1"), dir.resolve("audit.log.2026-11-03.1"));
+    Files.move(dir.resolve("audit.log.2026-11-05.1.seals"), dir.resolve("audit.log.2026-11-03.1.seals"));
+    // A middle day deleted, file and digest.
+    Files.delete(dir.resolve("audit.log.2026-11-02.1"));
+    Files.delete(dir.resolve("audit.log.2026-11-02.1.seals"));
+    VerifyReport deleted = Verification.report(ec.checkingKey(), audit);
+    assertEquals(VerifyReport.TAMPERED, deleted.exitCode(), deleted.toString());
+  }
+
+  private void swap(String a, String b) throws Exception {
+    Path tmp = dir.resolve("swap.tmp");
+    Files.move(dir.resolve(a), tmp);
+    Files.move(dir.resolve(b), dir.resolve(a));
+    Files.move(tmp, dir.resolve(b), StandardCopyOption.ATOMIC_MOVE);
+  }
+}
