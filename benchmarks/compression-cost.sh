@@ -10,8 +10,8 @@
 # benchmarks/report.py makes the tables of RESULTS.md from them.
 #
 # Usage: benchmarks/compression-cost.sh [--quick|--full]
-#   --full (about 15 minutes on 2 cores): 256 MB, 9 repeats; drains of 1 000 000 events, 7 pairs.
-#   --quick (about 2 minutes): 32 MB, 3 repeats; drains of 200 000 events, 2 pairs; output under
+#   --full (about 6 minutes on 2 cores): 256 MB, 9 repeats; drains of 1 000 000 events, 7 pairs.
+#   --quick (about 1 minute): 32 MB, 3 repeats; drains of 200 000 events, 2 pairs; output under
 #   target/compression-quick/, not benchmarks/results/.
 # Builds the core and the JMH module with `mvn package` (nothing is installed in the local repository) and
 # runs them with the core's jar from core/target. Files are written under target/compression-files
