@@ -44,6 +44,15 @@ in the digest files.
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-sealed --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-seal.csv
+
+nnaudit-rotating is nnaudit's defaults with a 1m audit file kept in every rotated file (10000 backups), so that it
+rotates many times in a run; nnaudit-gzip is the same with nnaudit.file.compress=gzip. For both the client counts
+records in the live file and every rotated file, plain or .gz, each once; for nnaudit-gzip it also waits for the
+compressor to catch up before and after each op and reports its CPU for the op's files (see NnCompareClient).
+
+    python3 benchmarks/nn_compare.py --variants off,noop-logger,nnaudit-rotating,nnaudit-gzip \
+        --ops create,mkdirs,fileStatus --threads 16,64 --repeats 5 --files 15000 \
+        --out benchmarks/results/compression-nn.csv
 """
 import argparse
 import csv
@@ -127,6 +136,15 @@ VARIANTS["nnaudit-sealed"] = (dict(VARIANTS["nnaudit-block"][0], **{
 VARIANTS["nnaudit-all"] = (dict(VARIANTS["nnaudit-sealed"][0], **{k: v for k, v in VARIANTS["nnaudit-kafka"][0].items()
                                                                  if k.startswith("nnaudit.kafka.")}),
                            ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# Rotated files compressed against the same rotation without: nnaudit's defaults with files small enough (1m) that
+# they rotate many times in a run, and every rotated file kept (10000 backups, the most allowed), so that the
+# records check, which then reads the live file and every rotated file, plain or .gz, misses none. nnaudit-gzip
+# adds nnaudit.file.compress=gzip: a thread of its own compresses each rotated file while the NameNode works.
+VARIANTS["nnaudit-rotating"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.file.max.size": "1m",
+                                 "nnaudit.file.max.backups": "10000"},
+                                ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+VARIANTS["nnaudit-gzip"] = (dict(VARIANTS["nnaudit-rotating"][0], **{"nnaudit.file.compress": "gzip"}),
+                            ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 SEAL_ALIAS = "nnaudit-seal"
 SEAL_PASSWORD = "nn-compare-seal"
 
@@ -201,6 +219,15 @@ def build_kafka(no_build):
         deps = f.read().strip()
     return os.path.join(KAFKA, "target", jar), ":".join(
         [os.path.join(KAFKA, "target", "test-classes"), os.path.join(KAFKA, "target", "classes"), deps])
+
+
+def trail_kind(variant):
+    """How the client counts records: "gzip" or "rotating" for a variant whose audit file rotates in the run (every
+    file of the trail, plain or .gz), "" for the others (the live file after its size before each op, as always)."""
+    site = VARIANTS[variant][0]
+    if site.get("nnaudit.file.compress") == "gzip":
+        return "gzip"
+    return "rotating" if "nnaudit.file.max.size" in site else ""
 
 
 def seals(variant):
@@ -375,7 +402,8 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
     with open(log4j, "w") as f:
         f.write(CLIENT_LOG4J)
     audit = audit_file(v, run_dir)
-    cmd = PIN_CLIENT + ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j, "-cp", cp,
+    cmd = PIN_CLIENT + ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j,
+                        "-Dnnbench.audit.trail=" + trail_kind(v), "-cp", cp,
            "io.nnaudit.bench.NnCompareClient", str(port), str(nn.pid), str(t), str(files), str(passes),
            ",".join(ops), audit or "-"] + ([str(http)] if ships(v) else [])
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
@@ -399,7 +427,7 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
         records, discarded = int(f["records"]), int(f["discarded"])
         expected = 0 if audit is None else n
         lost = expected - records
-        ship = [f.get(k, "") for k in SHIP_FIELDS]
+        ship = [f.get(k, "") for k in SHIP_FIELDS + COMPRESSION_FIELDS]
         rows.append([r, t, v, f["op"], n, f["elapsed_ms"], f["ops_per_sec"], cpu_ms,
                      "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
                      writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
@@ -409,6 +437,10 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
         if "shipped_records" in f:
             shipped = "  shipped %s/%s on disk, lag %s at window end, none after %s ms" % (
                 f["shipped_records"], f["records_on_disk"], f["ship_lag_window_end"], f["ship_drain_ms"])
+        if "compressor_ms_to_caught_up" in f:
+            shipped += "  compressor %.1f us/op to caught up (%s ms after the window), %s of %s bytes" % (
+                float(f["compressor_ms_to_caught_up"]) * 1000.0 / n, f["compress_caught_up_ms"],
+                f["compressed_bytes"], f["audit_bytes"])
         print("t=%-3d r=%d %-22s %-10s %6.0f ops/s  NN %6.1f us/op (%5.1f w/o JIT; path %5.1f; writer %4.1f)"
               "  records %d/%d%s%s" % (
             t, r, v, f["op"], float(f["ops_per_sec"]), cpu_ms * 1000.0 / n, (cpu_ms - jit_ms) * 1000.0 / n,
@@ -420,6 +452,10 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
 # The shipper's figures in a RESULT line (NnCompareClient), empty for a variant that does not ship.
 SHIP_FIELDS = ["ship_lag_window_end", "ship_lag_ms_window_end", "ship_drain_ms", "shipped_records", "records_on_disk",
                "ship_send_errors", "nn_ship_ms"]
+# A rotating variant's (nnaudit-rotating, nnaudit-gzip): the bytes of records the op added to the trail; with gzip,
+# the compressor thread's CPU from the window's start until every file rotated so far was compressed, the bytes it
+# compressed in that time, and how long after the window's end it got there. Empty for the other variants.
+COMPRESSION_FIELDS = ["audit_bytes", "compressor_ms_to_caught_up", "compressed_bytes", "compress_caught_up_ms"]
 
 
 def main():
@@ -483,8 +519,8 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others", "path_split", "nnaudit_threads"] + SHIP_FIELDS + ["ship_topic_records", "ship_topic_match",
-                                                                     "seal_verify_exit", "seals"])
+                    "busiest_others", "path_split", "nnaudit_threads"] + SHIP_FIELDS + COMPRESSION_FIELDS
+                   + ["ship_topic_records", "ship_topic_match", "seal_verify_exit", "seals"])
         for t in threads:
             for r in range(1, repeats + 1):
                 for v in variants:  # interleaved: A B C ... then A B C ... again

@@ -24,6 +24,11 @@ found every trail unchanged.
 For a JMH directory of dev-support/bin/jmh --seal (results/jmh-seal-<mode>/), nnaudit BLOCK unsealed and sealed
 side by side (wall-clock calls/s, sealed / unsealed), and the writer's drain capacity unsealed and sealed.
 
+For a run with nnaudit-gzip and nnaudit-rotating (nn_compare.py), NameNode CPU per op and ops/s of gzip against
+rotating (ratio of medians, min–max of the per-repeat ratios) and the compressor thread's CPU per op. For
+benchmarks/compression-cost.sh's CSVs (compression-cost.csv, drain-compression.csv), the compression's ratio,
+speed and CPU per MB, and the writer's drain capacity with compression on against off.
+
 For ship_rate.py's CSV (a "measure" column), per measure and write rate: records/s, median (min–max) over
 repeats, against the producer alone; for steady, the lag's median and p99 (the medians over repeats).
 """
@@ -210,6 +215,108 @@ def feature_table(groups, title):
             cells = ["%.2f (%.2f–%.2f)" % (statistics.median(per[k]), min(per[k]), max(per[k])) if per[k] else "–"
                      for k in NNAUDIT_THREADS + ["sum"]]
             out.append("| %s | %s |" % (v, " | ".join(cells)))
+    return "\n".join(out)
+
+
+def compression_table(groups, title):
+    """nnaudit-gzip against nnaudit-rotating (the same rotation, compression off), run side by side: NameNode CPU
+    per operation, ratio of medians with the min–max of the per-repeat ratios, as feature_table's; ops/s likewise;
+    and the compressor's own CPU per operation: inside the timed window (from nnaudit_threads), and for the op's
+    files until the compressor caught up after the window (compressor_ms_to_caught_up), with its CPU per MB."""
+    field = cpu_field(groups)
+    out = ["### " + title + ": what compressing rotated files costs", "",
+           "NameNode CPU per operation without JIT and ops/s, nnaudit-gzip against nnaudit-rotating: ratio of "
+           "medians (min–max of the per-repeat ratios). Compressor µs/op: its thread's CPU per operation inside the "
+           "timed window, and from the window's start until it had compressed every file rotated so far "
+           "(median, min–max):", "",
+           "| op | threads | rotating µs/op | rotating × do-nothing logger | gzip × rotating, CPU | gzip × rotating, "
+           "ops/s | compressor µs/op in window | compressor µs/op to caught up | compressor CPU ms/MB | caught up "
+           "after the window, ms | records lost |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def spread(vals, fmt="%.2f"):
+        return (fmt + " (" + fmt + "–" + fmt + ")") % (statistics.median(vals), min(vals), max(vals)) if vals else "–"
+
+    for op, t in sorted({(op, t) for (op, t, v) in groups}):
+        rot, gz = groups.get((op, t, "nnaudit-rotating")), groups.get((op, t, "nnaudit-gzip"))
+        if not rot or not gz:
+            continue
+        in_window, caught_up, per_mb, after = [], [], [], []
+        for r in gz:
+            ops = float(r["ops"])
+            split = dict(kv.split(":") for kv in r["nnaudit_threads"].split(",") if kv)
+            in_window.append(float(split.get("compressor", 0)) * 1000.0 / ops)
+            if r.get("compressor_ms_to_caught_up"):
+                caught_up.append(float(r["compressor_ms_to_caught_up"]) * 1000.0 / ops)
+                if float(r["compressed_bytes"]) > 0:
+                    per_mb.append(float(r["compressor_ms_to_caught_up"]) / (float(r["compressed_bytes"]) / 1e6))
+                after.append(float(r["compress_caught_up_ms"]))
+        lost = sum(int(r["audit_lost"]) for r in rot + gz)
+        out.append("| %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %d |" % (
+            op, t, med(rot, field)[0], ratio_text(groups, op, t, "nnaudit-rotating", "noop-logger", field),
+            ratio_text(groups, op, t, "nnaudit-gzip", "nnaudit-rotating", field),
+            ratio_text(groups, op, t, "nnaudit-gzip", "nnaudit-rotating", "ops_per_sec"), spread(in_window),
+            spread(caught_up), spread(per_mb, "%.1f"), spread(after, "%.0f"), lost))
+    return "\n".join(out)
+
+
+def load_plain(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def compression_cost_table(path, title):
+    """CompressionCost's repeats (benchmarks/compression-cost.sh): ratio, MB/s, CPU ms per MB, median (min–max);
+    the mix's lines per command from the -mix CSV beside it."""
+    rows = load_plain(path)
+    out = ["### " + title, "",
+           "| repeats | MB in | MB out | ratio | MB/s of input, wall clock | CPU ms per MB of input |",
+           "|---:|---:|---:|---:|---:|---:|"]
+
+    def spread(field, fmt):
+        vals = [float(r[field]) for r in rows]
+        return (fmt + " (" + fmt + "–" + fmt + ")") % (statistics.median(vals), min(vals), max(vals))
+    out.append("| %d | %.1f | %.1f | %s | %s | %s |" % (
+        len(rows), float(rows[0]["bytes_in"]) / 1e6, float(rows[0]["bytes_out"]) / 1e6, spread("ratio", "%.2f"),
+        spread("mb_per_s", "%.1f"), spread("cpu_ms_per_mb", "%.2f")))
+    mix = os.path.splitext(path)[0] + "-mix.csv"
+    if os.path.isfile(mix):
+        m = load_plain(mix)
+        out += ["", "The file's records by command: " + ", ".join(
+            "%s %.1f%% (%.0f bytes)" % (r["cmd"], 100 * float(r["share"]), float(r["mean_bytes"]))
+            for r in sorted(m, key=lambda r: -float(r["share"]))) + "."]
+    return "\n".join(out)
+
+
+def drain_compression_table(path, title):
+    """DrainCompression's drains: events/s fsynced per kind, median (min–max), and gzip / rotating (ratio of
+    medians, min–max of the ratios of the same repeat); the compressor's CPU during the drain and its catch-up."""
+    rows = load_plain(path)
+    by = defaultdict(list)
+    for r in rows:
+        by[r["kind"]].append(r)
+    out = ["### " + title, "",
+           "| files rotate at | kind | repeats | events/s fsynced, median (min–max) | × rotating | writer CPU s | "
+           "compressor CPU s in the drain | compressor caught up after, s | compressor CPU s in all | bytes | "
+           "rotated files |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rot = {r["repeat"]: float(r["events_per_s"]) for r in by.get("rotating", [])}
+    for kind in ("rotating", "gzip"):
+        rs = by.get(kind)
+        if not rs:
+            continue
+
+        def m(field, fmt="%.3f"):
+            vals = [float(r[field]) for r in rs]
+            return fmt % statistics.median(vals)
+        ev = [float(r["events_per_s"]) for r in rs]
+        pairs = [float(r["events_per_s"]) / rot[r["repeat"]] for r in rs if r["repeat"] in rot]
+        ratio = "%.2f (%.2f–%.2f)" % (statistics.median(ev) / statistics.median(rot.values()), min(pairs), max(pairs)) \
+            if rot and pairs else "–"
+        out.append("| %s | %s | %d | %.0f (%.0f–%.0f) | %s | %s | %s | %s | %s | %s | %s |" % (
+            rs[0]["max_size"], kind, len(rs), statistics.median(ev), min(ev), max(ev), ratio, m("writer_cpu_s"),
+            m("compressor_cpu_s"), m("catch_up_s", "%.1f"), m("compressor_cpu_total_s"), m("bytes", "%.0f"),
+            m("rotated_files", "%.0f")))
     return "\n".join(out)
 
 
@@ -602,6 +709,15 @@ def main():
         png = os.path.splitext(p)[0] + ".png"  # beside its CSV
         with open(p) as f:
             header = next(csv.reader(f))
+        if name.endswith("-summary") or name.endswith("-mix"):  # read with their compression-cost CSV
+            continue
+        if "bytes_in" in header or "catch_up_s" in header:  # benchmarks/compression-cost.sh
+            text = (compression_cost_table if "bytes_in" in header else drain_compression_table)(p, name)
+            print(text)
+            print()
+            if in_results(p):
+                update_results_md(name, text)
+            continue
         if "measure" in header:  # ship_rate.py
             groups = load_ship_rate(p)
             text = ship_rate_table(groups, name)
@@ -618,6 +734,12 @@ def main():
                 print()
                 if in_results(p):
                     update_results_md(name + "-features", features)
+            if any(k[2] == "nnaudit-gzip" for k in groups) and any(k[2] == "nnaudit-rotating" for k in groups):
+                compression = compression_table(groups, name)
+                print(compression)
+                print()
+                if in_results(p):
+                    update_results_md(name + "-compression", compression)
             make_plot = lambda: plot(groups, png)
         print(text)
         print()

@@ -26,9 +26,14 @@ final class CpuWindow extends AppenderSkeleton {
   private static final String[][] PATH_KINDS = {{"handlers", "IPC Server hand"}, {"readers", "Socket Reader"},
       {"responder", "IPC Server Resp"}, {"listener", "IPC Server list"}, {"editlog", "FSEditLogAsync"},
       {"gc", "GC Thread"}, {"gc", "VM Thread"}, {"writer", "nnaudit-writer"}};
-  /** {kind, thread-name prefix}: nnaudit's own threads, in {@link #nnauditSplit}'s order. */
+  /** The comm of the compressor's thread ({@code nnaudit.file.compress}), cut to 15 characters. */
+  static final String COMPRESSOR = "nnaudit-compres";
+  /**
+   * {kind, thread-name prefix}: nnaudit's own threads, in {@link #nnauditSplit}'s order. A thread's name here is
+   * its comm, which Linux cuts to 15 characters: "nnaudit-compressor FILE" is "nnaudit-compres".
+   */
   private static final String[][] NNAUDIT_THREADS = {{"writer", "nnaudit-writer"}, {"sealer", "nnaudit-seal"},
-      {"shipper", "nnaudit-kafka"}, {"producer", "kafka-producer"}};
+      {"shipper", "nnaudit-kafka"}, {"producer", "kafka-producer"}, {"compressor", COMPRESSOR}};
   private final String taskDir;
   /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
   private volatile Map<String, Long> start;
@@ -90,8 +95,9 @@ final class CpuWindow extends AppenderSkeleton {
   }
 
   /**
-   * nnaudit's own threads' CPU in the last window, "writer:MS,sealer:MS,shipper:MS,producer:MS": the writer
-   * thread, the sealing thread, the Kafka shipper's thread and its producer's I/O thread. A handler's time
+   * nnaudit's own threads' CPU in the last window, "writer:MS,sealer:MS,shipper:MS,producer:MS,compressor:MS":
+   * the writer thread, the sealing thread, the Kafka shipper's thread and its producer's I/O thread, and the
+   * thread that compresses rotated files. A handler's time
    * inside the logger is in the handlers' figure, not here.
    */
   String nnauditSplit() {
@@ -111,6 +117,22 @@ final class CpuWindow extends AppenderSkeleton {
       }
     }
     return join(new ArrayList<>(ms.entrySet()), ms.size());
+  }
+
+  /**
+   * CPU milliseconds of the threads whose name starts with {@code prefix}, from the last window's start until
+   * now: for a thread that goes on working after the window, such as the compressor with a backlog.
+   */
+  double millisSinceStart(String prefix) {
+    Map<String, Long> now = nanos();
+    double ms = 0;
+    for (Map.Entry<String, Long> e : now.entrySet()) {
+      if (e.getKey().substring(e.getKey().indexOf(' ') + 1).startsWith(prefix)) {
+        Long before = start.get(e.getKey());
+        ms += (e.getValue() - (before == null ? 0 : before)) / 1e6;
+      }
+    }
+    return ms;
   }
 
   /** The threads outside the operation's path (JIT left out) that took most CPU in the last window. */

@@ -41,6 +41,15 @@ import org.apache.log4j.Logger;
  * its backups, the send errors, and the NameNode's CPU in the window on the shipper's thread and the Kafka
  * producer's I/O thread.
  *
+ * <p>When the audit file rotates ({@code -Dnnbench.audit.trail=rotating}, or {@code gzip} when its rotated files
+ * are compressed too), records are counted across the live file and every rotated file, plain or {@code .gz}
+ * ({@link AuditRecords#countTrailOnceSettled}), after the trail's position before the op. With {@code gzip} the
+ * client also waits, before each op, until the compressor has compressed every rotated file (so that a window
+ * does not inherit the set-up's backlog), and after it, until it has compressed what the op rotated, then adds
+ * to the RESULT line the compressor thread's CPU from the window's start to then, the bytes it compressed in
+ * that time and how long after the window that took: the compressor's whole cost for the op's files, which may
+ * run past the window. Other variants are counted as before, in the live file after its size before the op.
+ *
  * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|- [HTTP_PORT]</pre>
  */
 public final class NnCompareClient {
@@ -56,6 +65,9 @@ public final class NnCompareClient {
     List<String> ops = Arrays.asList(args[5].split(","));
     String audit = args[6].equals("-") ? null : args[6];
     String shipNow = args.length > 7 ? "http://127.0.0.1:" + args[7] + "/jmx?qry=" + BenchNameNodeMain.SHIP_NOW : null;
+    String trail = System.getProperty("nnbench.audit.trail", "");
+    boolean rotates = audit != null && (trail.equals("rotating") || trail.equals("gzip"));
+    boolean gzip = rotates && trail.equals("gzip");
 
     BenchmarkLogCapture capture = BenchmarkLogCapture.attach();
     CpuWindow window = new CpuWindow(nnPid);
@@ -70,7 +82,11 @@ public final class NnCompareClient {
         OpSequence sequence = new OpSequence(fs, capture, conf, uri, threads, files, base);
         for (String op : ops) {
           sequence.prepare(op);
-          long offset = audit == null ? 0 : AuditRecords.size(audit);
+          if (gzip && measured) {
+            compressionCaughtUp(audit);
+          }
+          long offset = audit == null ? 0 : rotates ? AuditRecords.trailPosition(audit) : AuditRecords.size(audit);
+          long compressedBefore = gzip && measured ? AuditRecords.compressedBytes(audit) : 0;
           window.reset();
           sequence.run(op);
           if (!measured) {
@@ -94,9 +110,21 @@ public final class NnCompareClient {
               drainedMs = (asked - windowEnd) / 1_000_000;
             }
           }
-          long[] records = audit == null ? new long[3] : AuditRecords.countOnceSettled(audit, offset,
-              AuditRecords.auditCmd(op), base + "/" + op + "/");
+          long[] records = audit == null ? new long[3] : rotates
+              ? AuditRecords.countTrailOnceSettled(audit, offset, AuditRecords.auditCmd(op), base + "/" + op + "/")
+              : AuditRecords.countOnceSettled(audit, offset, AuditRecords.auditCmd(op), base + "/" + op + "/");
           double[] cpu = window.cpuMillis();
+          String compression = "";
+          if (rotates) {
+            long written = AuditRecords.trailPosition(audit) - offset;
+            compression = String.format(Locale.ROOT, " audit_bytes=%d", written);
+            if (gzip) {
+              long caughtUp = compressionCaughtUp(audit);
+              compression += String.format(Locale.ROOT, " compressor_ms_to_caught_up=%.3f compressed_bytes=%d"
+                  + " compress_caught_up_ms=%d", window.millisSinceStart(CpuWindow.COMPRESSOR),
+                  AuditRecords.compressedBytes(audit) - compressedBefore, (caughtUp - windowEnd) / 1_000_000);
+            }
+          }
           String ship = "";
           if (shipNow != null) {
             Map<String, Long> now = jmx(shipNow);
@@ -107,13 +135,28 @@ public final class NnCompareClient {
           }
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
               + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
-              + " drops_reported=%d busiest_others=%s path_split=%s nnaudit_threads=%s%s%n", op,
+              + " drops_reported=%d busiest_others=%s path_split=%s nnaudit_threads=%s%s%s%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
               cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers(),
-              window.pathSplit(), window.nnauditSplit(), ship);
+              window.pathSplit(), window.nnauditSplit(), ship, compression);
         }
       }
     }
+  }
+
+  /**
+   * Waits until every rotated file of the trail is compressed, at most 600 s (the compressor also looks every
+   * 30 s by itself); returns when (nanoTime).
+   */
+  private static long compressionCaughtUp(String audit) throws Exception {
+    long start = System.nanoTime();
+    while (!AuditRecords.compressedAll(audit)) {
+      if (System.nanoTime() - start > 600_000_000_000L) {
+        throw new IllegalStateException("the rotated files of " + audit + " were not all compressed in 600 s");
+      }
+      Thread.sleep(10); // the poll interval of this bounded wait for the compressor
+    }
+    return System.nanoTime();
   }
 
   /** The numeric attributes of the one MBean that {@code url} (a /jmx query) returns. */

@@ -60,6 +60,41 @@ class NnBenchTest {
   }
 
   @Test
+  void aRotatingTrailIsCountedAcrossPlainAndCompressedFilesEachRecordOnce() throws Exception {
+    File audit = new File(dir, "nnaudit-audit.log");
+    String run = "/nnbench/nnaudit/1/create/";
+    String a = stockLine("create", run + "ThroughputBenchDir0/ThroughputBench0", null);
+    String b = stockLine("create", run + "ThroughputBenchDir0/ThroughputBench1", null);
+    String other = stockLine("mkdirs", "/nnbench/nnaudit/1/open", null);
+    // Oldest first: .3 (plain, and its complete .gz beside it, as between a compression's rename and delete),
+    // .2 (compressed), .1 (plain), then the live file.
+    append(new File(dir, "nnaudit-audit.log.3"), a, other);
+    gzip(new File(dir, "nnaudit-audit.log.3.gz"), a + other);
+    gzip(new File(dir, "nnaudit-audit.log.2.gz"), b + a);
+    append(new File(dir, "nnaudit-audit.log.1"), other, b);
+    append(audit, a, a);
+    // Not part of the trail: a digest and a compression's temporary file.
+    append(new File(dir, "nnaudit-audit.log.2.seals"), a);
+    append(new File(dir, "nnaudit-audit.log.compressing-1"), a);
+    String path = audit.getPath();
+    long all = (a + other + b + a + other + b + a + a).getBytes(StandardCharsets.UTF_8).length;
+    assertEquals(all, AuditRecords.trailPosition(path));
+    assertEquals(6, AuditRecords.countTrailOnceSettled(path, 0, "create", run)[0]);
+    // From the middle of .2.gz: its second record, .1's and the live file's.
+    long inside = (a + other + b).getBytes(StandardCharsets.UTF_8).length;
+    assertEquals(4, AuditRecords.countTrailOnceSettled(path, inside, "create", run)[0]);
+    assertFalse(AuditRecords.compressedAll(path));
+    // .3.gz is not counted as compressed while its plain file is there.
+    assertEquals((b + a).getBytes(StandardCharsets.UTF_8).length, AuditRecords.compressedBytes(path));
+  }
+
+  private static void gzip(File f, String content) throws IOException {
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(f.toPath()))) {
+      out.write(content.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
   void aFileShorterThanBeforeTheRunIsAnError() throws IOException {
     File audit = new File(dir, "nnaudit-audit.log");
     append(audit, stockLine("create", "/nnbench/nnaudit/1/create/ThroughputBenchDir0/ThroughputBench0", null));
