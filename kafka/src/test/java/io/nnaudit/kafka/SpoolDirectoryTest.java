@@ -62,6 +62,24 @@ class SpoolDirectoryTest {
    * shipper burn a third of a core, and a loaded one ship a few files a second.
    */
   @Test
+  void datedFilesAreListedByPeriodAndSequenceAfterNumberedOnesLeftFromBefore() throws Exception {
+    Path live = dir.resolve("audit.log");
+    for (String name : new String[] {"audit.log", "audit.log.2026-11-25.2", "audit.log.2026-11-24.1",
+        "audit.log.2026-11-25.10", "audit.log.2026-11-25.1", "audit.log.2026-11-23.1.gz", "audit.log.1",
+        "audit.log.2026-11-31.1", "audit.log.2026-11-26.1.seals"}) {
+      Files.write(dir.resolve(name), name.getBytes(StandardCharsets.UTF_8));
+    }
+    io.nnaudit.trail.DatedNames dated = new io.nnaudit.trail.DatedNames(
+        io.nnaudit.trail.DatedNames.DAILY_PATTERN, false, java.time.ZoneId.of("UTC"));
+    List<String> names = new ArrayList<>();
+    for (SpoolFile f : new SpoolDirectory(live, dated, 10, new io.nnaudit.ship.SpoolGuard(10)).list()) {
+      names.add(f.path.getFileName() + (f.live ? " live" : ""));
+    }
+    assertEquals(List.of("audit.log.1", "audit.log.2026-11-24.1", "audit.log.2026-11-25.1", "audit.log.2026-11-25.2",
+        "audit.log.2026-11-25.10", "audit.log live"), names, "no .gz, no 31st of November, no digest");
+  }
+
+  @Test
   void aLookCostsTheFilesThereNotTheBoundOnBackups() throws Exception {
     Path live = dir.resolve("audit.log");
     Files.write(live, new byte[10]);

@@ -189,6 +189,8 @@ class DatedRotationTest {
     swap("audit.log.2026-11-02.1.seals", "audit.log.2026-11-03.1.seals");
     VerifyReport swapped = Verification.report(ec.checkingKey(), audit);
     assertEquals(VerifyReport.TAMPERED, swapped.exitCode(), swapped.toString());
+    Verification.Run swappedRun = Verification.withCert(ec, audit.toString());
+    assertTrue(swappedRun.output.contains("files out of order"), swappedRun.toString());
     swap("audit.log.2026-11-02.1", "audit.log.2026-11-03.1");
     swap("audit.log.2026-11-02.1.seals", "audit.log.2026-11-03.1.seals");
     assertEquals(VerifyReport.VERIFIED, Verification.report(ec.checkingKey(), audit).exitCode());
@@ -204,6 +206,8 @@ class DatedRotationTest {
     Files.delete(dir.resolve("audit.log.2026-11-02.1.seals"));
     VerifyReport deleted = Verification.report(ec.checkingKey(), audit);
     assertEquals(VerifyReport.TAMPERED, deleted.exitCode(), deleted.toString());
+    Verification.Run deletedRun = Verification.withCert(ec, audit.toString());
+    assertTrue(deletedRun.output.contains("missing"), deletedRun.toString());
   }
 
   private void swap(String a, String b) throws Exception {
