@@ -210,6 +210,44 @@ class DatedRotationTest {
     assertTrue(deletedRun.output.contains("missing"), deletedRun.toString());
   }
 
+  @Test
+  void compressedDatedFilesVerifyAndAReplacedOneIsNamed() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-01T12:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "256m", 20, clock));
+    for (int d = 1; d <= 4; d++) {
+      record(sink, clock, String.format("2026-11-%02dT12:00:00Z", d), "d" + d);
+    }
+    sink.close();
+    for (int d = 1; d <= 3; d++) {
+      gzip(dir.resolve(String.format("audit.log.2026-11-%02d.1", d)), null);
+    }
+    Verification.Run clean = Verification.withCert(ec, dir.toString());
+    assertEquals(0, clean.code, clean.toString());
+    Path second = dir.resolve("audit.log.2026-11-02.1.gz");
+    byte[] edited;
+    try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(second))) {
+      edited = in.readAllBytes();
+    }
+    edited[3] = (byte) 'X';
+    gzip(second, edited);
+    Verification.Run replaced = Verification.withCert(ec, dir.toString());
+    assertEquals(1, replaced.code, replaced.toString());
+    assertTrue(replaced.output.contains("audit.log.2026-11-02.1.gz"), replaced.toString());
+  }
+
+  /** Replaces {@code plain} by {@code plain.gz} of its bytes, or {@code gz} by a gzip of {@code content}. */
+  private static void gzip(Path p, byte[] content) throws Exception {
+    boolean isGz = p.getFileName().toString().endsWith(".gz");
+    byte[] bytes = content != null ? content : Files.readAllBytes(p);
+    Path gz = isGz ? p : p.resolveSibling(p.getFileName() + ".gz");
+    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(bytes);
+    }
+    if (!isGz) {
+      Files.delete(p);
+    }
+  }
+
   private void swap(String a, String b) throws Exception {
     Path tmp = dir.resolve("swap.tmp");
     Files.move(dir.resolve(a), tmp);
