@@ -127,6 +127,14 @@ public final class DatedNames {
         throw new IllegalArgumentException("%d{" + formatText + "} does not tell " + (hourly ? "hours" : "days")
             + " apart: " + Instant.ofEpochMilli(p).atZone(zone) + " is written '" + text + "'");
       }
+      for (int seq = 1; seq <= 2; seq++) {
+        Place placed = place("", name("", p, seq));
+        if (placed == null || placed.seq != seq || !format.format(Instant.ofEpochMilli(placed.periodStart))
+            .equals(text)) {
+          throw new IllegalArgumentException("the name '" + name("", p, seq) + "' it gives file " + seq + " of "
+              + Instant.ofEpochMilli(p).atZone(zone) + " does not read back as that file");
+        }
+      }
       prevText = text;
       prev = p;
     }
@@ -188,24 +196,56 @@ public final class DatedNames {
       return null;
     }
     String rest = name.substring(liveName.length());
-    Matcher m = shape().matcher(rest);
-    if (!m.matches()) {
+    if (!rest.startsWith(before) || !rest.endsWith(after) || rest.length() < before.length() + after.length()) {
       return null;
     }
-    String date = m.group("date");
-    String seqText = m.group("seq");
-    Long p = parsePeriod(date);
-    if (p == null || !format.format(Instant.ofEpochMilli(p)).equals(date)) {
-      return null; // not a name this pattern writes
+    String middle = rest.substring(before.length(), rest.length() - after.length());
+    // Every way of cutting the middle into a date and a sequence is tried: a date may hold the text that
+    // separates it from the sequence (a dot, say), so the first cut that looks right may not be the one.
+    if (!explicitSequence) {
+      Place whole = placeOf(middle, null);
+      if (whole != null) {
+        return whole;
+      }
+      for (int dot = middle.lastIndexOf('.'); dot > 0; dot = middle.lastIndexOf('.', dot - 1)) {
+        Place p = placeOf(middle.substring(0, dot), middle.substring(dot + 1));
+        if (p != null) {
+          return p;
+        }
+      }
+      return null;
     }
-    int seq;
-    if (seqText == null) {
-      seq = 1;
-    } else {
+    for (int at = middle.indexOf(between); at >= 0; at = middle.indexOf(between, at + 1)) {
+      String first = middle.substring(0, at);
+      String second = middle.substring(at + between.length());
+      Place p = sequenceFirst ? placeOf(second, first) : placeOf(first, second);
+      if (p != null) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** The place of a date and a sequence as written (null: the first file of a period without %i), or null. */
+  private Place placeOf(String date, String seqText) {
+    if (date.isEmpty()) {
+      return null;
+    }
+    int seq = 1;
+    if (seqText != null) {
+      if (seqText.isEmpty() || seqText.length() > 9 || !seqText.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        return null;
+      }
       seq = Integer.parseInt(seqText);
       if (seq < 1 || (!explicitSequence && seq < 2) || !String.valueOf(seq).equals(seqText)) {
         return null;
       }
+    } else if (explicitSequence) {
+      return null;
+    }
+    Long p = parsePeriod(date);
+    if (p == null || !format.format(Instant.ofEpochMilli(p)).equals(date)) {
+      return null; // not a name this pattern writes
     }
     return new Place(p, seq);
   }
@@ -222,20 +262,6 @@ public final class DatedNames {
       }
     }
     return null;
-  }
-
-  private Pattern shape() {
-    String date = "(?<date>[^/]+?)";
-    String seq = "(?<seq>[0-9]{1,9})";
-    String regex;
-    if (!explicitSequence) {
-      regex = Pattern.quote(before) + date + Pattern.quote(after) + "(?:\\." + seq + ")?";
-    } else if (sequenceFirst) {
-      regex = Pattern.quote(before) + seq + Pattern.quote(between) + date + Pattern.quote(after);
-    } else {
-      regex = Pattern.quote(before) + date + Pattern.quote(between) + seq + Pattern.quote(after);
-    }
-    return Pattern.compile(regex);
   }
 
   /** The start of the period {@code text} names, or null if it is not a date of this pattern. */

@@ -112,6 +112,7 @@ public final class InterruptedRotation {
         names.move(TrailNames.digest(live), TrailNames.digest(s), renames);
       }
       if (dated != null) {
+        expired.addAll(digestsLeftByExpiry(expired, names));
         Path target = RotatedFiles.nextDated(live, dated,
             Files.getLastModifiedTime(s, LinkOption.NOFOLLOW_LINKS).toMillis());
         names.move(s, target, renames);
@@ -160,6 +161,28 @@ public final class InterruptedRotation {
       }
     }
     return new InterruptedRotation(renames, expired, null);
+  }
+
+  /**
+   * The digests of dated files a kill left behind them: the file was moved aside to expire ({@code X.expired-T},
+   * or its {@code .gz}), its digest not yet ({@code X.seals}, with neither {@code X} nor {@code X.gz} there). The
+   * rotation's seal announced the file's deletion, so its digest goes with it.
+   */
+  private static List<Path> digestsLeftByExpiry(List<Path> expired, Names names) {
+    List<Path> out = new ArrayList<>();
+    for (Path e : expired) {
+      String member = TrailNames.unexpired(e.getFileName().toString());
+      if (member == null || TrailNames.isDigest(member)) {
+        continue;
+      }
+      Path plain = TrailNames.uncompressed(e.resolveSibling(member));
+      Path digest = TrailNames.digest(plain);
+      if (names.exists(digest) && !names.exists(plain) && !names.exists(TrailNames.compressed(plain))
+          && !out.contains(digest)) {
+        out.add(digest);
+      }
+    }
+    return out;
   }
 
   /** The renames that finish the rotation, in order; each renames to a name that is free by then. */

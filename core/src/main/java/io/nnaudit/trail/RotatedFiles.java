@@ -113,20 +113,39 @@ public final class RotatedFiles {
 
   /**
    * Where {@code dated} puts the file being rotated, last written at {@code lastWrite}: its period's name with the
-   * next sequence of that period (after every file of the period there, plain or compressed).
+   * next sequence of that period, after every name of the period there (a file, its {@code .gz}, or a digest left
+   * without its file, so that no name is given twice). Never before the newest dated file there: if the clock
+   * went back (or the zone changed), the file continues the newest period, so that names keep the order files
+   * were rotated in.
    */
   public static Path nextDated(Path live, DatedNames dated, long lastWrite) throws IOException {
     String liveName = live.getFileName().toString();
     // by the label read back, which the two files of an hour a daylight-saving change repeats share
-    long period = dated.place(liveName, dated.name(liveName, lastWrite, 1)).periodStart;
+    DatedNames.Place wanted = dated.place(liveName, dated.name(liveName, lastWrite, 1));
+    List<DatedNames.Place> there = new ArrayList<>();
+    DatedNames.Place newest = null;
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        String plain = TrailNames.isDigest(name) ? TrailNames.auditFileOf(name) : name;
+        plain = TrailNames.isCompressed(plain)
+            ? plain.substring(0, plain.length() - TrailNames.COMPRESSED_SUFFIX.length()) : plain;
+        DatedNames.Place place = dated.place(liveName, plain);
+        if (place != null) {
+          there.add(place);
+          newest = newest == null || place.compareTo(newest) > 0 ? place : newest;
+        }
+      }
+    }
+    long period = newest != null && newest.periodStart > wanted.periodStart ? newest.periodStart
+        : wanted.periodStart;
     int seq = 0;
-    for (Backup b : list(live, dated, Integer.MAX_VALUE)) {
-      DatedNames.Place place = dated.place(liveName, b.plain.getFileName().toString());
-      if (place != null && place.periodStart == period) {
+    for (DatedNames.Place place : there) {
+      if (place.periodStart == period) {
         seq = Math.max(seq, place.seq);
       }
     }
-    return live.resolveSibling(dated.name(liveName, lastWrite, seq + 1));
+    return live.resolveSibling(dated.name(liveName, period == wanted.periodStart ? lastWrite : period, seq + 1));
   }
 
   private static List<Backup> numbered(Path live, int bound) throws IOException {

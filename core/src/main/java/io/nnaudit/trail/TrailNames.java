@@ -98,6 +98,20 @@ public final class TrailNames {
     return live.resolveSibling(live.getFileName() + "." + index + COMPRESSED_SUFFIX + EXPIRED + stamp);
   }
 
+  /**
+   * The name a dated rotated file (plain, or its {@code .gz}) about to expire is given: its own name with the
+   * rotation's stamp, so that a start after a kill pairs it with its digest.
+   */
+  public static Path expiredMember(Path member, String stamp) {
+    return member.resolveSibling(member.getFileName() + EXPIRED + stamp);
+  }
+
+  /** The member's name an {@link #expiredMember} name had, or null when {@code name} is not one. */
+  public static String unexpired(String name) {
+    int at = name.lastIndexOf(EXPIRED);
+    return at > 0 && name.substring(at + EXPIRED.length()).matches("[0-9]+") ? name.substring(0, at) : null;
+  }
+
   /** Where a file that does not fit a rotation's plan is set aside. */
   public static Path orphan(Path p, long millis) {
     return p.resolveSibling(p.getFileName() + ORPHAN + millis);
@@ -113,10 +127,12 @@ public final class TrailNames {
     return Pattern.compile(Pattern.quote(liveName) + Pattern.quote(STAGED) + "[0-9]+");
   }
 
-  /** Matches {@link #expired} and {@link #expiredCompressed} names of the live file {@code liveName}. */
+  /**
+   * Matches {@link #expired}, {@link #expiredCompressed} and {@link #expiredMember} names of the live file
+   * {@code liveName}.
+   */
   public static Pattern expiredPattern(String liveName) {
-    return Pattern.compile(Pattern.quote(liveName) + "\\.[0-9]+(?:" + Pattern.quote(COMPRESSED_SUFFIX) + ")?"
-        + Pattern.quote(EXPIRED) + "[0-9]+");
+    return Pattern.compile(Pattern.quote(liveName) + "\\.[^/]+" + Pattern.quote(EXPIRED) + "[0-9]+");
   }
 
   /** Whether {@code name} is a digest's name. */

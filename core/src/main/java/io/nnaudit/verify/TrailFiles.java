@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +64,8 @@ final class TrailFiles {
         if (TrailNames.isDigest(name) && name.length() > TrailNames.DIGEST_SUFFIX.length()) {
           String audit = TrailNames.auditFileOf(name);
           // a rotated file's digest, or one a rotation left under a temporary name, belongs to the live file's trail
-          String dated = naming.liveNameOf(audit);
+          String unexpired = TrailNames.unexpired(audit); // a dated file's digest left to expire by a kill
+          String dated = naming.liveNameOf(unexpired != null ? unexpired : audit);
           bases.add(dir.resolve(dated != null ? dated : TrailNames.liveNameOf(audit)));
         }
       }
@@ -83,8 +85,14 @@ final class TrailFiles {
   static TrailFiles of(Path live, RotatedNaming naming) throws IOException {
     DatedNames dated = naming.of(live);
     InterruptedRotation left = InterruptedRotation.find(live, dated, true);
-    return new TrailFiles(live, left.renames(), left.unexpected() == null ? left.finishedNames()
-        : Collections.<Path, Path>emptyMap(), dated);
+    Map<Path, Path> moved = Collections.emptyMap();
+    if (left.unexpected() == null) {
+      moved = new HashMap<>(left.finishedNames());
+      for (Path e : left.expired()) {
+        moved.put(e.toAbsolutePath(), null); // to be deleted: as if it were
+      }
+    }
+    return new TrailFiles(live, left.renames(), moved, dated);
   }
 
   /** The renames that finish an interrupted rotation, in order; empty when none is half done. */
@@ -186,6 +194,14 @@ final class TrailFiles {
       }
     }
     List<Path> out = new ArrayList<>(byPlace.values());
+    for (InterruptedRotation.Rename r : renames) {
+      // the file a half-done rotation names is the newest, whatever verify's reading of its date (in UTC) says
+      if (TrailNames.stagedPattern(liveName).matcher(r.from.getFileName().toString()).matches()) {
+        Path newest = r.to.toAbsolutePath();
+        out.remove(newest);
+        out.add(0, newest);
+      }
+    }
     for (int i : leftovers) {
       out.add(TrailNames.backup(live, i));
     }

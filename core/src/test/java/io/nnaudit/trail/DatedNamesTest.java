@@ -64,6 +64,18 @@ class DatedNamesTest {
   }
 
   @Test
+  void aDateHoldingTheSeparatorIsCutWhereItReadsBack() {
+    DatedNames dots = new DatedNames(".%d{yyyy.MM.dd}", false, UTC);
+    assertEquals(1, dots.place("a", "a.2026.11.25").seq);
+    assertEquals(at("2026-11-25T00:00:00Z"), dots.place("a", "a.2026.11.25").periodStart);
+    assertEquals(2, dots.place("a", "a.2026.11.25.2").seq);
+    DatedNames dotted = new DatedNames(".%d{yyyy.MM.dd}.%i", false, UTC);
+    assertEquals(12, dotted.place("a", "a.2026.11.25.12").seq);
+    assertEquals(at("2026-11-25T00:00:00Z"), dotted.place("a", "a.2026.11.25.12").periodStart);
+    assertEquals("a.log", dotted.liveNameOf("a.log.2026.11.25.3"));
+  }
+
+  @Test
   void daysAreTheZonesDays() {
     DatedNames n = new DatedNames(DatedNames.DAILY_PATTERN, false, BERLIN);
     assertEquals("a.2026-11-26.1", n.name("a", at("2026-11-25T23:30:00Z"), 1), "00:30 in Berlin");

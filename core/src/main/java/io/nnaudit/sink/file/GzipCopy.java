@@ -84,8 +84,10 @@ final class GzipCopy {
             read += n;
           }
           gz.finish();
-          out.force(true);
           after = out.size();
+          // the .gz keeps the time of the file's last record: retention by age counts from it
+          Files.setLastModifiedTime(temp, plain.attributes.lastModifiedTime());
+          out.force(true);
         }
       }
       if (read != size || in.size() != size) {

@@ -81,7 +81,7 @@ final class Rotation {
     }
     try {
       rotate();
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) { // a bug must not fail every write: it is a failed rotation too
       rotationFailures++;
       nextAttempt = now + RETRY_INTERVAL_MS;
       LOG.warn("nnaudit: could not rotate {} ({}); appending to it and trying again in {} s ({} failed rotations "
@@ -129,10 +129,10 @@ final class Rotation {
         if (plain == null) {
           continue;
         }
-        Path aside = TrailNames.expired(path, i, stamp);
+        Path aside = dated == null ? TrailNames.expired(path, i, stamp) : TrailNames.expiredMember(plain, stamp);
         expire(plain, aside, i, plan, expired, renames);
-        expire(TrailNames.compressed(plain), TrailNames.expiredCompressed(path, i, stamp), i, plan, expired,
-            renames);
+        expire(TrailNames.compressed(plain), dated == null ? TrailNames.expiredCompressed(path, i, stamp)
+            : TrailNames.expiredMember(TrailNames.compressed(plain), stamp), i, plan, expired, renames);
         if (renames.moveDigest(plain, aside)) {
           expired.add(new Retention.Expired(TrailNames.digest(aside), null, -1));
         }

@@ -48,10 +48,16 @@ class DatedRotationTest {
 
   private SinkContext context(String names, String period, String maxSize, int backups, MovableClock clock)
       throws Exception {
+    return context(names, period, maxSize, backups, clock, "UTC");
+  }
+
+  private SinkContext context(String names, String period, String maxSize, int backups, MovableClock clock,
+      String zone) throws Exception {
     audit = dir.resolve("audit.log");
     Configuration c = new Configuration(false);
     c.set(NnauditConfigKeys.FILE_PATH_KEY, audit.toString());
     c.set(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, period);
+    c.set(NnauditConfigKeys.FILE_ROTATE_ZONE_KEY, zone);
     c.set(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, names);
     c.set(NnauditConfigKeys.FILE_MAX_SIZE_KEY, maxSize);
     c.setInt(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, backups);
@@ -233,6 +239,97 @@ class DatedRotationTest {
     Verification.Run replaced = Verification.withCert(ec, dir.toString());
     assertEquals(1, replaced.code, replaced.toString());
     assertTrue(replaced.output.contains("audit.log.2026-11-02.1.gz"), replaced.toString());
+  }
+
+  @Test
+  void aKillBetweenAnExpiringFileAndItsDigestLeavesNoNameReusedAndNoChange() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "1k", 1, clock));
+    for (int i = 0; i < 22; i++) { // the 24th's first file (a0-a10), then 1100 bytes of its second
+      record(sink, clock, String.format("2026-11-24T08:%02d:00Z", i), "a" + i);
+    }
+    Path first = dir.resolve("audit.log.2026-11-24.1");
+    Path keptFile = dir.resolve("kept-file");
+    Path keptDigest = dir.resolve("kept-digest");
+    Files.copy(first, keptFile);
+    Files.copy(TrailNames.digest(first), keptDigest);
+    sink.idle(); // rotates by size, keeping one file: the first expires, its deletion announced by the seal
+    sink.close();
+    assertFalse(Files.exists(first));
+    // Back to what a kill leaves between moving the expiring file aside and moving its digest: the live file
+    // staged, the new live file not yet made.
+    String stamp = "1764000000000";
+    Path second = dir.resolve("audit.log.2026-11-24.2");
+    Path staged = TrailNames.staged(audit, stamp);
+    Files.delete(audit);
+    Files.delete(TrailNames.digest(audit));
+    Files.move(second, staged);
+    Files.move(TrailNames.digest(second), TrailNames.digest(staged));
+    Files.move(keptFile, dir.resolve("audit.log.2026-11-24.1.expired-" + stamp));
+    Files.move(keptDigest, TrailNames.digest(first));
+    Verification.Run before = Verification.withCert(ec, dir.toString());
+    assertTrue(before.code != 1, before.toString());
+    RollingFileSink next = new RollingFileSink(context("dated", "daily", "1k", 1, clock));
+    record(next, clock, "2026-11-24T21:00:00Z", "b0");
+    next.close();
+    TreeSet<String> names = auditNames();
+    assertFalse(names.contains("audit.log.2026-11-24.1") || names.contains("audit.log.2026-11-24.1.seals"),
+        "the expired file and its digest are gone, and the name is not given again: " + names);
+    assertEquals(List.of("a11", "a12", "a13", "a14", "a15", "a16", "a17", "a18", "a19", "a20", "a21"),
+        tags("audit.log.2026-11-24.2"));
+    Verification.Run after = Verification.withCert(ec, "--accept-late", dir.toString());
+    assertEquals(0, after.code, after.toString());
+  }
+
+  @Test
+  void aHalfDoneRotationInAnotherZoneIsReadAsTheNewestFile() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T20:00:00Z");
+    audit = dir.resolve("audit.log");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "256m", 20, clock, "Asia/Tokyo"));
+    record(sink, clock, "2026-11-24T20:00:00Z", "a0"); // 05:00 on the 25th in Tokyo
+    record(sink, clock, "2026-11-25T16:00:00Z", "b0"); // 01:00 on the 26th: the 25th's file closes
+    sink.close();
+    assertTrue(Files.exists(dir.resolve("audit.log.2026-11-25.1")), auditNames().toString());
+    Files.setLastModifiedTime(audit, FileTime.from(Instant.parse("2026-11-25T16:00:00Z"))); // the 25th in UTC
+    Path staged = TrailNames.staged(audit, "1764090000000");
+    Files.move(audit, staged);
+    Files.move(TrailNames.digest(audit), TrailNames.digest(staged));
+    Verification.Run half = Verification.withCert(ec, audit.toString());
+    assertTrue(half.code != 1, "read in UTC its date is the 25th, before the file of the 25th: " + half);
+  }
+
+  @Test
+  void aClockThatGoesBackDoesNotNameAFileBeforeTheNewest() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-25T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context("dated", "daily", "1k", 20, clock));
+    record(sink, clock, "2026-11-25T08:00:00Z", "a0");
+    record(sink, clock, "2026-11-26T08:00:00Z", "b0"); // the 25th closes
+    for (int i = 0; i < 11; i++) { // the clock stepped back a day: 1100 bytes, rotated by size
+      record(sink, clock, "2026-11-25T09:00:00Z", "c" + i);
+    }
+    record(sink, clock, "2026-11-25T09:00:01Z", "d0");
+    sink.close();
+    TreeSet<String> names = auditNames();
+    assertTrue(names.contains("audit.log.2026-11-25.2"), "continues the newest period: " + names);
+    assertEquals(List.of("b0", "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"),
+        tags("audit.log.2026-11-25.2"));
+    assertEquals(VerifyReport.VERIFIED, Verification.report(ec.checkingKey(), audit).exitCode());
+  }
+
+  @Test
+  void aDateWithDotsRotates() throws Exception {
+    MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
+    RollingFileSink sink = new RollingFileSink(context(".%d{yyyy.MM.dd}", "daily", "1k", 20, clock));
+    for (int i = 0; i < 12; i++) {
+      record(sink, clock, String.format("2026-11-24T%02d:00:00Z", 8 + i), "a" + i);
+    }
+    record(sink, clock, "2026-11-25T08:00:00Z", "b0");
+    sink.close();
+    assertEquals(0, sink.rotationFailures());
+    assertTrue(auditNames().containsAll(List.of("audit.log.2026.11.24", "audit.log.2026.11.24.2")),
+        auditNames().toString());
+    Verification.Run r = Verification.withCert(ec, "--names", ".%d{yyyy.MM.dd}", dir.toString());
+    assertEquals(0, r.code, r.toString());
   }
 
   /** Replaces {@code plain} by {@code plain.gz} of its bytes, or {@code gz} by a gzip of {@code content}. */
