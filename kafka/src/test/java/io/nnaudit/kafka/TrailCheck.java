@@ -8,6 +8,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.StringReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.MessageDigest;
@@ -176,9 +177,9 @@ final class TrailCheck {
   static List<String> localLines(File live) throws IOException {
     List<String> out = new ArrayList<>();
     for (File f : localFiles(live)) {
-      String text = new String(localBytes(f), StandardCharsets.UTF_8);
-      out.addAll(new BufferedReader(new StringReader(text)).lines()
-          .collect(Collectors.toList())); // as Files.readAllLines splits a plain file
+      // decoded and split as Files.readAllLines does: malformed UTF-8 fails, \r, \n and \r\n end a line
+      String text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(localBytes(f))).toString();
+      out.addAll(new BufferedReader(new StringReader(text)).lines().collect(Collectors.toList()));
     }
     return out;
   }
