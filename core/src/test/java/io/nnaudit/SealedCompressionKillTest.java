@@ -35,7 +35,7 @@ import io.nnaudit.verify.VerifyReport;
 /**
  * A real NameNode process sealing its audit file and compressing its rotated files (64 KB each, so that under 16
  * clients calling mkdirs it rotates and compresses all the time), killed with SIGKILL at a random moment
- * {@value #KILLS} times (every other time once a compression is seen under way), each time started again on the
+ * {@value #KILLS} times (once a rotation or a compression is seen under way, in turn), each time started again on the
  * same audit directory, and at last stopped with SIGTERM. After each kill, before the next start, verify finds no
  * change (exit 0 or 2, never 1) and every acknowledged mkdirs has a record; after each start, nothing the kill
  * left is there twice: no temporary copy of the killed run, no file both plain and compressed. At the end the
@@ -50,13 +50,15 @@ class SealedCompressionKillTest {
   private static final int MIN_ACKED = 300;
   private static final int MORE_ACKED = 2200;
   private static final long LOAD_TIMEOUT_MS = 120_000;
-  /** How long a run may wait to catch a compression under way before it is killed at its random moment anyway. */
+  /** How long a run may wait to catch a rotation or compression under way before it is killed at its moment anyway. */
   private static final long COMPRESSION_WAIT_MS = 5_000;
   /** A complete mkdirs record of the stock line: a record cut short by a kill is no record of its path. */
   private static final Pattern MKDIRS = Pattern.compile("\tcmd=mkdirs\tsrc=([^\t]*)\tdst=[^\t]*\tperm=[^\t]*"
       + "\tproto=rpc(?:\t.*)?");
   private static final Pattern MEMBER = Pattern.compile("audit\\.log(?:\\.([0-9]+)(\\.gz)?)?");
   private static final Pattern TEMP = Pattern.compile("audit\\.log\\.compressing-([0-9]+)");
+  /** The live file's name as a rotation moves it: a rotation under way. */
+  private static final Pattern ROTATING = Pattern.compile("audit\\.log\\.rotating-[0-9]+(?:\\.seals)?");
 
   /** The signing key of the NameNode's trail. */
   @RegisterExtension
@@ -92,22 +94,25 @@ class SealedCompressionKillTest {
           left.assertCleanedBy(audit, startedAt, "start " + run);
         }
         MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/kill/run" + run).start();
-        boolean caught = false;
+        String caught = "";
         int status;
         try {
           int want = MIN_ACKED + random.nextInt(MORE_ACKED);
           assertTrue(load.awaitAcked(want, LOAD_TIMEOUT_MS), "run " + run + ": the load ran: " + load.ackedCount()
               + "; " + load.endings());
-          if (!last && run % 2 == 0) {
-            caught = awaitCompressing(audit, COMPRESSION_WAIT_MS);
-            Thread.sleep(random.nextInt(10)); // then a random moment of it
+          if (!last) {
+            Pattern wanted = run % 2 == 0 ? TEMP : ROTATING;
+            if (awaitName(audit, wanted, COMPRESSION_WAIT_MS)) {
+              caught = run % 2 == 0 ? " mid-compression" : " mid-rotation";
+            }
+            Thread.sleep(random.nextInt(run % 2 == 0 ? 10 : 2)); // then a random moment of it
           }
           status = last ? nn.sigterm() : nn.sigkill();
         } finally {
           load.stop();
         }
         acked.addAll(load.acked());
-        outcome = "run " + run + ": " + (last ? "SIGTERM" : "SIGKILL") + (caught ? " mid-compression" : "")
+        outcome = "run " + run + ": " + (last ? "SIGTERM" : "SIGKILL") + caught
             + " after " + load.ackedCount() + " acknowledged, exit status " + status;
       }
       String[] names = sortedNames(audit);
@@ -121,6 +126,8 @@ class SealedCompressionKillTest {
       assertEquals(0, records.missing(acked), "every acknowledged mkdirs has its record: " + context);
       if (!last) {
         Verification.Run killed = Verification.withCert(ec, audit.getParent());
+        System.out.println("run " + run + ": verify after the kill exits " + killed.code + ": "
+            + killed.output.split("\n")[0]);
         assertNotEquals(VerifyReport.TAMPERED, killed.code, "a kill is no change: " + context + "\n" + killed);
       }
     }
@@ -138,13 +145,16 @@ class SealedCompressionKillTest {
         + accepted.output.split("\n")[0]);
   }
 
-  /** Whether a compression of the trail is under way, polled every millisecond until {@code timeoutMs}. */
-  private static boolean awaitCompressing(File audit, long timeoutMs) throws InterruptedException {
+  /**
+   * Whether a name {@code wanted} matches is seen beside the audit file (a compression's temporary copy, a rotation's
+   * staged name), listed every millisecond until {@code timeoutMs}.
+   */
+  private static boolean awaitName(File audit, Pattern wanted, long timeoutMs) throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (System.currentTimeMillis() < deadline) {
       String[] names = audit.getParentFile().list();
       for (String n : names == null ? new String[0] : names) {
-        if (TEMP.matcher(n).matches()) {
+        if (wanted.matcher(n).matches()) {
           return true;
         }
       }
