@@ -2,7 +2,6 @@ package io.nnaudit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -128,7 +127,8 @@ class SealedCompressionKillTest {
         Verification.Run killed = Verification.withCert(ec, audit.getParent());
         System.out.println("run " + run + ": verify after the kill exits " + killed.code + ": "
             + killed.output.split("\n")[0]);
-        assertNotEquals(VerifyReport.TAMPERED, killed.code, "a kill is no change: " + context + "\n" + killed);
+        assertTrue(killed.code == VerifyReport.VERIFIED || killed.code == VerifyReport.UNSEALED, "a kill is no "
+            + "change, and what it left can be read: " + context + "\n" + killed);
       }
     }
 
