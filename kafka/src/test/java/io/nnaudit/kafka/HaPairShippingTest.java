@@ -13,14 +13,19 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.namenode.ha.HATestUtil;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.nnaudit.config.NnauditConfigKeys;
 
 /**
  * An HA pair, each NameNode with nnaudit shipping to the same topic: load, a failover, more load. A consumer
  * finds every record of both local files (rotated ones included) in the topic, each NameNode's in order in one
- * partition, under identities resolved from the HA configuration, and no duplicate but identical records.
+ * partition, under identities resolved from the HA configuration, and no duplicate but identical records. Run
+ * twice: with the rotated files kept plain, and compressed ({@code nnaudit.file.compress=gzip}) as the shipper
+ * finishes them, while it ships; the compressed files are read back gunzipped.
  */
 class HaPairShippingTest {
   @TempDir
@@ -29,11 +34,15 @@ class HaPairShippingTest {
   @RegisterExtension
   final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
-  @Test
-  void bothNameNodesTrailsReachOneTopicCompleteAndInOrderAcrossAFailover() throws Exception {
+  @ParameterizedTest(name = "compressed rotated files: {0}")
+  @ValueSource(booleans = {false, true})
+  void bothNameNodesTrailsReachOneTopicCompleteAndInOrderAcrossAFailover(boolean compress) throws Exception {
     KafkaTestBroker broker = kafka.broker();
     broker.createTopic("audit", 4);
     Configuration conf = kafka.haConf("audit");
+    if (compress) {
+      conf.set(NnauditConfigKeys.FILE_COMPRESS_KEY, "gzip");
+    }
     MiniDFSCluster cluster = kafka.startHa(conf);
     String ns = "minidfs-ns"; // the nameservice of MiniDFSNNTopology.simpleHATopology
     cluster.transitionToActive(0);
@@ -45,12 +54,20 @@ class HaPairShippingTest {
     for (int i = 0; i < 2; i++) {
       ShippingCluster.awaitShipped(ShippingCluster.logger(cluster.getNamesystem(i)), 60_000);
     }
-    kafka.stopCluster();
     File audits = kafka.audits();
+    long nn1Compressed = TrailCheck.compressedFiles(new File(audits, "nn1/audit.log"));
+    long nn2Compressed = TrailCheck.compressedFiles(new File(audits, "nn2/audit.log"));
+    if (compress) {
+      assertTrue(nn1Compressed > 0 && nn2Compressed > 0, "files compressed while the NameNodes shipped: nn1 "
+          + nn1Compressed + ", nn2 " + nn2Compressed);
+    } else {
+      assertEquals(0, nn1Compressed + nn2Compressed, "nothing compressed");
+    }
+    kafka.stopCluster();
     List<String> nn1 = TrailCheck.localLines(new File(audits, "nn1/audit.log"));
     List<String> nn2 = TrailCheck.localLines(new File(audits, "nn2/audit.log"));
-    assertTrue(new File(audits, "nn1/audit.log.3").exists(), "nn1 rotated");
-    assertTrue(new File(audits, "nn2/audit.log.3").exists(), "nn2 rotated");
+    assertTrue(TrailCheck.localFiles(new File(audits, "nn1/audit.log")).size() > 3, "nn1 rotated");
+    assertTrue(TrailCheck.localFiles(new File(audits, "nn2/audit.log")).size() > 3, "nn2 rotated");
     List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("audit", nn1.size() + nn2.size(),
         Duration.ofSeconds(30)));
     TreeSet<String> sources = new TreeSet<>();
@@ -66,7 +83,8 @@ class HaPairShippingTest {
     assertTrue(nn1.stream().anyMatch(l -> l.contains("src=/before/d799")), "nn1 audited the load before");
     assertTrue(nn2.stream().anyMatch(l -> l.contains("src=/after/d799")), "nn2 audited the load after");
     assertEquals(0, c1.gaps + c2.gaps);
-    System.out.println("HA pair: nn1 " + nn1.size() + " records, " + c1.fileEnds + " files; nn2 " + nn2.size()
-        + " records, " + c2.fileEnds + " files; duplicates " + (c1.duplicates + c2.duplicates));
+    System.out.println("HA pair: nn1 " + nn1.size() + " records, " + c1.fileEnds + " files (" + nn1Compressed
+        + " compressed while shipping); nn2 " + nn2.size() + " records, " + c2.fileEnds + " files (" + nn2Compressed
+        + " compressed while shipping); duplicates " + (c1.duplicates + c2.duplicates));
   }
 }

@@ -19,9 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.nnaudit.MkdirsLoad;
 
@@ -39,6 +40,10 @@ import io.nnaudit.MkdirsLoad;
  * </ul>
  * That the kill came mid-shipping is checked, not assumed: at the kill the checkpoint on disk is behind the end of
  * the local files (the restart had records to resend or to ship), and the last report of the child showed a lag.
+ *
+ * <p>Run twice: with the rotated files kept plain, and compressed ({@code nnaudit.file.compress=gzip}) as the
+ * shipper finishes them, so that the kill may also come mid-compression and the restart cleans what it left;
+ * compressed files are read back gunzipped, and some must have been compressed while the restart shipped.
  */
 class ShipperCrashTest {
   private static final String TOPIC = "audit";
@@ -59,8 +64,9 @@ class ShipperCrashTest {
   @RegisterExtension
   final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
-  @Test
-  void aKillMidShippingLosesNoLineAndResendsOnlyIdenticalRecords() throws Exception {
+  @ParameterizedTest(name = "nnaudit.file.compress={0}")
+  @ValueSource(strings = {"none", "gzip"})
+  void aKillMidShippingLosesNoLineAndResendsOnlyIdenticalRecords(String compress) throws Exception {
     KafkaTestBroker broker = kafka.broker();
     broker.createTopic(TOPIC, 3);
     File audits = kafka.audits();
@@ -68,7 +74,7 @@ class ShipperCrashTest {
     File checkpointFile = new File(live.getPath() + ".kafka-checkpoint");
 
     String statsAtKill;
-    try (ShippingNameNodeProcess nn = start(broker, audits, true)) {
+    try (ShippingNameNodeProcess nn = start(broker, audits, true, compress)) {
       MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/first").start();
       try {
         assertTrue(load.awaitAcked(BEFORE_KILL, LOAD_TIMEOUT_MS), "the first load ran: " + load.ackedCount()
@@ -87,7 +93,8 @@ class ShipperCrashTest {
     TrailCheck trail;
     List<ShippedRecord> shipped;
     int secondAcked;
-    try (ShippingNameNodeProcess nn = start(broker, audits, false)) {
+    long compressedWhileShipping;
+    try (ShippingNameNodeProcess nn = start(broker, audits, false, compress)) {
       MkdirsLoad load = new MkdirsLoad(nn.uri(), CLIENTS, "/second").start();
       try {
         assertTrue(load.awaitAcked(AFTER_RESTART, LOAD_TIMEOUT_MS), "the second load ran: " + load.ackedCount()
@@ -97,10 +104,16 @@ class ShipperCrashTest {
       }
       secondAcked = load.ackedCount();
       nn.awaitStats(s -> s.get("lagBytes") == 0 && s.get("filesWaiting") == 0, SHIPPED_TIMEOUT_MS);
+      compressedWhileShipping = TrailCheck.compressedFiles(live);
       shipped = awaitEveryLocalLine(broker, live);
       trail = TrailCheck.of(shipped, ShippingNameNodeMain.SOURCE);
     }
 
+    if (compress.equals("gzip")) {
+      assertTrue(compressedWhileShipping > 0, "rotated files were compressed while the restart shipped");
+    } else {
+      assertEquals(0, compressedWhileShipping, "nothing compressed");
+    }
     List<String> local = TrailCheck.localLines(live);
     assertTrue(local.size() >= kill.lines + secondAcked, "the restarted NameNode audited its " + secondAcked
         + " acknowledged mkdirs: " + local.size() + " lines, " + kill.lines + " at the kill");
@@ -146,7 +159,8 @@ class ShipperCrashTest {
     assertEquals(resent, trail.duplicates, "the only duplicates are what the first start sent past its "
         + "checkpoint");
 
-    System.out.println("ShipperCrashTest: " + local.size() + " local lines in " + files + " files; "
+    System.out.println("ShipperCrashTest (compress " + compress + "): " + local.size() + " local lines in " + files
+        + " files (" + compressedWhileShipping + " compressed as the restart caught up); "
         + shipped.size() + " records in the topic (" + trail.lines.size() + " lines, " + trail.fileEnds
         + " file ends, " + trail.duplicates + " duplicates); at the kill: " + kill.lines + " lines on disk, "
         + firstLines + " sent by the first start, " + kill.checkpointLines + " under its checkpoint ("
@@ -155,10 +169,10 @@ class ShipperCrashTest {
         + statsAtKill);
   }
 
-  private static ShippingNameNodeProcess start(KafkaTestBroker broker, File audits, boolean format)
-      throws Exception {
+  private static ShippingNameNodeProcess start(KafkaTestBroker broker, File audits, boolean format,
+      String compress) throws Exception {
     return ShippingNameNodeProcess.start(audits.getParentFile(), audits, broker.bootstrapServers(), TOPIC, format,
-        START_TIMEOUT_MS);
+        compress, START_TIMEOUT_MS);
   }
 
   /**
@@ -231,7 +245,7 @@ class ShipperCrashTest {
       long lines = 0;
       long before = 0;
       for (int i = 0; i < files.size(); i++) {
-        byte[] b = Files.readAllBytes(files.get(i).toPath());
+        byte[] b = TrailCheck.localBytes(files.get(i));
         long n = countLines(b, b.length) + (b.length > 0 && b[b.length - 1] != '\n' ? 1 : 0);
         lines += n;
         if (i < seq) {

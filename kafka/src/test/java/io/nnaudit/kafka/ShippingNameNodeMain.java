@@ -13,7 +13,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * Run in a JVM of its own ({@link ShippingNameNodeProcess}) by {@link ShipperCrashTest}: a NameNode (MiniDFSCluster, real RPC) auditing with nnaudit
  * to {@code auditDir/audit.log} and shipping it to a broker, serving until it is killed. Arguments: baseDir auditDir
  * bootstrapServers topic format, where format is {@code true} for the first start and {@code false} for a restart
- * on the same name directory (the same audit file and checkpoint). The source is fixed ({@code ns1/nn1}), so the
+ * on the same name directory (the same audit file and checkpoint), and optionally a sixth, the value of
+ * {@code nnaudit.file.compress} ({@code gzip}: rotated files are compressed as the shipper finishes them). The source is fixed ({@code ns1/nn1}), so the
  * records' identity survives the restart.
  *
  * <p>Prints {@code READY port=N}, then {@code STATS <ShipStats fields>} every 100 ms, so the test can tell what the
@@ -31,6 +32,9 @@ public final class ShippingNameNodeMain {
     conf.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
     conf.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, 16);
+    if (args.length > 5) {
+      conf.set(NnauditConfigKeys.FILE_COMPRESS_KEY, args[5]);
+    }
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0)
         .format(Boolean.parseBoolean(args[4])).build();
     cluster.waitActive();

@@ -33,6 +33,12 @@ final class ShippingNameNodeProcess implements AutoCloseable {
    */
   static ShippingNameNodeProcess start(File baseDir, File auditDir, String bootstrapServers, String topic,
       boolean format, long startTimeoutMs) throws Exception {
+    return start(baseDir, auditDir, bootstrapServers, topic, format, "none", startTimeoutMs);
+  }
+
+  /** As above, its rotated files compressed as {@code compress} says ({@code none} or {@code gzip}). */
+  static ShippingNameNodeProcess start(File baseDir, File auditDir, String bootstrapServers, String topic,
+      boolean format, String compress, long startTimeoutMs) throws Exception {
     List<String> options = new ArrayList<>();
     options.add("-Xmx1g");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -42,7 +48,7 @@ final class ShippingNameNodeProcess implements AutoCloseable {
     }
     ChildJvm child = new ChildJvm(options, ChildJvm.testClassPath(entry -> true),
         ShippingNameNodeMain.class.getName(), baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
-        String.valueOf(format));
+        String.valueOf(format), compress);
     try {
       return new ShippingNameNodeProcess(child, startTimeoutMs);
     } catch (Throwable t) {

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.MessageDigest;
@@ -14,7 +17,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
+import io.nnaudit.CompressedTrail;
 import io.nnaudit.seal.Seal;
 
 /**
@@ -165,27 +170,50 @@ final class TrailCheck {
         + local.get(n) : ""));
   }
 
-  /** Every line of the local audit files (the live one and its backups, oldest first). */
+  /**
+   * Every line of the local audit files (the live one and its backups, oldest first), a compressed backup read as
+   * what it decompresses to.
+   */
   static List<String> localLines(File live) throws IOException {
     List<String> out = new ArrayList<>();
     for (File f : localFiles(live)) {
-      out.addAll(Files.readAllLines(f.toPath(), StandardCharsets.UTF_8));
+      // decoded and split as Files.readAllLines does: malformed UTF-8 fails, \r, \n and \r\n end a line
+      String text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(localBytes(f))).toString();
+      out.addAll(new BufferedReader(new StringReader(text)).lines().collect(Collectors.toList()));
     }
     return out;
   }
 
-  /** The local audit files, oldest first: the backups ({@code live.N} ... {@code live.1}), then the live one. */
+  /**
+   * The local audit files, oldest first: the backups ({@code live.N} ... {@code live.1}), then the live one. A
+   * backup compressed by the sink is there as {@code live.N.gz}; one there both plain and compressed (a kill
+   * between the compressor's rename and its delete, which the next start cleans) is listed once, plain.
+   */
   static List<File> localFiles(File live) {
     List<File> out = new ArrayList<>();
     for (int i = 10_000; i >= 1; i--) {
       File b = new File(live.getPath() + "." + i);
+      File gz = new File(b.getPath() + ".gz");
       if (b.exists()) {
         out.add(b);
+      } else if (gz.exists()) {
+        out.add(gz);
       }
     }
     if (live.exists()) {
       out.add(live);
     }
     return out;
+  }
+
+  /** The compressed backups among {@link #localFiles}. */
+  static long compressedFiles(File live) {
+    return localFiles(live).stream().filter(f -> f.getName().endsWith(".gz")).count();
+  }
+
+  /** The bytes a local audit file holds: a {@code .gz} gunzipped. */
+  static byte[] localBytes(File f) throws IOException {
+    return f.getName().endsWith(".gz") ? CompressedTrail.gunzip(f.toPath())
+        : Files.readAllBytes(f.toPath());
   }
 }
