@@ -10,8 +10,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Design note. What blocks: the compressor's thread waits for the lock as long as a rotation holds it (a
  * rotation waits for its last seal while it holds it). The sink's writing thread, which may be a handler holding
- * the pipeline's write lock, waits at most {@link #ROTATION_WAIT_MS}: a commit holds the lock for a rename, a
- * delete and two directory fsyncs, and if that takes longer the rotation is left to a write a second later
+ * the pipeline's write lock, waits at most {@link #ROTATION_WAIT_MS}: a commit holds the lock for a listing and
+ * a rename, or a listing and a delete (its directory fsyncs are made without it), and if that takes longer the rotation is left to a write a second later
  * (nothing is dropped; the live file grows a little past its size meanwhile). The lock belongs to whichever of the two
  * threads holds it; nothing else is kept.
  */
