@@ -45,7 +45,7 @@ final class RotationSettingsReader {
         ? RotationSettings.datedPattern(r.period()) : raw;
     String allowed = "numbered, dated, or a pattern of what follows the live file's name with one %d{...} that "
         + "tells " + (r.period() == RotationSettings.Period.HOURLY ? "hours" : "days") + " apart and at most one "
-        + "%i, such as .%d{yyyy-MM-dd}.%i";
+        + "%i, such as " + RotationSettings.datedPattern(r.period());
     if (pattern.endsWith(".gz")) {
       throw ConfigError.invalid(FILE_ROTATED_NAMES_KEY, raw, allowed + ", without .gz (set "
           + FILE_COMPRESS_KEY + "=gzip to compress)");

@@ -128,6 +128,11 @@ public final class DatedNames {
             + " apart: " + Instant.ofEpochMilli(p).atZone(zone) + " is written '" + text + "'");
       }
       for (int seq = 1; seq <= 2; seq++) {
+        if (TrailNames.isReservedTail(name("", p, seq))) {
+          throw new IllegalArgumentException("the name '" + name("", p, seq) + "' it gives file " + seq + " of "
+              + Instant.ofEpochMilli(p).atZone(zone) + " ends like a name the trail gives other files (.seals, .gz, "
+              + "a temporary or set-aside name, the shipper's checkpoint)");
+        }
         Place placed = place("", name("", p, seq));
         if (placed == null || placed.seq != seq || !format.format(Instant.ofEpochMilli(placed.periodStart))
             .equals(text)) {

@@ -135,6 +135,23 @@ public final class TrailNames {
     return Pattern.compile(Pattern.quote(liveName) + "\\.[^/]+" + Pattern.quote(EXPIRED) + "[0-9]+");
   }
 
+  /**
+   * Whether {@code name} (a name a pattern of rotated names would give) is, or ends like, one of the names the
+   * trail gives other files: a digest, a compressed file, a rotation's or a compression's temporary name, a file
+   * set aside, a shipper's checkpoint. Such a pattern would have its files taken for something else.
+   */
+  public static boolean isReservedTail(String name) {
+    if (isDigest(name) || isCompressed(name) || name.endsWith(".kafka-checkpoint")) {
+      return true;
+    }
+    for (String t : new String[] {STAGED, EXPIRED, ORPHAN, MOVED, COMPRESSING, ".stale-", DIGEST_SUFFIX + "."}) {
+      if (name.contains(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code name} is a digest's name. */
   public static boolean isDigest(String name) {
     return name.endsWith(DIGEST_SUFFIX);

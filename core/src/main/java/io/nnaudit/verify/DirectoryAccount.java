@@ -19,8 +19,8 @@ import io.nnaudit.trail.TrailNames;
  * In a directory given to verify, the files no trail accounts for: every file that looks like an audit file (an
  * audit record, stock or JSON, in its first 4 KB) or a digest (its name says so, or it starts with a seal), and
  * that verify did not read or report for a trail there; and every link, FIFO or other non-file whose name is a
- * trail's or looks like an audit file's or a digest's. A file whose name ends in {@code .gz} is looked at as it
- * decompresses. Deleting a trail's digests, renaming its files out of
+ * trail's or looks like an audit file's or a digest's. A gzip file (by its first bytes, whatever its name: a
+ * {@code .gz} set aside as an orphan, a compression's temporary file) is looked at as it decompresses. Deleting a trail's digests, renaming its files out of
  * the names verify reads, or adding files under names it does not read (a leading zero, a rotation's temporary
  * name), then leaves files verify names, rather than a directory that verifies. Stateless.
  */
@@ -101,7 +101,7 @@ final class DirectoryAccount {
     try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
       n = read(in, b);
     }
-    if (TrailNames.isCompressed(p.getFileName().toString())) { // a compressed audit file: its first bytes as written
+    if (n >= 2 && (b[0] & 0xff) == 0x1f && (b[1] & 0xff) == 0x8b) { // gzip, whatever its name: as it decompresses
       byte[] z = new byte[HEAD];
       int m = 0;
       try (InputStream in = new GZIPInputStream(Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS))) {

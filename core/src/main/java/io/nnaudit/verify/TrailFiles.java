@@ -194,6 +194,18 @@ final class TrailFiles {
       }
     }
     List<Path> out = new ArrayList<>(byPlace.values());
+    List<Path> numberedFiles = new ArrayList<>();
+    for (int i : leftovers) {
+      numberedFiles.add(TrailNames.backup(live, i));
+    }
+    // Files of the other scheme were left by a change of nnaudit.file.rotated.names, and are older than those of
+    // the scheme in use, which verify does not know: the group whose newest file was written last is the newer.
+    if (!numberedFiles.isEmpty() && !out.isEmpty() && lastWritten(numberedFiles.get(0)) > lastWritten(out.get(0))) {
+      numberedFiles.addAll(out);
+      out = numberedFiles;
+    } else {
+      out.addAll(numberedFiles);
+    }
     for (InterruptedRotation.Rename r : renames) {
       // the file a half-done rotation names is the newest, whatever verify's reading of its date (in UTC) says
       if (TrailNames.stagedPattern(liveName).matcher(r.from.getFileName().toString()).matches()) {
@@ -202,10 +214,18 @@ final class TrailFiles {
         out.add(0, newest);
       }
     }
-    for (int i : leftovers) {
-      out.add(TrailNames.backup(live, i));
-    }
     return out;
+  }
+
+  /** When the rotated file of plain name {@code plain} (or its .gz) was last written; MIN_VALUE if not there. */
+  private long lastWritten(Path plain) throws IOException {
+    for (Path p : new Path[] {plain, TrailNames.compressed(plain)}) {
+      Path a = at(p);
+      if (a != null && Files.exists(a, LinkOption.NOFOLLOW_LINKS)) {
+        return Files.getLastModifiedTime(a, LinkOption.NOFOLLOW_LINKS).toMillis();
+      }
+    }
+    return Long.MIN_VALUE;
   }
 
   /** Every name in the live file's directory, as it is once an interrupted rotation is finished. */

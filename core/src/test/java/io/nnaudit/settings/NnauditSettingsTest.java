@@ -119,6 +119,9 @@ class NnauditSettingsTest {
     assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM}.%i", "does not tell days apart");
     assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM-dd}-%i.gz", "without .gz");
     assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, "by-date", "no %d{...} date");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM-dd}.seals", "ends like a name the trail");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM-dd}.kafka-checkpoint", "ends like a name");
+    assertRejected(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, ".%d{yyyy-MM-dd}.rotating-%i", "ends like a name");
   }
 
   @Test

@@ -71,6 +71,11 @@ public class RollingFileSink implements AuditSink {
   private final ReplacedFileFollower follower;
   private final Rotation rotation;
   private final TimeTrigger time;
+  /** The wall clock, read at each write only when rotated files are named by their period. */
+  private final java.time.Clock wall;
+  /** With dated names: when the live file was last written, by {@link #wall} (its mtime for a file found). */
+  private long lastWriteMillis;
+  private final boolean dated;
   private final CompressionCounters compression = new CompressionCounters();
   /** Null unless {@code nnaudit.file.compress=gzip}. */
   private final GzipCompressor compressor;
@@ -99,7 +104,9 @@ public class RollingFileSink implements AuditSink {
         ? new GzipCompressor(path, context.rotation().datedNames(), mode, context.spoolGuard(), names, compression) : null;
     this.rotation = new Rotation(path, opener, live, sealing,
         new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()), names,
-        compressor == null ? () -> { } : compressor::wake, context.rotation().datedNames());
+        compressor == null ? () -> { } : compressor::wake, context.rotation().datedNames(), () -> lastWriteMillis);
+    this.wall = context.wallClock();
+    this.dated = context.rotation().datedNames() != null;
     this.time = new TimeTrigger(context.rotation(), context.wallClock());
     try {
       Path parent = path.getParent();
@@ -110,8 +117,9 @@ public class RollingFileSink implements AuditSink {
           context.rotation().datedNames(), sealing.digestsFollowFiles());
       CompressionRecovery.finishInterruptedCompression(path, context.rotation().datedNames());
       live.switchTo(opener.open());
-      time.fileBegan(live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
-          : context.wallClock().millis()); // a file of an earlier period is rotated before the first write
+      lastWriteMillis = live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
+          : context.wallClock().millis();
+      time.fileBegan(lastWriteMillis); // a file of an earlier period is rotated before the first write
       sealing.start(live.size(), rotationFinished);
     } catch (Error e) { // the sealing thread could not start (no native thread): give back what was opened
       live.closeQuietly();
@@ -140,6 +148,9 @@ public class RollingFileSink implements AuditSink {
     sealing.checkBeforeWrite(); // under fail-closed a seal that cannot be written stops the write
     int start = chunk.position();
     live.append(chunk);
+    if (dated) {
+      lastWriteMillis = wall.millis();
+    }
     sealing.written(chunk, start);
   }
 

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,13 +48,15 @@ final class Rotation {
   private final Runnable rotated;
   /** The names of rotated files; null: numbered. */
   private final DatedNames dated;
+  /** When the live file was last written, by the sink's wall clock: its records' period names it. */
+  private final LongSupplier lastWrite;
   private long nextAttempt = NEVER;
   /** After a compression held the names past the bounded wait: no rotation is tried before this. */
   private long namesBusyUntil = NEVER;
   private volatile long rotationFailures;
 
   Rotation(Path path, AuditFileOpener opener, LiveFile live, Sealing sealing, Retention retention,
-      TrailRenameLock names, Runnable rotated, DatedNames dated) {
+      TrailRenameLock names, Runnable rotated, DatedNames dated, LongSupplier lastWrite) {
     this.path = path;
     this.opener = opener;
     this.live = live;
@@ -62,6 +65,7 @@ final class Rotation {
     this.names = names;
     this.rotated = rotated;
     this.dated = dated;
+    this.lastWrite = lastWrite;
   }
 
   /** Whether a rotation may be tried at {@code now}: not within a minute of one that failed. */
@@ -122,8 +126,7 @@ final class Rotation {
       renames.moveDigest(path, staged);
       // dated files keep their names: the rotated file takes the next name of its last record's period, named
       // before any file expires, so that no name of a file deleted now is given to another
-      Path target = dated == null ? backup(1) : RotatedFiles.nextDated(path, dated,
-          Files.getLastModifiedTime(staged, LinkOption.NOFOLLOW_LINKS).toMillis());
+      Path target = dated == null ? backup(1) : RotatedFiles.nextDated(path, dated, lastWrite.getAsLong());
       for (int i = plan.highest; i >= plan.keep; i--) {
         Path plain = dated == null ? backup(i) : plan.plainAt(i);
         if (plain == null) {

@@ -317,6 +317,27 @@ class DatedRotationTest {
   }
 
   @Test
+  void aTrailVerifiesAcrossAChangeOfNamesEitherWay() throws Exception {
+    Path top = dir;
+    for (String[] schemes : new String[][] {{"dated", "numbered"}, {"numbered", "dated"}}) {
+      dir = top.resolve(schemes[0] + "-then-" + schemes[1]);
+      Files.createDirectories(dir);
+      MovableClock clock = new MovableClock("2026-11-20T08:00:00Z");
+      for (int phase = 0; phase < 2; phase++) {
+        RollingFileSink sink = new RollingFileSink(context(schemes[phase], "daily", "256m", 50, clock));
+        for (int d = 0; d < 3; d++) {
+          record(sink, clock, String.format("2026-11-%02dT08:00:00Z", 20 + phase * 3 + d), "p" + phase + "d" + d);
+        }
+        sink.close();
+        Verification.Run r = Verification.withCert(ec, dir.toString());
+        assertEquals(0, r.code, "after " + schemes[phase] + ": " + auditNames() + "\n" + r);
+      }
+      assertTrue(auditNames().contains("audit.log.1")
+          && auditNames().stream().anyMatch(n -> n.startsWith("audit.log.2026-11-2")), auditNames().toString());
+    }
+  }
+
+  @Test
   void aDateWithDotsRotates() throws Exception {
     MovableClock clock = new MovableClock("2026-11-24T08:00:00Z");
     RollingFileSink sink = new RollingFileSink(context(".%d{yyyy.MM.dd}", "daily", "1k", 20, clock));
