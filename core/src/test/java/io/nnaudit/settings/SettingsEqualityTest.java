@@ -36,6 +36,12 @@ class SettingsEqualityTest {
     m.put(NnauditConfigKeys.FILE_MAX_SIZE_KEY, "1m");
     m.put(NnauditConfigKeys.FILE_MAX_BACKUPS_KEY, "3");
     m.put(NnauditConfigKeys.FILE_PERMISSIONS_KEY, "600");
+    m.put(NnauditConfigKeys.FILE_ROTATE_PERIOD_KEY, "hourly");
+    m.put(NnauditConfigKeys.FILE_ROTATE_ZONE_KEY, "Europe/Berlin");
+    m.put(NnauditConfigKeys.FILE_ROTATED_NAMES_KEY, "dated");
+    m.put(NnauditConfigKeys.FILE_COMPRESS_KEY, "gzip");
+    m.put(NnauditConfigKeys.FILE_MAX_AGE_KEY, "30d");
+    m.put(NnauditConfigKeys.FILE_MAX_TOTAL_SIZE_KEY, "10g");
     m.put(NnauditConfigKeys.RECORD_FORMAT_KEY, "json");
     m.put(NnauditConfigKeys.RECORD_PREFIX_KEY, "none");
     m.put(NnauditConfigKeys.QUEUE_CAPACITY_KEY, "500");

@@ -108,16 +108,7 @@ public final class DrainCapacity {
     }
     long start = System.nanoTime();
     HeldFileSink.release();
-    while (true) {
-      AuditStats s = logger.stats();
-      if (s.written + s.writeFailed >= events) {
-        if (s.writeFailed > 0) {
-          throw new IllegalStateException("the writer failed " + s.writeFailed + " events");
-        }
-        break;
-      }
-      Thread.sleep(1);
-    }
+    DrainCapacity.awaitWritten(logger, events);
     long written = System.nanoTime() - start;
     HeldFileSink.forceCurrent();
     long fsynced = System.nanoTime() - start;
@@ -161,5 +152,19 @@ public final class DrainCapacity {
     long fsynced = System.nanoTime() - start;
     Files.delete(file);
     return new long[] {bytes, written, fsynced};
+  }
+
+  /** Returns once {@code events} events are written (looked at every millisecond); throws if any failed. */
+  static void awaitWritten(QueuedAuditLogger logger, int events) throws InterruptedException {
+    while (true) {
+      AuditStats s = logger.stats();
+      if (s.written + s.writeFailed >= events) {
+        if (s.writeFailed > 0) {
+          throw new IllegalStateException("the writer failed " + s.writeFailed + " events");
+        }
+        return;
+      }
+      Thread.sleep(1);
+    }
   }
 }

@@ -17,7 +17,6 @@ import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 
 import io.nnaudit.QueuedAuditLogger;
-import io.nnaudit.pipeline.AuditStats;
 import io.nnaudit.sink.SinkFactory;
 
 /**
@@ -110,16 +109,7 @@ public final class DrainCompression {
     long comp0 = cpu(mx, compressor);
     long start = System.nanoTime();
     HeldFileSink.release();
-    while (true) {
-      AuditStats s = logger.stats();
-      if (s.written + s.writeFailed >= events) {
-        if (s.writeFailed > 0) {
-          throw new IllegalStateException("the writer failed " + s.writeFailed + " events");
-        }
-        break;
-      }
-      Thread.sleep(1);
-    }
+    DrainCapacity.awaitWritten(logger, events);
     long written = System.nanoTime() - start;
     HeldFileSink.forceCurrent();
     long fsynced = System.nanoTime() - start;

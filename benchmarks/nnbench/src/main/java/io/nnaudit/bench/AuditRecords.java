@@ -72,41 +72,54 @@ final class AuditRecords {
    * during a measured op it counts that op's drops plus any of the set-up just before it.
    */
   static long[] countOnceSettled(String path, long offset, String cmd, String dir) throws Exception {
+    awaitSettled(() -> size(path));
+    long[] n = new long[3];
+    try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
+      byte[] buf = new byte[(int) (f.length() - offset)];
+      f.seek(offset);
+      f.readFully(buf);
+      for (String line : new String(buf, StandardCharsets.UTF_8).split("\n")) {
+        tally(line, "\tcmd=" + cmd + "\tsrc=" + dir, n);
+      }
+    }
+    return n;
+  }
+
+  /** How far a file or trail has been written; it may fail as a read of files does. */
+  private interface Extent {
+    long get() throws Exception;
+  }
+
+  /** Returns once {@code extent} has not changed for 500 ms (looked at every 50 ms). */
+  private static void awaitSettled(Extent extent) throws Exception {
     long last = -1;
     long stableSince = System.nanoTime();
     while (System.nanoTime() - stableSince < 500_000_000L) {
-      long s = size(path);
+      long s = extent.get();
       if (s != last) {
         last = s;
         stableSince = System.nanoTime();
       }
       Thread.sleep(50); // the poll interval of this wait for 500 ms without growth
     }
-    String needle = "\tcmd=" + cmd + "\tsrc=" + dir;
-    Pattern discarded = Pattern.compile("Discarded (\\d+) messages");
-    Pattern reported = Pattern.compile("nnaudit=dropped\tcount=(\\d+)");
-    long records = 0;
-    long lost = 0;
-    long dropReported = 0;
-    try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
-      byte[] buf = new byte[(int) (f.length() - offset)];
-      f.seek(offset);
-      f.readFully(buf);
-      for (String line : new String(buf, StandardCharsets.UTF_8).split("\n")) {
-        if (line.contains(needle)) {
-          records++;
-        }
-        Matcher m = discarded.matcher(line);
-        if (m.find()) {
-          lost += Long.parseLong(m.group(1));
-        }
-        Matcher d = reported.matcher(line);
-        if (d.find()) {
-          dropReported += Long.parseLong(d.group(1));
-        }
-      }
+  }
+
+  private static final Pattern DISCARDED = Pattern.compile("Discarded (\\d+) messages");
+  private static final Pattern REPORTED = Pattern.compile("nnaudit=dropped\tcount=(\\d+)");
+
+  /** Adds {@code line} to {records with needle, reload4j's "Discarded N" losses, nnaudit's reported drops}. */
+  private static void tally(String line, String needle, long[] n) {
+    if (line.contains(needle)) {
+      n[0]++;
     }
-    return new long[] {records, lost, dropReported};
+    Matcher m = DISCARDED.matcher(line);
+    if (m.find()) {
+      n[1] += Long.parseLong(m.group(1));
+    }
+    Matcher d = REPORTED.matcher(line);
+    if (d.find()) {
+      n[2] += Long.parseLong(d.group(1));
+    }
   }
 
   /** Lines in the audit file and its backups ({@code FILE.1}, {@code FILE.2}, ...). */
@@ -154,19 +167,8 @@ final class AuditRecords {
    * is missed as long as no rotated file is deleted (a rotating variant keeps them all).
    */
   static long[] countTrailOnceSettled(String audit, long position, String cmd, String dir) throws Exception {
-    long last = -1;
-    long stableSince = System.nanoTime();
-    while (System.nanoTime() - stableSince < 500_000_000L) {
-      long s = trailPosition(audit);
-      if (s != last) {
-        last = s;
-        stableSince = System.nanoTime();
-      }
-      Thread.sleep(50); // the poll interval of this wait for 500 ms without growth
-    }
+    awaitSettled(() -> trailPosition(audit));
     String needle = "\tcmd=" + cmd + "\tsrc=" + dir;
-    Pattern discarded = Pattern.compile("Discarded (\\d+) messages");
-    Pattern reported = Pattern.compile("nnaudit=dropped\tcount=(\\d+)");
     for (int attempt = 0; ; attempt++) {
       List<TrailFile> files = stableTrail(audit);
       long[] n = new long[3];
@@ -187,17 +189,7 @@ final class AuditRecords {
               skip -= k;
             }
             for (String line; (line = r.readLine()) != null;) {
-              if (line.contains(needle)) {
-                n[0]++;
-              }
-              Matcher m = discarded.matcher(line);
-              if (m.find()) {
-                n[1] += Long.parseLong(m.group(1));
-              }
-              Matcher d = reported.matcher(line);
-              if (d.find()) {
-                n[2] += Long.parseLong(d.group(1));
-              }
+              tally(line, needle, n);
             }
           }
         }
