@@ -47,6 +47,8 @@ final class GzipCompressor {
   /** How long a file whose compression failed is left before it is tried again. */
   static final long RETRY_MS = 60_000;
   /** The longest the sink's close waits for the compressor's thread to stop. */
+  /** How soon a file left for the next look (rotations kept moving it) is looked at again. */
+  static final long LOOK_AGAIN_MS = 1_000;
   static final long JOIN_MS = 5_000;
   /** Looks for a file that rotations keep moving before it is left to the next pass. */
   private static final int MOVED_ATTEMPTS = 10;
@@ -120,10 +122,10 @@ final class GzipCompressor {
   private void run() {
     try {
       while (!Thread.currentThread().isInterrupted()) {
-        compressWhatIsDue();
+        boolean leftBehind = compressWhatIsDue();
         synchronized (monitor) {
-          if (!woken) {
-            monitor.wait(POLL_MS);
+          if (!woken) { // a file a rotation kept moving is looked at again a second later, not at the next poll
+            monitor.wait(leftBehind ? LOOK_AGAIN_MS : POLL_MS);
           }
           woken = false;
         }
@@ -135,16 +137,20 @@ final class GzipCompressor {
     }
   }
 
-  /** Compresses each rotated file that may be compressed now, oldest first. */
-  private void compressWhatIsDue() throws InterruptedException {
+  /**
+   * Compresses each rotated file that may be compressed now, oldest first; returns whether one was left for the
+   * next look without failing (rotations kept moving it, or it moved between the copy and the commit).
+   */
+  private boolean compressWhatIsDue() throws InterruptedException {
     List<RotatedFiles.Backup> files;
     try {
       files = CompressibleFiles.oldestFirst(live, dated, spool);
     } catch (IOException e) {
       counters.failed();
       failures.error("could not list the rotated files of " + live + " to compress them", e);
-      return;
+      return false;
     }
+    boolean leftBehind = false;
     Set<String> listed = new HashSet<>();
     for (RotatedFiles.Backup b : files) {
       if (Thread.currentThread().isInterrupted()) {
@@ -154,13 +160,15 @@ final class GzipCompressor {
       listed.add(key);
       Long at = retryAt.get(key);
       if (at == null || System.nanoTime() - at >= 0) {
-        compress(b, key);
+        leftBehind |= !compress(b, key);
       }
     }
     retryAt.keySet().retainAll(listed); // files gone are forgotten
+    return leftBehind;
   }
 
-  private void compress(RotatedFiles.Backup listed, String key) throws InterruptedException {
+  /** Compresses one file; false when it was left for the next look (not a failure, which is retried later). */
+  private boolean compress(RotatedFiles.Backup listed, String key) throws InterruptedException {
     Path temp = TrailNames.compressing(live, Long.toString(System.currentTimeMillis()));
     RotatedFiles.Backup b = listed;
     try {
@@ -171,17 +179,19 @@ final class GzipCompressor {
         } catch (GzipCopy.MovedException e) { // a rotation moved it up: found again by its key
           b = CompressibleFiles.find(live, dated, spool, key);
           if (b == null || attempt >= MOVED_ATTEMPTS) {
-            return; // gone, no longer to be compressed, or rotations without end: the next look
+            return b == null; // gone or no longer to be compressed; or rotations without end: the next look
           }
         }
       }
       Path gz = CompressionCommit.commit(live, dated, copy, spool, names);
-      if (gz != null) {
-        counters.compressed(copy.bytesBefore, copy.bytesAfter);
-        retryAt.remove(key);
-        LOG.debug("nnaudit: compressed {} ({} bytes) to {} ({} bytes)", b.path, copy.bytesBefore, gz,
-            copy.bytesAfter);
+      if (gz == null) {
+        return false; // moved out of reach meanwhile (a shipper went back to it, say): looked at again
       }
+      counters.compressed(copy.bytesBefore, copy.bytesAfter);
+      retryAt.remove(key);
+      LOG.debug("nnaudit: compressed {} ({} bytes) to {} ({} bytes)", b.path, copy.bytesBefore, gz,
+          copy.bytesAfter);
+      return true;
     } catch (IOException | RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
         throw new InterruptedException();
@@ -190,6 +200,7 @@ final class GzipCompressor {
       retryAt.put(key, System.nanoTime() + RETRY_MS * 1_000_000);
       failures.error("could not compress " + b.path + " (kept as it is, tried again in " + RETRY_MS / 1000
           + " s; " + counters.failures() + " failed compressions since start-up)", e);
+      return true;
     }
   }
 }
