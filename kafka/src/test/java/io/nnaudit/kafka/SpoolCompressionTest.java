@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,9 +28,9 @@ import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.sink.file.RollingFileSink;
 
 /**
- * The shipper's files while the sink rotates and compresses what the shipper has finished: a shipper that takes
- * the files in the order it lists them, holding each it is in, reads them in the order they were written, never
- * one twice and never a compressed one (a {@code .gz} is a new inode: it would look like a file not yet read,
+ * The shipper's files while the sink rotates and compresses what the shipper has finished: a shipper that holds
+ * the file it is in by its key (as its checkpoint does) and goes on to the next one its listing shows reads them in
+ * the order they were written, never one twice and never a compressed one (a {@code .gz} is a new inode: it would look like a file not yet read,
  * older than the one the shipper is in).
  */
 class SpoolCompressionTest {
@@ -52,25 +52,40 @@ class SpoolCompressionTest {
     SpoolDirectory spool = new SpoolDirectory(live, 40, guard);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<String> wrong = new AtomicReference<>();
-    Set<String> finished = new HashSet<>();
     AtomicInteger shippedFiles = new AtomicInteger();
     Thread shipper = new Thread(() -> {
       try {
         long lastFirst = -1;
+        String holding = null; // the key of the file it is in, as the shipper's checkpoint names it
         while (!stop.get() && wrong.get() == null) {
           List<SpoolFile> files = spool.list();
-          Set<String> listed = new HashSet<>();
-          for (SpoolFile f : files) {
-            listed.add(f.key);
-          }
-          finished.retainAll(listed); // a file gone (compressed, expired) frees its inode for a new file
           int current = 0;
-          while (current < files.size() - 1 && finished.contains(files.get(current).key)) {
-            current++;
+          if (holding != null) {
+            current = -1;
+            for (int i = 0; i < files.size(); i++) {
+              if (files.get(i).key.equals(holding)) {
+                current = i;
+              }
+            }
+            if (current < 0) {
+              wrong.set("the file the shipper holds (" + holding + ") is not listed: " + files);
+              break;
+            }
           }
           SpoolFile in = files.get(current);
           if (!in.live) { // read it to its end, then on to the next: its records come after those shipped
-            String text = new String(Files.readAllBytes(in.path), StandardCharsets.UTF_8);
+            byte[] bytes;
+            try (FileChannel ch = FileChannel.open(in.path, StandardOpenOption.READ)) {
+              if (!in.key.equals(io.nnaudit.trail.Lstat.key(in.path))) {
+                continue; // a rotation moved it up since the listing: looked for again, by its key
+              }
+              bytes = new byte[(int) ch.size()];
+              ByteBuffer b = ByteBuffer.wrap(bytes);
+              while (b.hasRemaining() && ch.read(b) > 0) {
+                continue;
+              }
+            }
+            String text = new String(bytes, StandardCharsets.UTF_8);
             Matcher m = FIRST.matcher(text);
             if (!m.lookingAt() || Long.parseLong(m.group(1)) <= lastFirst) {
               wrong.set(in.path + " is not the next file to ship: it begins "
@@ -79,12 +94,12 @@ class SpoolCompressionTest {
             } else {
               lastFirst = Long.parseLong(m.group(1));
             }
-            finished.add(in.key);
             shippedFiles.incrementAndGet();
-            guard.holdFrom(files.get(current + 1).key, 0);
+            holding = files.get(current + 1).key;
           } else {
-            guard.holdFrom(in.key, 0);
+            holding = in.key;
           }
+          guard.holdFrom(holding, 0);
           Thread.sleep(2);
         }
       } catch (Exception e) {
