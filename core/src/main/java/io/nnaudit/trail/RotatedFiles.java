@@ -77,9 +77,7 @@ public final class RotatedFiles {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
         String name = p.getFileName().toString();
-        String plainName = TrailNames.isCompressed(name)
-            ? name.substring(0, name.length() - TrailNames.COMPRESSED_SUFFIX.length()) : name;
-        DatedNames.Place place = dated.place(liveName, plainName);
+        DatedNames.Place place = dated.place(liveName, TrailNames.uncompressed(name));
         if (place != null) {
           byPlace.computeIfAbsent(place, k -> new ArrayList<>()).add(live.resolveSibling(name));
         }
@@ -126,11 +124,7 @@ public final class RotatedFiles {
     DatedNames.Place newest = null;
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
       for (Path p : ds) {
-        String name = p.getFileName().toString();
-        String plain = TrailNames.isDigest(name) ? TrailNames.auditFileOf(name) : name;
-        plain = TrailNames.isCompressed(plain)
-            ? plain.substring(0, plain.length() - TrailNames.COMPRESSED_SUFFIX.length()) : plain;
-        DatedNames.Place place = dated.place(liveName, plain);
+        DatedNames.Place place = dated.place(liveName, TrailNames.memberOf(p.getFileName().toString()));
         if (place != null) {
           there.add(place);
           newest = newest == null || place.compareTo(newest) > 0 ? place : newest;

@@ -64,8 +64,20 @@ public final class TrailNames {
 
   /** The name {@code member} has uncompressed, which its digest follows: {@code .gz} taken off, if there. */
   public static Path uncompressed(Path member) {
-    String n = member.getFileName().toString();
-    return isCompressed(n) ? member.resolveSibling(n.substring(0, n.length() - COMPRESSED_SUFFIX.length())) : member;
+    return member.resolveSibling(uncompressed(member.getFileName().toString()));
+  }
+
+  /** {@code name} with {@code .gz} taken off, if there. */
+  public static String uncompressed(String name) {
+    return isCompressed(name) ? name.substring(0, name.length() - COMPRESSED_SUFFIX.length()) : name;
+  }
+
+  /**
+   * The plain name of the rotated file {@code name} stands for: a digest's file, a compressed file's plain name
+   * ({@code file.N.seals}, {@code file.N.gz} and {@code file.N} all give {@code file.N}).
+   */
+  public static String memberOf(String name) {
+    return uncompressed(isDigest(name) ? auditFileOf(name) : name);
   }
 
   /** Where a rotated file of the live file is compressed to before it is complete, with the step's stamp. */

@@ -66,8 +66,7 @@ final class RotatedNaming {
 
   /** The live file's name of a rotated file's (or its digest's) name, by the dated patterns; null if none. */
   String liveNameOf(String auditFileName) {
-    String plain = TrailNames.isCompressed(auditFileName) ? auditFileName.substring(0,
-        auditFileName.length() - TrailNames.COMPRESSED_SUFFIX.length()) : auditFileName;
+    String plain = TrailNames.uncompressed(auditFileName);
     for (DatedNames d : candidates) {
       String live = d.liveNameOf(plain);
       if (live != null) {
@@ -83,7 +82,7 @@ final class RotatedNaming {
     List<String> names = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
       for (Path p : ds) {
-        names.add(plainName(p.getFileName().toString()));
+        names.add(TrailNames.memberOf(p.getFileName().toString()));
       }
     }
     DatedNames best = null;
@@ -99,11 +98,5 @@ final class RotatedNaming {
       }
     }
     return best;
-  }
-
-  /** A member's plain name: {@code .seals} and then {@code .gz} taken off. */
-  static String plainName(String name) {
-    String n = TrailNames.isDigest(name) ? TrailNames.auditFileOf(name) : name;
-    return TrailNames.isCompressed(n) ? n.substring(0, n.length() - TrailNames.COMPRESSED_SUFFIX.length()) : n;
   }
 }

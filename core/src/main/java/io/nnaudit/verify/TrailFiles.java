@@ -182,7 +182,7 @@ final class TrailFiles {
     Pattern numbered = TrailNames.numberedPattern(live);
     TreeSet<Integer> leftovers = new TreeSet<>();
     for (Path f : present()) {
-      String plain = RotatedNaming.plainName(f.getFileName().toString());
+      String plain = TrailNames.memberOf(f.getFileName().toString());
       DatedNames.Place place = dated.place(liveName, plain);
       if (place != null) {
         byPlace.put(place, live.resolveSibling(plain));
