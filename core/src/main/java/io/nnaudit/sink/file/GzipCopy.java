@@ -59,6 +59,15 @@ final class GzipCopy {
     }
   }
 
+  /** Opens a listed file; one no longer at its path (a rotation moved it meanwhile) is a {@link MovedException}. */
+  private static FileChannel open(Path listed) throws IOException {
+    try {
+      return FileChannel.open(listed, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new MovedException(listed);
+    }
+  }
+
   /**
    * Compresses {@code plain} into {@code temp}, created with {@code mode}; throws {@link MovedException} when
    * the path no longer holds the file that was listed.
@@ -67,7 +76,7 @@ final class GzipCopy {
       throws IOException {
     String key = Lstat.key(plain.attributes);
     boolean created = false;
-    try (FileChannel in = FileChannel.open(plain.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel in = open(plain.path)) {
       if (!key.equals(Lstat.key(plain.path))) {
         throw new MovedException(plain.path);
       }
