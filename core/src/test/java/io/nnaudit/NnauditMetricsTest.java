@@ -87,6 +87,31 @@ class NnauditMetricsTest {
   }
 
   @Test
+  void eventsNotYetWrittenAndHandlersWaitingForRoomAreGaugedAsTheyAre() throws Exception {
+    Configuration c = conf(audit.file("w.log"));
+    c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 2);
+    QueuedAuditLogger l = audit.start(c);
+    String name = l.pipeline().metricsSourceName();
+    audit.stallWriter(l, "/w0"); // held in the sink's write: taken from the queue, not yet written
+    logCreate(l, "/w1");
+    logCreate(l, "/w2");
+    Thread waiter = new Thread(() -> logCreate(l, "/w3"));
+    waiter.start();
+    awaitTrue("a handler wait", 10_000, () -> l.stats().handlersWaiting == 1);
+    MetricsRecordBuilder held = getMetrics(name);
+    assertGauge("HandlersWaiting", 1, held);
+    assertGauge("EventsUnwritten", 3L, held); // the batch in the sink and the two queued behind it
+    assertGauge("QueueDepth", 2, held);
+    audit.sink().resume();
+    waiter.join();
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    MetricsRecordBuilder after = getMetrics(name);
+    assertGauge("HandlersWaiting", 0, after);
+    assertGauge("EventsUnwritten", 0L, after);
+    assertCounter("EventsWritten", 4L, after);
+  }
+
+  @Test
   void dropsFailuresAndSinkErrorsAreCounted() throws Exception {
     File file = audit.file("d.log");
     Configuration c = conf(file);

@@ -47,6 +47,8 @@ final class AuditMetrics {
   private final LongAdder blockedWaits = new LongAdder();
   /** Time those waits took. Handlers, as each wait ends. */
   private final LongAdder blockedWaitNanos = new LongAdder();
+  /** Handlers in such a wait now: one up as a wait begins, one down as it ends. Handlers. */
+  private final LongAdder handlersWaiting = new LongAdder();
   /** Records handlers wrote themselves after the hand-over (also in {@link #written}). Handlers, holding the lock. */
   private final LongAdder writtenDirect = new LongAdder();
   /** Operations answered with an error because their record is missing. Anyone. */
@@ -92,12 +94,16 @@ final class AuditMetrics {
     captureFailed.increment();
   }
 
-  void countBlockedWait() {
+  /** A handler found the queue full under BLOCK and begins to wait for room. */
+  void blockedWaitBegins() {
     blockedWaits.increment();
+    handlersWaiting.increment();
   }
 
-  void addBlockedWaitNanos(long nanos) {
+  /** That wait ended, after {@code nanos}, with room, a refusal or a closed pipeline. */
+  void blockedWaitEnded(long nanos) {
     blockedWaitNanos.add(nanos);
+    handlersWaiting.decrement();
   }
 
   void countDirectWrite() {
@@ -193,6 +199,7 @@ final class AuditMetrics {
   /** Every count, read now, in a builder to which the pipeline adds what it holds (the queue, the sink). */
   AuditStats.Builder snapshot() {
     AuditStats.Builder b = new AuditStats.Builder();
+    b.handlersWaiting = (int) Math.max(0, handlersWaiting.sum());
     b.accepted = accepted.sum();
     b.captureFailed = captureFailed.sum();
     b.blockedWaits = blockedWaits.sum();
@@ -208,6 +215,8 @@ final class AuditMetrics {
     b.sinkErrors = sinkErrors;
     b.lastWriteMillis = lastWriteMillis;
     b.peakBatchSize = peakBatchSize;
+    // accepted was read before what is settled: under load this may count a few too few, never below 0.
+    b.unwritten = Math.max(0, b.accepted - acceptedSettled());
     return b;
   }
 }

@@ -91,7 +91,7 @@ final class AuditQueue {
   }
 
   private Offer offerBlocking(AuditEvent e) {
-    metrics.countBlockedWait();
+    metrics.blockedWaitBegins();
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(settings.handlerMaxWaitMs());
     boolean interrupted = false;
@@ -123,7 +123,7 @@ final class AuditQueue {
         }
       }
     } finally {
-      metrics.addBlockedWaitNanos(System.nanoTime() - start);
+      metrics.blockedWaitEnded(System.nanoTime() - start);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }

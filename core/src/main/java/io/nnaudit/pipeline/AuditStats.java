@@ -23,6 +23,13 @@ public final class AuditStats {
   public final long blockedWaits;
   /** Total time handlers spent waiting for room in the queue under BLOCK, in ms. */
   public final long blockedWaitMillis;
+  /** Handlers waiting for room in the queue under BLOCK now, when the snapshot was taken. */
+  public final int handlersWaiting;
+  /**
+   * Accepted events not yet settled (written, failed or given up): queued, or in the batch being written or
+   * retried. Under {@code nnaudit.ack.policy=write} the operation of each waits for its record.
+   */
+  public final long unwritten;
   public final int queueDepth;
   public final int queueCapacity;
   /** Heap held by queued events and the batch being written, in bytes. */
@@ -76,6 +83,8 @@ public final class AuditStats {
     this.writeFailed = b.writeFailed;
     this.blockedWaits = b.blockedWaits;
     this.blockedWaitMillis = b.blockedWaitMillis;
+    this.handlersWaiting = b.handlersWaiting;
+    this.unwritten = b.unwritten;
     this.queueDepth = b.queueDepth;
     this.queueCapacity = b.queueCapacity;
     this.queueDepthBytes = b.queueDepthBytes;
@@ -107,6 +116,7 @@ public final class AuditStats {
         + queueDepth + "/" + queueCapacity + " batches=" + batches + " sinkErrors=" + sinkErrors
         + " droppedAfterAcceptance=" + droppedAfterAcceptance + " aborted=" + aborted + " notDurable="
         + notDurable + " writtenDirect=" + writtenDirect + " blockedWaitMillis=" + blockedWaitMillis
+        + " handlersWaiting=" + handlersWaiting + " unwritten=" + unwritten
         + " queueDepthBytes=" + queueDepthBytes + "/" + queueCapacityBytes + " peakBatchSize=" + peakBatchSize
         + (rotationFailures < 0 ? "" : " rotationFailures=" + rotationFailures + " refusedReopens="
         + refusedReopens) + (sealsWritten < 0 ? "" : " sealsWritten=" + sealsWritten + " sealFailures="
@@ -125,6 +135,8 @@ public final class AuditStats {
     long writeFailed;
     long blockedWaits;
     long blockedWaitMillis;
+    int handlersWaiting;
+    long unwritten;
     int queueDepth;
     int queueCapacity;
     long queueDepthBytes;

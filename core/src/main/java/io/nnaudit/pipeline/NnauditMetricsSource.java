@@ -54,6 +54,11 @@ final class NnauditMetricsSource implements MetricsSource {
       "Times a handler found the queue full under BLOCK and waited");
   private static final MetricsInfo WAIT_MILLIS = Interns.info("HandlerWaitMillis",
       "Total time handlers spent waiting for room in the queue, in ms");
+  private static final MetricsInfo HANDLERS_WAITING = Interns.info("HandlersWaiting",
+      "Handlers waiting now for room in a full queue under BLOCK");
+  private static final MetricsInfo UNWRITTEN = Interns.info("EventsUnwritten",
+      "Accepted events not yet written: queued, or in the batch being written or retried (under "
+      + "nnaudit.ack.policy=write their operations wait for them)");
   private static final MetricsInfo ABORTED = Interns.info("EventsAborted",
       "Operations answered with an error instead of success because their record could not be written");
   private static final MetricsInfo NOT_DURABLE = Interns.info("EventsNotDurable",
@@ -169,6 +174,8 @@ final class NnauditMetricsSource implements MetricsSource {
         .addCounter(FAILED, s.captureFailed + s.writeFailed)
         .addCounter(WAITS, s.blockedWaits)
         .addCounter(WAIT_MILLIS, s.blockedWaitMillis)
+        .addGauge(HANDLERS_WAITING, s.handlersWaiting)
+        .addGauge(UNWRITTEN, s.unwritten)
         .addCounter(ABORTED, s.aborted)
         .addCounter(NOT_DURABLE, s.notDurable)
         .addCounter(SINK_ERRORS, s.sinkErrors)
