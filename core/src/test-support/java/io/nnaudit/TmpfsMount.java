@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * A small tmpfs mounted by the test itself, to make a disk really full. Needs root (or CAP_SYS_ADMIN), which
  * this project's machines and CI have; {@link #mount} returns null where mounting is impossible.
  */
-final class TmpfsMount implements AutoCloseable {
+public final class TmpfsMount implements AutoCloseable {
   public final File dir;
   private File filler;
 
