@@ -150,7 +150,9 @@ class PrometheusAlertsTest {
           test.silent(outageEnd - 1, a);
         }
         Path testFile = test.write(out.resolve("recorded.test.yml"));
-        writeCsv(recorded, t0, out.resolve("series.csv"));
+        Set<String> drawn = new TreeSet<>();
+        MetricNames.dashboardExpressions(dashboard).forEach(e -> drawn.addAll(MetricNames.in(e)));
+        writeCsv(recorded, t0, drawn, out.resolve("series.csv"));
         Files.write(out.resolve("phases.csv"), ("phase,start_s,end_s\nhealthy,0," + healthyEnd + "\ndisk full,"
             + healthyEnd + "," + fullEnd + "\nbroker stopped," + (outageEnd - OUTAGE_MS / 1000) + "," + outageEnd
             + "\n").getBytes(StandardCharsets.UTF_8));
@@ -232,11 +234,17 @@ class PrometheusAlertsTest {
     return m;
   }
 
-  /** The recorded series as seconds,metric,value rows (one audit file: one series per metric). */
-  private static void writeCsv(JsonNode recorded, long t0, Path file) throws IOException {
+  /**
+   * The recorded series of the metrics {@code names} as seconds,metric,value rows (one audit file: one series per
+   * metric), for docs/dashboard/draw.py.
+   */
+  private static void writeCsv(JsonNode recorded, long t0, Set<String> names, Path file) throws IOException {
     StringBuilder csv = new StringBuilder("seconds,metric,value\n");
     for (JsonNode s : recorded.get("result")) {
       String name = s.get("metric").get("__name__").asText();
+      if (!names.contains(name)) {
+        continue;
+      }
       for (JsonNode v : s.get("values")) {
         csv.append(Math.round(v.get(0).asDouble()) - t0).append(',').append(name).append(',')
             .append(v.get(1).asText()).append('\n');
