@@ -123,7 +123,9 @@ class PrometheusAlertsTest {
         System.out.println("PROMETHEUS ALERTS load: " + load.acked() + " acknowledged, " + load.failed()
             + " failed; " + logger.stats() + "; " + logger.pipeline().shipStats());
 
-        JsonNode recorded = prometheus.queryRange("{__name__=~\"nnaudit_logger_.+\"}", t0, end, 1);
+        // This NameNode's audit file only: a pipeline an earlier test of this JVM left registered is not ours.
+        JsonNode recorded = prometheus.queryRange("{__name__=~\"nnaudit_logger_.+\",auditfile=\"" + auditFile + "\"}",
+            t0, end, 1);
         Map<String, String> annotations = annotations(prometheus.rules());
         PromtoolTestFile test = new PromtoolTestFile(rules, t0).series(recorded, end);
         String instance = target;
