@@ -48,7 +48,8 @@ import io.nnaudit.seal.SealKeys;
  * ({@code conf/prometheus/nnaudit-alerts.test.yml}, also run here).</li>
  * </ul>
  * The recorded series of the dashboard's metrics are left in {@code target/prometheus-alerts/} as CSV, from which
- * {@code docs/dashboard/draw.py} draws the picture in the docs.
+ * {@code docs/dashboard/draw.py} draws the picture in the docs, with the NameNode's {@code /prom} as scraped at the
+ * end of the healthy phase ({@code prom.txt}) and the promtool test file made from the run.
  */
 class PrometheusAlertsTest {
   private static final long HEALTHY_MS = 20_000;
@@ -108,7 +109,9 @@ class PrometheusAlertsTest {
         Thread.sleep(HEALTHY_MS);
         long healthyEnd = nowSeconds() - t0;
         // Every feature is on and has run: the names the rules and the dashboard read are all exported.
-        assertNamesExported(prometheus, dashboard, "http://" + target + "/prom");
+        String exposition = MetricNames.scrape("http://" + target + "/prom");
+        Files.write(out.resolve("prom.txt"), exposition.getBytes(StandardCharsets.UTF_8));
+        assertNamesExported(prometheus, dashboard, exposition);
 
         disk.fill();
         Thread.sleep(DISK_FULL_MS);
@@ -180,9 +183,9 @@ class PrometheusAlertsTest {
     }
   }
 
-  private static void assertNamesExported(PrometheusServer prometheus, Path dashboard, String promUrl)
+  private static void assertNamesExported(PrometheusServer prometheus, Path dashboard, String exposition)
       throws Exception {
-    Set<String> exported = MetricNames.exported(MetricNames.scrape(promUrl));
+    Set<String> exported = MetricNames.exported(exposition);
     JsonNode loaded = prometheus.rules();
     List<String> ruleExprs = MetricNames.ruleExpressions(loaded);
     assertEquals(ALERTS.size(), ruleExprs.size(), "Prometheus loaded every rule: " + loaded);
