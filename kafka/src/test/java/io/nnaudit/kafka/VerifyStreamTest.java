@@ -223,6 +223,44 @@ class VerifyStreamTest {
   }
 
   @Test
+  void aSourceWhoseRecordsAreAnothersIsNamed() throws Exception {
+    UnaryOperator<List<CopiedRecord>> replace = all -> { // ns1/nn1's records replaced by ns2/nn1's, renamed
+      List<CopiedRecord> out = new ArrayList<>();
+      int partition1 = SealedStream.partition(S1);
+      for (CopiedRecord c : all) {
+        if (S1.equals(c.source())) {
+          continue;
+        }
+        out.add(c);
+        if (stream.source2.equals(c.source())) {
+          CopiedRecord theirs = new CopiedRecord(c).header(ShipHeaders.SOURCE, S1);
+          theirs.key = S1.getBytes(StandardCharsets.UTF_8);
+          theirs.partition = partition1;
+          out.add(theirs);
+        }
+      }
+      return out;
+    };
+    Run both = copyAndVerify(replace);
+    assertEquals(1, both.code, both.output);
+    assertTrue(both.output.contains("whose seals " + stream.source2 + " has too"), both.output);
+
+    String topic = "copy-" + (++copies);
+    TopicCopy.copy(stream.broker, SealedStream.TOPIC, topic, SealedStream.PARTITIONS, stream.size,
+        all -> { // and the other source gone: only the key bound to the source shows it
+          List<CopiedRecord> out = replace.apply(all);
+          out.removeIf(c -> stream.source2.equals(c.source()));
+          return out;
+        });
+    Run alone = verify(topic);
+    assertEquals(0, alone.code, "a stream alone cannot tell whose it is without the keys bound: " + alone.output);
+    Run bound = verify(topic, "--cert", S1 + "=" + stream.key1.certificate);
+    assertEquals(1, bound.code, bound.output);
+    assertTrue(bound.output.contains("TAMPERED: " + S1 + " file "), bound.output);
+    assertTrue(bound.output.contains("bad signature"), bound.output);
+  }
+
+  @Test
   void recordsSentAgainAndASealAfterLaterRecordsVerify() throws Exception {
     Run r = copyAndVerify(all -> {
       int i = nth(all, S1, ShipHeaders.RECORD, 90);

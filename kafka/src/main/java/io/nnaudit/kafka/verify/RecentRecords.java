@@ -24,24 +24,44 @@ final class RecentRecords {
     TOO_OLD
   }
 
-  private final long[] places;
-  private final long[] hashHigh;
-  private final long[] hashLow;
+  private final int capacity;
+  /** Grown by doubling up to {@code capacity}, so that a source with few records costs little. */
+  private long[] places = new long[1024];
+  private long[] hashHigh = new long[1024];
+  private long[] hashLow = new long[1024];
   /** Index of the oldest entry, and how many there are. */
   private int head;
   private int size;
   private final MessageDigest sha256 = Sha256.digest();
 
   RecentRecords(int capacity) {
-    this.places = new long[capacity];
-    this.hashHigh = new long[capacity];
-    this.hashLow = new long[capacity];
+    this.capacity = capacity;
+  }
+
+  private void grow() {
+    int n = (int) Math.min(capacity, 2L * places.length);
+    long[] p = new long[n];
+    long[] h = new long[n];
+    long[] l = new long[n];
+    for (int k = 0; k < size; k++) {
+      int i = (head + k) % places.length;
+      p[k] = places[i];
+      h[k] = hashHigh[i];
+      l[k] = hashLow[i];
+    }
+    places = p;
+    hashHigh = h;
+    hashLow = l;
+    head = 0;
   }
 
   /** Adds a record at {@code place}, after every place added before. */
   void add(long place, byte[] value) {
     byte[] h = sha256.digest(value);
     int i;
+    if (size == places.length && places.length < capacity) {
+      grow();
+    }
     if (size < places.length) {
       i = (head + size) % places.length;
       size++;

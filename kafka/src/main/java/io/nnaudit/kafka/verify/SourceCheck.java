@@ -137,6 +137,10 @@ final class SourceCheck {
 
   /** After a gap: the trail goes on at {@code f}/{@code o}. */
   private void resync(long f, long o) {
+    if (!pending.isEmpty()) {
+      findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, file, pending.start, null, pending.records
+          + " record(s) up to byte " + pending.end + ", before the gap: the seal that covers them did not come"));
+    }
     if (f != file) {
       fileSealed = false;
     }

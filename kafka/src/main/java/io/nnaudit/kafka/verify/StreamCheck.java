@@ -1,7 +1,9 @@
 package io.nnaudit.kafka.verify;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -17,14 +19,18 @@ final class StreamCheck {
   static final String NO_SOURCE = "(no source)";
 
   private final Map<String, SealKey> keys;
+  /** Keys bound to a source (--cert NS/NN=CERT): its seals must be signed by one of them. */
+  private final Map<String, Map<String, SealKey>> sourceKeys;
   private final boolean acceptLate;
   private final Set<String> only;
   private final int maxPending;
   private final int window;
   private final Map<String, SourceCheck> sources = new TreeMap<>();
 
-  StreamCheck(Map<String, SealKey> keys, boolean acceptLate, Set<String> only, int maxPending, int window) {
+  StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
+      Set<String> only, int maxPending, int window) {
     this.keys = keys;
+    this.sourceKeys = sourceKeys;
     this.acceptLate = acceptLate;
     this.only = only;
     this.maxPending = maxPending;
@@ -41,7 +47,7 @@ final class StreamCheck {
     }
     SourceCheck c = sources.get(name);
     if (c == null) {
-      c = new SourceCheck(name, keys, acceptLate, maxPending, window);
+      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window);
       sources.put(name, c);
     }
     c.accept(r);
@@ -49,21 +55,24 @@ final class StreamCheck {
 
   /** Prints what was found; returns the exit code. */
   int report(PrintStream out, String topic, TopicReader reader) {
-    Map<String, String> trailSource = new HashMap<>();
+    Map<String, List<String>> trailSources = new HashMap<>();
+    for (SourceCheck c : sources.values()) {
+      c.finish();
+      for (String t : c.trails) {
+        trailSources.computeIfAbsent(t, k -> new ArrayList<>()).add(c.source);
+      }
+    }
     int tampered = 0;
     int notVerified = 0;
     int verified = 0;
     for (SourceCheck c : sources.values()) {
-      c.finish();
-      if (c.tampering == null) {
-        for (String t : c.trails) {
-          String other = trailSource.putIfAbsent(t, c.source);
-          if (other != null) {
-            c.tampering = new Finding(Finding.Kind.TAMPERED, c.source, -1, -1, null, "its seals are of trail " + t
-                + ", whose seals " + other + " has too: one source's records and seals replayed under another's "
-                + "key");
-            break;
-          }
+      for (String t : c.trails) {
+        List<String> others = new ArrayList<>(trailSources.get(t));
+        others.remove(c.source);
+        if (c.tampering == null && !others.isEmpty()) {
+          c.tampering = new Finding(Finding.Kind.TAMPERED, c.source, -1, -1, null, "its seals are of trail " + t
+              + ", whose seals " + String.join(", ", others) + " has too: one source's records and seals "
+              + "replayed under another's key");
         }
       }
       for (String line : SourceSummary.lines(c)) {

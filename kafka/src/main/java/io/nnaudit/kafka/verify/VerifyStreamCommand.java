@@ -30,12 +30,13 @@ import io.nnaudit.verify.VerifyCommand;
  */
 public final class VerifyStreamCommand {
   private static final String USAGE_TEXT = "usage: nnaudit verify-stream --bootstrap HOST:PORT[,HOST:PORT]... "
-      + "--topic TOPIC --cert CERT [--cert CERT]...\n"
+      + "--topic TOPIC --cert [NS/NN=]CERT...\n"
       + "         [--source NS/NN]... [--from TIME] [--consumer-config FILE] [--accept-late] [--timeout SECONDS]\n"
       + "         [--window RECORDS] [--max-pending-bytes BYTES]\n"
       + "  Reads every partition of TOPIC from its beginning (or from TIME) to the end offsets taken at the start,\n"
       + "  and checks each source's records against its seals.\n"
       + "  --cert: the certificate of a key that signs seals (PEM or DER); give one for each NameNode's key.\n"
+      + "    --cert NS/NN=CERT binds a key to a source: its seals must be signed by it.\n"
       + "  --source: check only this source (the record key, <nameservice>/<namenode>); may be repeated.\n"
       + "  --from: start at the first record at or after TIME (2026-11-23T19:48:35Z, or ms since 1970); the\n"
       + "    sources then start mid-chain.\n"
@@ -139,16 +140,19 @@ public final class VerifyStreamCommand {
       return usage(err, "give --bootstrap (or bootstrap.servers in --consumer-config)");
     }
     Map<String, SealKey> keys = new HashMap<>();
+    Map<String, Map<String, SealKey>> sourceKeys = new HashMap<>();
     try {
       for (String c : certs) {
-        SealKey k = VerifyCommand.certificateKey(Paths.get(c));
-        keys.put(k.keyId(), k);
+        int eq = c.indexOf('=');
+        boolean bound = eq > 0 && !Files.exists(Paths.get(c));
+        SealKey k = VerifyCommand.certificateKey(Paths.get(bound ? c.substring(eq + 1) : c));
+        (bound ? sourceKeys.computeIfAbsent(c.substring(0, eq), s -> new HashMap<>()) : keys).put(k.keyId(), k);
       }
     } catch (Exception e) {
       err.println("nnaudit verify-stream: cannot read the certificate: " + e.getMessage());
       return VerifyCommand.USAGE;
     }
-    StreamCheck check = new StreamCheck(keys, acceptLate, sources, maxPending, window);
+    StreamCheck check = new StreamCheck(keys, sourceKeys, acceptLate, sources, maxPending, window);
     TopicReader reader = new TopicReader(config, topic, Duration.ofSeconds(timeoutSeconds));
     try {
       reader.read(fromMillis, r -> check.accept(StreamRecord.of(r)));
