@@ -34,9 +34,10 @@ final class SourceCheck {
   private final boolean acceptLate;
   private final PendingRange pending;
   private final RecentRecords recent;
-  private final RecentSet<String> sealIds = new RecentSet<>(100_000);
+  /** Seal identities (file, offset, hash) and seal hashes seen: a restart sends the seals of its file again. */
+  private final RecentSet<String> sealIds = new RecentSet<>(10_000);
+  private final RecentSet<String> sealHashes = new RecentSet<>(10_000);
   private final RecentSet<String> gapIds = new RecentSet<>(10_000);
-  private final RecentSet<String> sealHashes = new RecentSet<>(100_000);
   private final RecentFileEnds fileEnds = new RecentFileEnds(10_000);
 
   private int partition = -1;
@@ -284,7 +285,8 @@ final class SourceCheck {
       tamper(r, r.file, r.offset, "altered seal: " + e.getMessage());
       return;
     }
-    if (!sealIds.add(r.file + ":" + r.offset + ":" + r.text())) {
+    String hash = s.hash(); // of the line, which is the value byte for byte (it parsed)
+    if (!sealIds.add(r.file + ":" + r.offset + ":" + hash)) {
       duplicates++;
       return;
     }
@@ -325,7 +327,6 @@ final class SourceCheck {
           + "was changed after it was signed");
       return;
     }
-    String hash = s.hash();
     boolean again = sealHashes.contains(hash);
     if (again && !chainMayBreak) {
       tamper(r, r.file, r.offset, "seal " + s.number + ", read before, is here again under file " + r.file
