@@ -357,6 +357,33 @@ class VerifyStreamTest {
   }
 
   @Test
+  void aSealOrARecordTheBrokerRefusedLeavesAGapNotAChange() throws Exception {
+    Run seal = copyAndVerify(all -> { // a seal refused, announced in its place
+      int i = nth(all, S1, ShipHeaders.SEAL, 7);
+      CopiedRecord gap = new CopiedRecord(all.get(i)).header(ShipHeaders.TYPE, ShipHeaders.GAP);
+      gap.value = "the seal was refused by the broker".getBytes(StandardCharsets.UTF_8);
+      all.set(i, gap);
+      return all;
+    });
+    assertEquals(2, seal.code, seal.output);
+    assertTrue(seal.output.contains("GAP: " + S1 + " file "), seal.output);
+    assertTrue(seal.output.contains("whose seal went with the gap"), seal.output);
+    assertFalse(seal.output.contains("TAMPERED"), seal.output);
+
+    Run record = copyAndVerify(all -> { // a record refused twice, skipped, announced in its place
+      int i = nth(all, S1, ShipHeaders.RECORD, 130);
+      CopiedRecord gap = new CopiedRecord(all.get(i)).header(ShipHeaders.TYPE, ShipHeaders.GAP);
+      gap.value = "a record was refused by the broker".getBytes(StandardCharsets.UTF_8);
+      all.set(i, gap);
+      return all;
+    });
+    assertEquals(2, record.code, record.output);
+    assertTrue(record.output.contains("GAP: " + S1 + " file "), record.output);
+    assertTrue(record.output.contains("could not be hashed: records were lost in an announced gap"), record.output);
+    assertFalse(record.output.contains("TAMPERED"), record.output);
+  }
+
+  @Test
   void aFileShippedAgainUnderANewNumberAfterAGapVerifies() throws Exception {
     Run r = copyAndVerify(all -> {
       long f = all.get(nth(all, S1, ShipHeaders.RECORD, 150)).file();

@@ -31,6 +31,11 @@ final class PendingRange {
   long start;
   /** Whether {@link #start} is where a seal's range must begin (a seal ended there, or a file begins there). */
   boolean startKnown;
+  /**
+   * Why the start is not known: null where the stream starts (mid-chain, which is no change), else a reason
+   * (records lost before {@link #start} in an announced gap) that the seal covering them is reported with.
+   */
+  String unknownWhy;
   /** The file offset after the last record added. */
   long end;
   /** Null, or why the bytes held cannot be hashed (a cut record, a hole announced by a gap, too many bytes). */
@@ -44,8 +49,15 @@ final class PendingRange {
     this.maxBytes = maxBytes;
   }
 
+  /** Starts over at {@code at} of a file, holding nothing; {@code whyUnknown} as {@link #unknownWhy}. */
+  void reset(long at, boolean known, String whyUnknown) {
+    reset(at, known);
+    unknownWhy = known ? null : whyUnknown;
+  }
+
   /** Starts over at {@code at} of a file, holding nothing. */
   void reset(long at, boolean known) {
+    unknownWhy = null;
     length = 0;
     count = 0;
     records = 0;
@@ -179,6 +191,7 @@ final class PendingRange {
     records = count;
     start = to;
     startKnown = true;
+    unknownWhy = null;
   }
 
   /** Where the {@code k}-th record held (from 1) ends, or -1 when not known. */

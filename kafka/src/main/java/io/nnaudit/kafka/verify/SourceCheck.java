@@ -138,19 +138,18 @@ final class SourceCheck {
 
   /** After a gap: the trail goes on at {@code f}/{@code o}. */
   private void resync(long f, long o) {
-    if (!pending.isEmpty()) {
-      findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, file, pending.start, null, pending.records
-          + " record(s) up to byte " + pending.end + ", before the gap: the seal that covers them did not come"));
-    }
     if (f != file) {
+      if (!pending.isEmpty()) {
+        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, file, pending.start, null, pending.records
+            + " record(s) up to byte " + pending.end + " of the file, before the gap: no seal of them came"));
+      }
       fileSealed = false;
     }
+    // within the file, the seal that covers the hole comes later: it is reported then, as not hashed
+    String why = "records were lost in an announced gap" + (f == file ? " (bytes " + next + "-" + o + ")" : "");
     file = f;
     next = o;
-    pending.reset(o, o == 0);
-    if (o != 0) {
-      pending.hole("records were lost in an announced gap");
-    }
+    pending.reset(o, o == 0, why);
     afterGap = false;
   }
 
@@ -218,7 +217,6 @@ final class SourceCheck {
     if (afterGap && place(r.file, r.offset) >= place(file, next)) {
       if (r.file != file || r.offset != next) {
         resync(r.file, r.offset);
-        pending.hole("records were lost in an announced gap");
       }
       afterGap = false;
     }
@@ -270,11 +268,8 @@ final class SourceCheck {
     gaps++;
     findings.add(new Finding(Finding.Kind.GAP, source, r.file, r.offset, r.place(), "records lost before they "
         + "were shipped, as the source announced: " + r.text()));
-    afterGap = true;
+    afterGap = true; // a hole it announced shows when the next record does not follow (resync)
     chainMayBreak = true;
-    if (started) {
-      pending.hole("records were lost in an announced gap");
-    }
   }
 
   private void seal(StreamRecord r) {
@@ -333,10 +328,11 @@ final class SourceCheck {
           + " with no gap announced: records and seals replayed");
       return;
     }
+    boolean gapBefore = chainMayBreak;
     if (!again && !chains(r, s)) {
       return;
     }
-    if (!continues(r, s) || !kind(r, s) || !range(r, s)) {
+    if (!continues(r, s, gapBefore) || !kind(r, s) || !range(r, s)) {
       return;
     }
     fileSealed = true;
@@ -380,9 +376,19 @@ final class SourceCheck {
     return true;
   }
 
-  /** Whether {@code s}'s range starts where the file's sealed bytes end. */
-  private boolean continues(StreamRecord r, Seal s) {
+  /**
+   * Whether {@code s}'s range starts where the file's sealed bytes end; after a gap ({@code gapBefore}: a seal the
+   * broker refused, announced), it may start later, the records before it then not verified.
+   */
+  private boolean continues(StreamRecord r, Seal s, boolean gapBefore) {
     if (s.from == pending.start) {
+      return true;
+    }
+    if (gapBefore && s.from > pending.start && pending.isBoundary(s.from)) {
+      findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, pending.start, r.place(),
+          pending.recordsThrough(s.from) + " record(s) (bytes " + pending.start + "-" + s.from + "), whose seal "
+          + "went with the gap before seal " + s.number + ": not verified"));
+      pending.dropThrough(s.from);
       return true;
     }
     if (fileSealed && s.from != fileSealedTo) {
@@ -446,12 +452,13 @@ final class SourceCheck {
       verifiedRecords += n;
     } else {
       long n = pending.recordsThrough(s.to);
-      if (pending.hashable()) {
+      String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
+      if (why == null) {
         headRecords += n; // the stream starts mid-chain: the head up to the first seal's end, not a change
-      } else if (n > 0) {
-        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, pending.start, r.place(), n
-            + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + ", could not be hashed: "
-            + (pending.unhashable != null ? pending.unhashable : "the range starts before them")));
+      } else {
+        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, Math.max(s.from, pending.start),
+            r.place(), n + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from
+            + "-" + s.to + "), could not be hashed: " + why));
       }
     }
     pending.dropThrough(s.to);
