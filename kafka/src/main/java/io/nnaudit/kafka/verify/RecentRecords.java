@@ -26,9 +26,9 @@ final class RecentRecords {
 
   private final int capacity;
   /** Grown by doubling up to {@code capacity}, so that a source with few records costs little. */
-  private long[] places = new long[1024];
-  private long[] hashHigh = new long[1024];
-  private long[] hashLow = new long[1024];
+  private long[] places;
+  private long[] hashHigh;
+  private long[] hashLow;
   /** Index of the oldest entry, and how many there are. */
   private int head;
   private int size;
@@ -36,6 +36,10 @@ final class RecentRecords {
 
   RecentRecords(int capacity) {
     this.capacity = capacity;
+    int first = Math.min(capacity, 1024);
+    this.places = new long[first];
+    this.hashHigh = new long[first];
+    this.hashLow = new long[first];
   }
 
   private void grow() {
