@@ -312,6 +312,16 @@ class VerifyStreamTest {
   }
 
   @Test
+  void readFromATimeTheSourcesStartMidChain() throws Exception {
+    List<CopiedRecord> all = TopicCopy.read(stream.broker, SealedStream.TOPIC, stream.size);
+    CopiedRecord middle = all.get(nth(all, S1, ShipHeaders.RECORD, 300));
+    Run r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(middle.timestamp).toString());
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
+    assertTrue(r.output.contains("note: starts mid-chain: its first seal read"), r.output);
+  }
+
+  @Test
   void theFirstSealOverRecordsRemovedIsNamed() throws Exception {
     Run r = copyAndVerify(all -> {
       for (int n = 1;; n++) {
