@@ -56,7 +56,12 @@ final class SourceCheck {
   private boolean fileSealed;
   private long fileSealedTo;
 
+  /** What was found, in order; past {@link #MAX_FINDINGS} only counted, so that memory stays bounded. */
   final List<Finding> findings = new ArrayList<>();
+  static final int MAX_FINDINGS = 1000;
+  long findingsLeftOut;
+  /** The worst exit code of every finding, those left out included. */
+  private int findingsCode;
   Finding tampering;
   long records;
   long verifiedRecords;
@@ -119,7 +124,7 @@ final class SourceCheck {
         gap(r);
         break;
       default:
-        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, r.offset, r.place(), "a record of type '"
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, r.offset, r.place(), "a record of type '"
             + r.type + "', which this version does not know"));
     }
   }
@@ -140,7 +145,7 @@ final class SourceCheck {
   private void resync(long f, long o) {
     if (f != file) {
       if (!pending.isEmpty()) {
-        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, file, pending.start, null, pending.records
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, file, pending.start, null, pending.records
             + " record(s) up to byte " + pending.end + " of the file, before the gap: no seal of them came"));
       }
       fileSealed = false;
@@ -249,7 +254,7 @@ final class SourceCheck {
             + "its file-end");
         return;
       }
-      findings.add(new Finding(Finding.Kind.UNSEALED, source, file, pending.start, r.place(), "unsealed file: "
+      report(new Finding(Finding.Kind.UNSEALED, source, file, pending.start, r.place(), "unsealed file: "
           + pending.records + " record(s) and no seal before its end"));
     }
     fileEnds.put(file, next);
@@ -266,7 +271,7 @@ final class SourceCheck {
       return;
     }
     gaps++;
-    findings.add(new Finding(Finding.Kind.GAP, source, r.file, r.offset, r.place(), "records lost before they "
+    report(new Finding(Finding.Kind.GAP, source, r.file, r.offset, r.place(), "records lost before they "
         + "were shipped, as the source announced: " + r.text()));
     afterGap = true; // a hole it announced shows when the next record does not follow (resync)
     chainMayBreak = true;
@@ -311,15 +316,9 @@ final class SourceCheck {
           : "the file's records here end at byte " + next) + " (records removed, or the seal moved)");
       return;
     }
-    SealKey key = keys.get(s.keyId);
-    if (key == null || !s.algorithm.equals(key.algorithm())) {
-      tamper(r, r.file, r.offset, "bad signature: seal " + s.number + " is signed by key " + s.keyId + " ("
-          + s.algorithm + "), not by " + (keys.size() == 1 ? "the given key " : "any given key ") + keys.keySet());
-      return;
-    }
-    if (!s.signatureValid(key)) {
-      tamper(r, r.file, r.offset, "bad signature: seal " + s.number + " does not match its signature: the seal "
-          + "was changed after it was signed");
+    String unsigned = SealSignature.problem(s, keys);
+    if (unsigned != null) {
+      tamper(r, r.file, r.offset, unsigned);
       return;
     }
     boolean again = sealHashes.contains(hash);
@@ -357,12 +356,12 @@ final class SourceCheck {
       }
     } else if (!s.prev.equals(lastSeal.hash())) {
       if (Seal.GENESIS.equals(s.prev)) {
-        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, s.from, r.place(), "a new seal chain "
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, s.from, r.place(), "a new seal chain "
             + "(trail " + s.trail + ") begins at seal " + s.number + " (" + s.kind.text() + ") after seal "
             + lastSeal.number + " of trail " + lastSeal.trail + ": the source lost its digest or sealing was "
             + "turned off and on; the break cannot be checked from the stream (verify the host's files)"));
       } else if (chainMayBreak) {
-        findings.add(new Finding(Finding.Kind.NOTE, source, r.file, s.from, r.place(), "the chain resumes at seal "
+        report(new Finding(Finding.Kind.NOTE, source, r.file, s.from, r.place(), "the chain resumes at seal "
             + s.number + " after seal " + lastSeal.number + " read before the gap: "
             + Math.max(0, s.number - lastSeal.number - 1) + " seal(s) went with the records lost"));
       } else {
@@ -385,7 +384,7 @@ final class SourceCheck {
       return true;
     }
     if (gapBefore && s.from > pending.start && pending.isBoundary(s.from)) {
-      findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, pending.start, r.place(),
+      report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, pending.start, r.place(),
           pending.recordsThrough(s.from) + " record(s) (bytes " + pending.start + "-" + s.from + "), whose seal "
           + "went with the gap before seal " + s.number + ": not verified"));
       pending.dropThrough(s.from);
@@ -408,21 +407,13 @@ final class SourceCheck {
 
   /** What a start's seal says about the records it covers (as {@code nnaudit verify} reads it). */
   private boolean kind(StreamRecord r, Seal s) {
-    if (s.kind == Seal.Kind.FOUND) {
-      tamper(r, r.file, s.from, (fileSealed ? "records inserted: " : "modified bytes: ") + "the source's start at "
-          + Seal.formatTime(s.timeMillis) + " found " + s.records + " record(s) (bytes " + s.from + "-" + s.to
-          + ") that no run wrote (seal " + s.number + ", found)");
+    String change = StartOfRunSeal.change(lastSeal, s, fileSealed);
+    if (change != null) {
+      tamper(r, r.file, s.from, change);
       return false;
     }
-    boolean afterClose = lastSeal != null && lastSeal.kind == Seal.Kind.CLOSE && lastSeal.file == s.file
-        && lastSeal.trail.equals(s.trail);
-    if (afterClose && (s.kind == Seal.Kind.RECOVER || s.version >= 2 && s.kind != Seal.Kind.RESUME)) {
-      tamper(r, r.file, s.from, "records inserted: " + s.records + " record(s) after seal " + lastSeal.number
-          + ", which closed the file, sealed by seal " + s.number + " (" + s.kind.text() + ")");
-      return false;
-    }
-    if ((s.kind == Seal.Kind.RECOVER || s.kind == Seal.Kind.ADOPT) && s.records > 0) {
-      findings.add(new Finding(acceptLate ? Finding.Kind.NOTE : Finding.Kind.SEALED_LATE, source, r.file, s.from,
+    if (StartOfRunSeal.sealedLate(s)) {
+      report(new Finding(acceptLate ? Finding.Kind.NOTE : Finding.Kind.SEALED_LATE, source, r.file, s.from,
           r.place(), (acceptLate ? "(accepted) " : "") + s.records + " record(s) sealed at the start at "
           + Seal.formatTime(s.timeMillis) + " (seal " + s.number + ", " + s.kind.text() + "), not by the run that "
           + "wrote them"));
@@ -456,7 +447,7 @@ final class SourceCheck {
       if (why == null) {
         headRecords += n; // the stream starts mid-chain: the head up to the first seal's end, not a change
       } else {
-        findings.add(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, Math.max(s.from, pending.start),
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, Math.max(s.from, pending.start),
             r.place(), n + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from
             + "-" + s.to + "), could not be hashed: " + why));
       }
@@ -482,9 +473,18 @@ final class SourceCheck {
         return;
       }
     }
-    findings.add(new Finding(Finding.Kind.UNSEALED, source, file, pending.start, null, (lastSeal == null
+    report(new Finding(Finding.Kind.UNSEALED, source, file, pending.start, null, (lastSeal == null
         ? "no seal: " + n + " record(s) with no seal after them" : "unsealed tail: " + n + " record(s) after the "
         + "last seal")));
+  }
+
+  private void report(Finding f) {
+    findingsCode = Math.max(findingsCode, f.kind.exitCode);
+    if (findings.size() < MAX_FINDINGS) {
+      findings.add(f);
+    } else {
+      findingsLeftOut++;
+    }
   }
 
   private void tamper(StreamRecord r, long f, long offset, String text) {
@@ -496,10 +496,7 @@ final class SourceCheck {
     if (tampering != null) {
       return 1;
     }
-    int code = 0;
-    for (Finding f : findings) {
-      code = Math.max(code, f.kind.exitCode);
-    }
+    int code = findingsCode;
     if (notCompared > 0 || records == 0 && seals == 0) {
       code = Math.max(code, 2);
     }

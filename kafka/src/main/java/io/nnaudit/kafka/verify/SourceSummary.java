@@ -40,6 +40,10 @@ final class SourceSummary {
     for (Finding f : c.findings) {
       out.add(f.kind == Finding.Kind.NOTE ? "  note: " + f : f.kind.label + ": " + f);
     }
+    if (c.findingsLeftOut > 0) {
+      out.add("  note: " + c.findingsLeftOut + " more finding(s) of " + c.source + " not listed (the first "
+          + SourceCheck.MAX_FINDINGS + " are)");
+    }
     if (c.notCompared > 0) {
       out.add("NOT VERIFIED: " + c.source + ": " + c.notCompared + " record(s) sent again after more records "
           + "than verify-stream remembers (--window): not compared with the first copy");
