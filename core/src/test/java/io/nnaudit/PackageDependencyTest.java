@@ -50,6 +50,7 @@ class PackageDependencyTest {
     allow("verify", "seal", "trail");
     allow("ship", "config", "trail");
     allow("kafka", "config", "seal", "ship", "throttle", "trail");
+    allow("kafka.verify", "kafka", "seal", "verify");
     allow("throttle");
   }
 

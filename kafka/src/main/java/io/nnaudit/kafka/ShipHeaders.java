@@ -14,37 +14,37 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * (after a crash or a failed send) has the same identity, and a consumer keeps the first and drops the rest.
  * Epoch and seq say which start sent it, in what order.
  */
-final class ShipHeaders {
+public final class ShipHeaders {
   /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END}, {@link #GAP} or {@link #SEAL}. */
-  static final String TYPE = "nnaudit.type";
+  public static final String TYPE = "nnaudit.type";
   /** {@code <nameservice>/<namenode>}; also the record's key. */
-  static final String SOURCE = "nnaudit.source";
+  public static final String SOURCE = "nnaudit.source";
   /** When the shipper that sent it started, ms since the epoch. */
-  static final String EPOCH = "nnaudit.epoch";
+  public static final String EPOCH = "nnaudit.epoch";
   /** The order of sending within one epoch, from 0. */
-  static final String SEQ = "nnaudit.seq";
+  public static final String SEQ = "nnaudit.seq";
   /** The number of the audit file, in the order the files were written. */
-  static final String FILE = "nnaudit.file";
+  public static final String FILE = "nnaudit.file";
   /** The byte offset of the record's line in that file (file-end: the file's length; seal: where its range ends). */
-  static final String OFFSET = "nnaudit.offset";
+  public static final String OFFSET = "nnaudit.offset";
   /** {@code hdfs} (the stock line) or {@code json}. */
-  static final String FORMAT = "nnaudit.format";
+  public static final String FORMAT = "nnaudit.format";
   /** With {@link #RECORD_CUT}: the length of the whole line, of which the value holds the beginning. */
-  static final String LENGTH = "nnaudit.length";
+  public static final String LENGTH = "nnaudit.length";
 
   /** An audit record: the value is the line as written, without its line end. */
-  static final String RECORD = "record";
+  public static final String RECORD = "record";
   /** A line longer than the producer's max.request.size allows: the value is its beginning. */
-  static final String RECORD_CUT = "record-cut";
+  public static final String RECORD_CUT = "record-cut";
   /** The file {@code nnaudit.file} ends at {@code nnaudit.offset}; the next record is in the next file. */
-  static final String FILE_END = "file-end";
+  public static final String FILE_END = "file-end";
   /** Records were lost before they could be shipped (rotation deleted them); the value says what. */
-  static final String GAP = "gap";
+  public static final String GAP = "gap";
   /**
    * A seal of the file {@code nnaudit.file} (a line of its digest, exactly as written there) over its bytes up
    * to {@code nnaudit.offset}; sent after the record that ends there.
    */
-  static final String SEAL = "seal";
+  public static final String SEAL = "seal";
 
   private ShipHeaders() {
   }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.nnaudit.QueuedAuditLogger;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.kafka.verify.VerifyStreamCommand;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.trail.TrailNames;
@@ -75,7 +76,7 @@ class SealShippingTest {
     File live = new File(audits, "audit.log");
     List<String> localSeals = localSeals(live);
     assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
-    TrailCheck c = checkTopic(broker, live);
+    TrailCheck c = checkTopic(broker, live, key);
     assertEquals(2, c.epochs.size(), "two starts");
     assertEquals(0, c.gaps);
 
@@ -127,7 +128,7 @@ class SealShippingTest {
     long sendErrors = logger.pipeline().shipStats().sendErrors;
     kafka.stopCluster();
     assertTrue(sendErrors > 0, "the resend path was taken");
-    checkTopic(broker, new File(kafka.audits(), "audit.log"));
+    checkTopic(broker, new File(kafka.audits(), "audit.log"), key);
   }
 
   /** Every seal line of the digests of {@code live} and its backups, oldest first. */
@@ -141,9 +142,10 @@ class SealShippingTest {
 
   /**
    * Reads the topic back as a consumer does and checks that it holds every line and every seal of the local
-   * files, each seal after the record its range ends with and over records that hash as it says.
+   * files, each seal after the record its range ends with and over records that hash as it says; and that
+   * {@code nnaudit verify-stream} verifies it, its anchor being the last local seal.
    */
-  private static TrailCheck checkTopic(KafkaTestBroker broker, File live) throws Exception {
+  private static TrailCheck checkTopic(KafkaTestBroker broker, File live, SealKeys.KeyFiles key) throws Exception {
     List<String> local = TrailCheck.localLines(live);
     List<String> localSeals = localSeals(live);
     assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
@@ -155,6 +157,16 @@ class SealShippingTest {
     assertEquals(c.seals.size(), c.sealsChecked, "every seal's range read from the topic hashes as it says");
     System.out.println("topic: " + c.lines.size() + " records, " + c.seals.size() + " seals, " + c.duplicates
         + " duplicates, " + c.fileEnds + " file ends");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream p = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+    int code = VerifyStreamCommand.run(new String[] {"--bootstrap", broker.bootstrapServers(), "--topic", TOPIC,
+        "--cert", SOURCE + "=" + key.certificate}, p, p);
+    String report = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, report);
+    assertTrue(report.contains("verified: " + SOURCE + ": " + c.lines.size() + " records (" + c.lines.size()
+        + " verified by " + c.seals.size() + " seals)"), report);
+    assertTrue(report.contains("  last verified seal: " + Seal.parse(localSeals.get(localSeals.size() - 1)).hash()),
+        report);
     return c;
   }
 

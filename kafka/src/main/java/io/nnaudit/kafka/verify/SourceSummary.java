@@ -1,0 +1,53 @@
+package io.nnaudit.kafka.verify;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.nnaudit.seal.Seal;
+
+/** What verify-stream prints for one source: a summary line, its anchor, then each finding. */
+final class SourceSummary {
+  private SourceSummary() {
+  }
+
+  static List<String> lines(SourceCheck c) {
+    List<String> out = new ArrayList<>();
+    String counts = c.records + " record" + (c.records == 1 ? "" : "s") + " (" + c.verifiedRecords
+        + " verified by " + c.seals + " seal" + (c.seals == 1 ? "" : "s") + "), " + c.files + " file"
+        + (c.files == 1 ? "" : "s") + " ended"
+        + (c.firstMillis < 0 ? "" : ", shipped from " + Seal.formatTime(c.firstMillis) + " to "
+            + Seal.formatTime(c.lastMillis))
+        + (c.keyIds.isEmpty() ? "" : ", signed by key " + String.join(", ", c.keyIds));
+    int code = c.exitCode();
+    if (c.tampering != null) {
+      out.add("TAMPERED: " + c.tampering);
+      out.add("  verified before it: " + c.source + ": " + counts + (c.skipped > 0 ? "; " + c.skipped
+          + " later record(s) of the source not checked" : ""));
+    } else {
+      out.add((code == 0 ? "verified: " : "verified, with records not verified: ") + c.source + ": " + counts);
+    }
+    if (c.anchor != null) {
+      out.add("  last verified seal: " + c.anchor);
+    }
+    if (c.midChain != null) {
+      out.add("  note: " + c.midChain + (c.headRecords > 0 ? "; the " + c.headRecords + " record(s) before "
+          + "that seal's end are not verified" : ""));
+    }
+    if (c.duplicates > 0) {
+      out.add("  note: " + c.duplicates + " duplicate(s) dropped (records sent again with the same identity and "
+          + "value)");
+    }
+    for (Finding f : c.findings) {
+      out.add(f.kind == Finding.Kind.NOTE ? "  note: " + f : f.kind.label + ": " + f);
+    }
+    if (c.findingsLeftOut > 0) {
+      out.add("  note: " + c.findingsLeftOut + " more finding(s) of " + c.source + " not listed (the first "
+          + SourceCheck.MAX_FINDINGS + " are)");
+    }
+    if (c.notCompared > 0) {
+      out.add("NOT VERIFIED: " + c.source + ": " + c.notCompared + " record(s) sent again after more records "
+          + "than verify-stream remembers (--window): not compared with the first copy");
+    }
+    return out;
+  }
+}

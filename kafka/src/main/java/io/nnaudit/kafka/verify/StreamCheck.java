@@ -1,0 +1,100 @@
+package io.nnaudit.kafka.verify;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import io.nnaudit.seal.SealKey;
+
+/**
+ * The records of the whole topic, each handed to the check of its source ({@link SourceCheck}); at the end, what
+ * no single source can see (one seal chain under two sources), and the report with its exit code.
+ */
+final class StreamCheck {
+  /** Where records that name no source are reported. */
+  static final String NO_SOURCE = "(no source)";
+
+  private final Map<String, SealKey> keys;
+  /** Keys bound to a source (--cert NS/NN=CERT): its seals must be signed by one of them. */
+  private final Map<String, Map<String, SealKey>> sourceKeys;
+  private final boolean acceptLate;
+  private final Set<String> only;
+  private final int maxPending;
+  private final int window;
+  private final Map<String, SourceCheck> sources = new TreeMap<>();
+
+  StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
+      Set<String> only, int maxPending, int window) {
+    this.keys = keys;
+    this.sourceKeys = sourceKeys;
+    this.acceptLate = acceptLate;
+    this.only = only;
+    this.maxPending = maxPending;
+    this.window = window;
+  }
+
+  void accept(StreamRecord r) {
+    String name = r.source != null ? r.source : r.key != null ? r.key : NO_SOURCE;
+    if (!only.isEmpty() && !only.contains(name) && !(r.key != null && only.contains(r.key))) {
+      return;
+    }
+    if (r.key != null && only.contains(r.key)) {
+      name = r.key; // a record under this key that says it is another source's: the key's source reports it
+    }
+    SourceCheck c = sources.get(name);
+    if (c == null) {
+      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window);
+      sources.put(name, c);
+    }
+    c.accept(r);
+  }
+
+  /** Prints what was found; returns the exit code. */
+  int report(PrintStream out, String topic, TopicReader reader) {
+    Map<String, List<String>> trailSources = new HashMap<>();
+    for (SourceCheck c : sources.values()) {
+      c.finish();
+      for (String t : c.trails) {
+        trailSources.computeIfAbsent(t, k -> new ArrayList<>()).add(c.source);
+      }
+    }
+    int tampered = 0;
+    int notVerified = 0;
+    int verified = 0;
+    for (SourceCheck c : sources.values()) {
+      for (String t : c.trails) {
+        List<String> others = new ArrayList<>(trailSources.get(t));
+        others.remove(c.source);
+        if (c.tampering == null && !others.isEmpty()) {
+          c.tampering = new Finding(Finding.Kind.TAMPERED, c.source, -1, -1, null, "its seals are of trail " + t
+              + ", whose seals " + String.join(", ", others) + " has too: one source's records and seals "
+              + "replayed under another's key");
+        }
+      }
+      for (String line : SourceSummary.lines(c)) {
+        out.println(line);
+      }
+      int code = c.exitCode();
+      tampered += code == 1 ? 1 : 0;
+      notVerified += code == 2 ? 1 : 0;
+      verified += code == 0 ? 1 : 0;
+    }
+    long deleted = 0;
+    for (Map.Entry<Integer, Long> e : reader.logStart.entrySet()) {
+      deleted += e.getValue();
+    }
+    out.println("sources: " + verified + " verified, " + notVerified + " with records not verified, " + tampered
+        + " tampered (topic " + topic + ": " + reader.recordsRead + " records read from "
+        + reader.endOffsets.size() + " partition(s)" + (deleted > 0 ? "; " + deleted + " records before them "
+        + "deleted from the topic" : "") + ")");
+    if (sources.isEmpty()) {
+      out.println("NOT VERIFIED: no record " + (only.isEmpty() ? "in the topic" : "of " + only + " in the topic"));
+      return 2;
+    }
+    return tampered > 0 ? 1 : notVerified > 0 ? 2 : 0;
+  }
+}

@@ -1,0 +1,503 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.kafka.verify.VerifyStreamCommand;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKeys;
+import io.nnaudit.verify.Verification;
+
+/**
+ * {@code nnaudit verify-stream} against a real broker: the stream two sealing NameNodes shipped verifies, and each
+ * source's last verified seal anchors {@code nnaudit verify} on that host's files; copies of the topic made with
+ * a change (what someone with write access to the topic can do) fail, naming the source, file and byte; copies
+ * with what shipping itself does (records sent again, a seal after later records, a start deleted by retention,
+ * a loss announced with a gap record, a file shipped again) do not.
+ */
+class VerifyStreamTest {
+  private static final String S1 = SealedStream.SOURCE1;
+
+  @TempDir
+  static Path dir;
+  static SealedStream stream;
+  private static int copies;
+
+  @BeforeAll
+  static void ship() throws Exception {
+    stream = SealedStream.make(dir);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (stream != null) {
+      stream.close();
+    }
+  }
+
+  @Test
+  void theShippedStreamVerifiesAndItsAnchorsVerifyTheHostsFiles() throws Exception {
+    Run r = verify(SealedStream.TOPIC);
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
+    assertTrue(r.output.contains("verified: " + stream.source2 + ": "), r.output);
+    assertTrue(r.output.contains("sources: 2 verified, 0 with records not verified, 0 tampered"), r.output);
+    assertTrue(r.output.contains(" duplicate(s) dropped"), "the restart sent the resumed file's seals again: "
+        + r.output);
+    String anchor1 = anchor(r.output, S1);
+    String anchor2 = anchor(r.output, stream.source2);
+    Verification.Run host1 = Verification.withCert(stream.key1, "--anchor", anchor1, stream.audits1.getPath());
+    assertEquals(0, host1.code, host1.toString());
+    Verification.Run host2 = Verification.withCert(stream.key2, "--anchor", anchor2, stream.audits2.getPath());
+    assertEquals(0, host2.code, host2.toString());
+    Verification.Run crossed = Verification.withCert(stream.key1, "--anchor", anchor2, stream.audits1.getPath());
+    assertEquals(1, crossed.code, "another source's anchor is not in this host's trail: " + crossed);
+  }
+
+  @Test
+  void onlyTheSourceAskedForIsChecked() throws Exception {
+    Run r = verify(SealedStream.TOPIC, "--source", stream.source2);
+    assertEquals(0, r.code, r.output);
+    assertFalse(r.output.contains(S1), r.output);
+    assertTrue(r.output.contains("sources: 1 verified"), r.output);
+  }
+
+  @Test
+  void aDeletedRecordIsNamed() throws Exception {
+    CopiedRecord[] gone = new CopiedRecord[1];
+    Run r = copyAndVerify(all -> {
+      int i = nth(all, S1, ShipHeaders.RECORD, 100);
+      gone[0] = all.remove(i);
+      return all;
+    });
+    assertTampered(r, S1, gone[0].file(), gone[0].offset(), "records deleted");
+  }
+
+  @Test
+  void aChangedValueIsNamedAtItsSealedRange() throws Exception {
+    CopiedRecord[] changed = new CopiedRecord[1];
+    List<CopiedRecord> seals = new ArrayList<>();
+    Run r = copyAndVerify(all -> {
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 150));
+      c.value = c.text().replace("src=/", "src=\\").getBytes(StandardCharsets.UTF_8); // same length
+      changed[0] = c;
+      all.stream().filter(x -> x.is(S1, ShipHeaders.SEAL)).forEach(seals::add);
+      return all;
+    });
+    Seal covering = covering(seals, changed[0]);
+    assertTampered(r, S1, changed[0].file(), covering.from, "modified bytes");
+  }
+
+  @Test
+  void twoRecordsSwappedAreNamed() throws Exception {
+    CopiedRecord[] first = new CopiedRecord[1];
+    Run r = copyAndVerify(all -> {
+      int i = nth(all, S1, ShipHeaders.RECORD, 120);
+      int j = i + 1;
+      while (!all.get(j).is(S1, ShipHeaders.RECORD)) {
+        j++;
+      }
+      first[0] = all.get(i);
+      all.set(i, all.get(j));
+      all.set(j, first[0]);
+      return all;
+    });
+    assertTampered(r, S1, first[0].file(), first[0].offset(), "records were moved");
+  }
+
+  @Test
+  void aSealSignedByAnotherKeyIsNamed() throws Exception {
+    SealKeys.KeyFiles other = SealKeys.ec(dir.resolve("other-key"));
+    CopiedRecord[] forged = new CopiedRecord[1];
+    Run r = copyAndVerify(all -> {
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.SEAL, 6));
+      try {
+        c.value = Seal.parse(c.text()).signedWith(other.signingKey()).line().getBytes(StandardCharsets.UTF_8);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      forged[0] = c;
+      return all;
+    });
+    assertTampered(r, S1, forged[0].file(), forged[0].offset(), "bad signature");
+  }
+
+  @Test
+  void anEditedSealLineIsNamed() throws Exception {
+    CopiedRecord[] edited = new CopiedRecord[1];
+    Run r = copyAndVerify(all -> {
+      for (int n = 1; edited[0] == null; n++) {
+        CopiedRecord c = all.get(nth(all, S1, ShipHeaders.SEAL, n));
+        Seal s = Seal.parse(c.text());
+        if (s.records > 1) {
+          c.value = c.text().replace(" records=" + s.records + " ", " records=" + (s.records - 1) + " ")
+              .getBytes(StandardCharsets.UTF_8);
+          edited[0] = c;
+        }
+      }
+      return all;
+    });
+    assertTampered(r, S1, edited[0].file(), edited[0].offset(), "bad signature");
+  }
+
+  @Test
+  void sealsThatStopBeforeAFileEndIsNamed() throws Exception {
+    Run r = copyAndVerify(all -> {
+      int from = nth(all, S1, ShipHeaders.SEAL, 8);
+      List<CopiedRecord> out = new ArrayList<>();
+      for (int i = 0; i < all.size(); i++) {
+        if (i < from || !all.get(i).is(S1, ShipHeaders.SEAL)) {
+          out.add(all.get(i));
+        }
+      }
+      return out;
+    });
+    assertEquals(1, r.code, r.output);
+    assertTrue(Pattern.compile("TAMPERED: " + Pattern.quote(S1) + " file \\d+ at byte \\d+ \\(partition \\d+, "
+        + "offset \\d+\\): seals removed").matcher(r.output).find(), r.output);
+  }
+
+  @Test
+  void theLastSealsRemovedLeaveAnUnsealedTail() throws Exception {
+    Run r = copyAndVerify(all -> {
+      for (int i = all.size() - 1; i >= 0; i--) { // up to and including the last seal that covers records
+        CopiedRecord c = all.get(i);
+        if (c.is(S1, ShipHeaders.SEAL)) {
+          all.remove(i);
+          if (Seal.parse(c.text()).records > 0) {
+            break;
+          }
+        }
+      }
+      return all;
+    });
+    assertEquals(2, r.code, r.output);
+    assertTrue(Pattern.compile("UNSEALED: " + Pattern.quote(S1) + " file \\d+ at byte \\d+: unsealed tail: \\d+ "
+        + "record\\(s\\) after the last seal").matcher(r.output).find(), r.output);
+    assertTrue(r.output.contains("verified: " + stream.source2 + ": "), r.output);
+  }
+
+  @Test
+  void aCopyWithAnotherValueIsNamed() throws Exception {
+    CopiedRecord[] original = new CopiedRecord[1];
+    Run r = copyAndVerify(all -> {
+      int i = nth(all, S1, ShipHeaders.RECORD, 200);
+      original[0] = all.get(i);
+      CopiedRecord copy = new CopiedRecord(original[0]);
+      copy.value = copy.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
+      all.add(i + 5, copy);
+      return all;
+    });
+    assertTampered(r, S1, original[0].file(), original[0].offset(), "sent again with another value");
+  }
+
+  @Test
+  void aRecordOfAnotherSourceUnderThisKeyIsNamed() throws Exception {
+    Run r = copyAndVerify(all -> {
+      CopiedRecord theirs = new CopiedRecord(all.get(nth(all, stream.source2, ShipHeaders.RECORD, 40)));
+      int i = nth(all, S1, ShipHeaders.RECORD, 60);
+      theirs.partition = all.get(i).partition;
+      theirs.key = S1.getBytes(StandardCharsets.UTF_8);
+      theirs.header(ShipHeaders.SOURCE, S1);
+      all.add(i, theirs);
+      return all;
+    });
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: " + S1 + " file "), r.output);
+  }
+
+  @Test
+  void aSourceWhoseRecordsAreAnothersIsNamed() throws Exception {
+    UnaryOperator<List<CopiedRecord>> replace = all -> { // ns1/nn1's records replaced by ns2/nn1's, renamed
+      List<CopiedRecord> out = new ArrayList<>();
+      int partition1 = SealedStream.partition(S1);
+      for (CopiedRecord c : all) {
+        if (S1.equals(c.source())) {
+          continue;
+        }
+        out.add(c);
+        if (stream.source2.equals(c.source())) {
+          CopiedRecord theirs = new CopiedRecord(c).header(ShipHeaders.SOURCE, S1);
+          theirs.key = S1.getBytes(StandardCharsets.UTF_8);
+          theirs.partition = partition1;
+          out.add(theirs);
+        }
+      }
+      return out;
+    };
+    Run both = copyAndVerify(replace);
+    assertEquals(1, both.code, both.output);
+    assertTrue(both.output.contains("whose seals " + stream.source2 + " has too"), both.output);
+
+    String topic = "copy-" + (++copies);
+    TopicCopy.copy(stream.broker, SealedStream.TOPIC, topic, SealedStream.PARTITIONS, stream.size,
+        all -> { // and the other source gone: only the key bound to the source shows it
+          List<CopiedRecord> out = replace.apply(all);
+          out.removeIf(c -> stream.source2.equals(c.source()));
+          return out;
+        });
+    Run alone = verify(topic);
+    assertEquals(0, alone.code, "a stream alone cannot tell whose it is without the keys bound: " + alone.output);
+    Run bound = verify(topic, "--cert", S1 + "=" + stream.key1.certificate);
+    assertEquals(1, bound.code, bound.output);
+    assertTrue(bound.output.contains("TAMPERED: " + S1 + " file "), bound.output);
+    assertTrue(bound.output.contains("bad signature"), bound.output);
+  }
+
+  @Test
+  void recordsSentAgainAndASealAfterLaterRecordsVerify() throws Exception {
+    Run r = copyAndVerify(all -> {
+      int i = nth(all, S1, ShipHeaders.RECORD, 90);
+      List<CopiedRecord> resent = new ArrayList<>();
+      for (int k = i; k < i + 40; k++) {
+        resent.add(new CopiedRecord(all.get(k)));
+      }
+      all.addAll(i + 60, resent); // a resend from an earlier checkpoint, seals and all
+      for (int n = 5;; n++) { // a seal that comes three records later, before its file's end
+        int s = nth(all, S1, ShipHeaders.SEAL, n);
+        List<Integer> later = new ArrayList<>();
+        for (int k = s + 1; k < all.size() && later.size() < 3; k++) {
+          CopiedRecord c = all.get(k);
+          if (S1.equals(c.source()) && (c.file() != all.get(s).file() || !ShipHeaders.RECORD.equals(c.type()))) {
+            break;
+          }
+          if (S1.equals(c.source())) {
+            later.add(k);
+          }
+        }
+        if (later.size() == 3) {
+          all.add(later.get(2) + 1, all.get(s));
+          all.remove(s);
+          return all;
+        }
+      }
+    });
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains(" duplicate(s) dropped"), r.output);
+  }
+
+  @Test
+  void aStreamWhoseStartWasDeletedStartsMidChain() throws Exception {
+    Run r = copyAndVerify(all -> {
+      List<CopiedRecord> out = new ArrayList<>();
+      int[] seen = new int[SealedStream.PARTITIONS];
+      int[] total = new int[SealedStream.PARTITIONS];
+      all.forEach(c -> total[c.partition]++);
+      for (CopiedRecord c : all) {
+        if (seen[c.partition]++ >= total[c.partition] / 2 + 7) { // retention took the older half, mid-range
+          out.add(c);
+        }
+      }
+      return out;
+    });
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("note: starts mid-chain: its first seal read"), r.output);
+    assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
+  }
+
+  @Test
+  void readFromATimeTheSourcesStartMidChain() throws Exception {
+    List<CopiedRecord> all = TopicCopy.read(stream.broker, SealedStream.TOPIC, stream.size);
+    CopiedRecord middle = all.get(nth(all, S1, ShipHeaders.RECORD, 300));
+    Run r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(middle.timestamp).toString());
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
+    assertTrue(r.output.contains("note: starts mid-chain: its first seal read"), r.output);
+  }
+
+  @Test
+  void theFirstSealOverRecordsRemovedIsNamed() throws Exception {
+    Run r = copyAndVerify(all -> {
+      for (int n = 1;; n++) {
+        int i = nth(all, S1, ShipHeaders.SEAL, n);
+        if (Seal.parse(all.get(i).text()).records > 0) {
+          all.remove(i);
+          return all;
+        }
+      }
+    });
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: " + S1 + " file "), r.output);
+    assertTrue(r.output.contains("a seal between them was removed"), r.output);
+  }
+
+  @Test
+  void aGapIsReportedAsTheLossTheSourceAnnounced() throws Exception {
+    long[] lost = new long[1];
+    Run r = copyAndVerify(all -> {
+      long f = all.get(nth(all, S1, ShipHeaders.RECORD, 150)).file();
+      lost[0] = f;
+      List<CopiedRecord> out = new ArrayList<>();
+      boolean announced = false;
+      for (CopiedRecord c : all) {
+        if (S1.equals(c.source()) && c.file() == f) {
+          if (!announced) {
+            CopiedRecord gap = new CopiedRecord(c).header(ShipHeaders.TYPE, ShipHeaders.GAP)
+                .header(ShipHeaders.OFFSET, "0");
+            gap.value = "1 file lost before it was shipped".getBytes(StandardCharsets.UTF_8);
+            out.add(gap);
+            announced = true;
+          }
+          continue;
+        }
+        out.add(c);
+      }
+      return out;
+    });
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("GAP: " + S1 + " file " + lost[0] + " at byte 0"), r.output);
+    assertTrue(r.output.contains("1 file lost before it was shipped"), r.output);
+    assertFalse(r.output.contains("TAMPERED"), r.output);
+  }
+
+  @Test
+  void aSealOrARecordTheBrokerRefusedLeavesAGapNotAChange() throws Exception {
+    Run seal = copyAndVerify(all -> { // a seal refused, announced in its place
+      int i = nth(all, S1, ShipHeaders.SEAL, 7);
+      CopiedRecord gap = new CopiedRecord(all.get(i)).header(ShipHeaders.TYPE, ShipHeaders.GAP);
+      gap.value = "the seal was refused by the broker".getBytes(StandardCharsets.UTF_8);
+      all.set(i, gap);
+      return all;
+    });
+    assertEquals(2, seal.code, seal.output);
+    assertTrue(seal.output.contains("GAP: " + S1 + " file "), seal.output);
+    assertTrue(seal.output.contains("whose seal went with the gap"), seal.output);
+    assertFalse(seal.output.contains("TAMPERED"), seal.output);
+
+    Run record = copyAndVerify(all -> { // a record refused twice, skipped, announced in its place
+      int i = nth(all, S1, ShipHeaders.RECORD, 130);
+      CopiedRecord gap = new CopiedRecord(all.get(i)).header(ShipHeaders.TYPE, ShipHeaders.GAP);
+      gap.value = "a record was refused by the broker".getBytes(StandardCharsets.UTF_8);
+      all.set(i, gap);
+      return all;
+    });
+    assertEquals(2, record.code, record.output);
+    assertTrue(record.output.contains("GAP: " + S1 + " file "), record.output);
+    assertTrue(record.output.contains("could not be hashed: records were lost in an announced gap"), record.output);
+    assertFalse(record.output.contains("TAMPERED"), record.output);
+  }
+
+  @Test
+  void aFileShippedAgainUnderANewNumberAfterAGapVerifies() throws Exception {
+    Run r = copyAndVerify(all -> {
+      long f = all.get(nth(all, S1, ShipHeaders.RECORD, 150)).file();
+      List<CopiedRecord> out = new ArrayList<>();
+      List<CopiedRecord> fileItems = new ArrayList<>();
+      int half = -1;
+      for (CopiedRecord c : all) {
+        if (!S1.equals(c.source())) {
+          out.add(c);
+        } else if (c.file() < f) {
+          out.add(c);
+        } else if (c.file() == f) {
+          fileItems.add(c);
+          if (half < 0 && fileItems.size() > 30 && c.is(S1, ShipHeaders.RECORD)) {
+            half = out.size();
+            for (CopiedRecord x : fileItems) {
+              if (!ShipHeaders.FILE_END.equals(x.type())) {
+                out.add(x);
+              }
+            }
+            CopiedRecord gap = new CopiedRecord(c).header(ShipHeaders.TYPE, ShipHeaders.GAP);
+            gap.value = "the file shrank before it was shipped".getBytes(StandardCharsets.UTF_8);
+            out.add(gap);
+          }
+        } else {
+          if (!fileItems.isEmpty()) { // the whole file again, under the next number
+            for (CopiedRecord x : fileItems) {
+              out.add(new CopiedRecord(x).header(ShipHeaders.FILE, Long.toString(f + 1)));
+            }
+            fileItems.clear();
+          }
+          out.add(new CopiedRecord(c).header(ShipHeaders.FILE, Long.toString(c.file() + 1)));
+        }
+      }
+      return out;
+    });
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("GAP: " + S1 + " file "), r.output);
+    assertFalse(r.output.contains("TAMPERED"), r.output);
+  }
+
+  // --- helpers
+
+  static final class Run {
+    final int code;
+    final String output;
+
+    Run(int code, String output) {
+      this.code = code;
+      this.output = output;
+    }
+  }
+
+  static Run verify(String topic, String... extra) {
+    List<String> args = new ArrayList<>(List.of("--bootstrap", stream.broker.bootstrapServers(), "--topic", topic,
+        "--cert", stream.key1.certificate.toString(), "--cert", stream.key2.certificate.toString(),
+        "--timeout", "30"));
+    args.addAll(List.of(extra));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrintStream p = new PrintStream(out, true, StandardCharsets.UTF_8);
+    int code = VerifyStreamCommand.run(args.toArray(new String[0]), p, p);
+    String text = out.toString(StandardCharsets.UTF_8);
+    System.out.println("verify-stream " + topic + " -> " + code + "\n" + text);
+    return new Run(code, text);
+  }
+
+  private static Run copyAndVerify(UnaryOperator<List<CopiedRecord>> change) throws Exception {
+    String topic = "copy-" + (++copies);
+    TopicCopy.copy(stream.broker, SealedStream.TOPIC, topic, SealedStream.PARTITIONS, stream.size, change);
+    return verify(topic);
+  }
+
+  /** The index of the {@code n}th record (from 1) of {@code source} of {@code type}. */
+  private static int nth(List<CopiedRecord> all, String source, String type, int n) {
+    int seen = 0;
+    for (int i = 0; i < all.size(); i++) {
+      if (all.get(i).is(source, type) && ++seen == n) {
+        return i;
+      }
+    }
+    throw new AssertionError("no " + n + "th " + type + " of " + source);
+  }
+
+  private static Seal covering(List<CopiedRecord> seals, CopiedRecord record) {
+    for (CopiedRecord c : seals) {
+      Seal s = Seal.parse(c.text());
+      if (c.file() == record.file() && s.from <= record.offset() && record.offset() < s.to) {
+        return s;
+      }
+    }
+    throw new AssertionError("no seal covers " + record);
+  }
+
+  private static void assertTampered(Run r, String source, long file, long offset, String what) {
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.startsWith("TAMPERED: " + source + " file " + file + " at byte " + offset + " ")
+        || r.output.contains("\nTAMPERED: " + source + " file " + file + " at byte " + offset + " "), r.output);
+    assertTrue(r.output.contains(what), r.output);
+  }
+
+  private static String anchor(String output, String source) {
+    Matcher m = Pattern.compile("verified: " + Pattern.quote(source) + ": .*\\n  last verified seal: ([0-9a-f]{64})")
+        .matcher(output);
+    assertTrue(m.find(), output);
+    return m.group(1);
+  }
+}

@@ -1,0 +1,255 @@
+package io.nnaudit.kafka.verify;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.kafka.ShipHeaders;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+import io.nnaudit.seal.SealKeys;
+
+/**
+ * The checks of verify-stream on streams made in memory ({@link SyntheticSource}), where a broker adds nothing:
+ * many sources interleaved over partitions with their seals late, the bounds on what it keeps (the copies it
+ * compares, the bytes waiting for a seal), the tail's bound, cut records, records no shipper wrote, and the seals
+ * a start writes.
+ */
+class StreamCheckTest {
+  @TempDir
+  static Path dir;
+  static SealKey signer;
+  static Map<String, SealKey> keys;
+
+  @BeforeAll
+  static void keys() throws Exception {
+    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
+    signer = k.signingKey();
+    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
+  }
+
+  @Test
+  void manySourcesOverManyPartitionsWithLateSealsVerify() throws Exception {
+    Random random = new Random(42);
+    List<SyntheticSource> sources = new ArrayList<>();
+    for (int s = 0; s < 20; s++) {
+      SyntheticSource src = new SyntheticSource("ns" + s + "/nn1", s % 8, signer);
+      List<ConsumerRecord<byte[], byte[]>> waiting = new ArrayList<>();
+      for (int i = 1; i <= 400; i++) {
+        src.line(i);
+        if (!waiting.isEmpty() && random.nextInt(3) == 0) { // a seal comes a few records after its range
+          src.records.addAll(waiting);
+          waiting.clear();
+        }
+        if (i % 25 == 0) {
+          src.records.addAll(waiting);
+          waiting.clear();
+          waiting.add(src.sealRecord(Seal.Kind.INTERVAL));
+        }
+        if (i % 150 == 0) {
+          src.records.addAll(waiting);
+          waiting.clear();
+          src.endFile();
+        }
+      }
+      src.records.addAll(waiting);
+      src.seal(Seal.Kind.CLOSE);
+      sources.add(src);
+    }
+    Result r = check(interleave(sources, random), false, 250_000, 64 << 20);
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("sources: 20 verified, 0 with records not verified, 0 tampered"), r.output);
+    assertTrue(r.output.contains("verified: ns7/nn1: 400 records (400 verified by 19 seals), 2 files ended"),
+        r.output);
+  }
+
+  @Test
+  void aTailLongerThanTheLastSealAllowsIsSealsRemoved() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.tailRecords = 5;
+    s.tailBytes = 100;
+    for (int i = 1; i <= 10; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    for (int i = 11; i <= 30; i++) {
+      s.line(i);
+    }
+    Result r = check(s.records, false, 1000, 1 << 20);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), r.output);
+    assertTrue(r.output.contains("20 record(s) after seal 1"), r.output);
+    assertTrue(r.output.contains("more than the source leaves unsealed (5 records, then 100 bytes)"), r.output);
+
+    SyntheticSource within = new SyntheticSource("ns1/nn1", 0, signer); // the same within the bound: unsealed
+    for (int i = 1; i <= 10; i++) {
+      within.line(i);
+    }
+    within.seal(Seal.Kind.INTERVAL);
+    for (int i = 11; i <= 12; i++) {
+      within.line(i);
+    }
+    Result u = check(within.records, false, 1000, 1 << 20);
+    assertEquals(2, u.code, u.output);
+    assertTrue(u.output.contains("UNSEALED: ns1/nn1 file 0 at byte "), u.output);
+    assertTrue(u.output.contains("unsealed tail: 2 record(s) after the last seal"), u.output);
+  }
+
+  @Test
+  void aCopyOlderThanTheWindowIsNotComparedAndSaysSo() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    ConsumerRecord<byte[], byte[]> first = s.line(1);
+    for (int i = 2; i <= 50; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    s.records.add(first); // sent again long after
+    Result small = check(s.records, false, 10, 1 << 20);
+    assertEquals(2, small.code, small.output);
+    assertTrue(small.output.contains("NOT VERIFIED: ns1/nn1: 1 record(s) sent again after more records than "
+        + "verify-stream remembers"), small.output);
+    Result large = check(s.records, false, 1000, 1 << 20);
+    assertEquals(0, large.code, large.output);
+  }
+
+  @Test
+  void aRangeLongerThanTheBytesKeptIsReportedNotHashedAndTheNextVerifies() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 1; i <= 40; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL); // about 5 KB of records
+    for (int i = 41; i <= 45; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    s.seal(Seal.Kind.CLOSE);
+    Result r = check(s.records, false, 1000, 2000);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("40 record(s) up to byte "), r.output);
+    assertTrue(r.output.contains("more than 2000 bytes of records waited for their seal"), r.output);
+    assertTrue(r.output.contains("45 records (5 verified by 3 seals)"), r.output);
+  }
+
+  @Test
+  void aCutRecordsRangeCannotBeHashed() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.line(1);
+    s.cutLine(100);
+    s.line(3);
+    s.seal(Seal.Kind.INTERVAL);
+    s.line(4);
+    s.seal(Seal.Kind.CLOSE);
+    Result r = check(s.records, false, 1000, 1 << 20);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("3 record(s) up to byte "), r.output);
+    assertTrue(r.output.contains("record-cut"), r.output);
+    assertTrue(r.output.contains("4 records (1 verified by 2 seals)"), r.output);
+  }
+
+  @Test
+  void aRecordNoShipperWroteIsAChange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.line(1);
+    ConsumerRecord<byte[], byte[]> bare = s.make(ShipHeaders.RECORD, 0, "planted".getBytes(StandardCharsets.UTF_8));
+    bare.headers().remove(ShipHeaders.FILE);
+    s.records.add(bare);
+    s.seal(Seal.Kind.CLOSE);
+    Result r = check(s.records, false, 1000, 1 << 20);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
+    assertTrue(r.output.contains("a record no shipper wrote: it lacks the headers"), r.output);
+  }
+
+  @Test
+  void theSealsOfAStartAreReadAsVerifyReadsThem() throws Exception {
+    SyntheticSource late = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 1; i <= 5; i++) {
+      late.line(i);
+    }
+    late.seal(Seal.Kind.INTERVAL);
+    late.line(6);
+    late.seal(Seal.Kind.RECOVER); // a killed run's tail, sealed by the next start
+    late.seal(Seal.Kind.CLOSE);
+    Result r = check(late.records, false, 1000, 1 << 20);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("SEALED LATE: ns1/nn1 file 0 at byte "), r.output);
+    assertTrue(r.output.contains("1 record(s) sealed at the start at "), r.output);
+    Result accepted = check(late.records, true, 1000, 1 << 20);
+    assertEquals(0, accepted.code, accepted.output);
+    assertTrue(accepted.output.contains("(accepted) 1 record(s) sealed at the start"), accepted.output);
+
+    SyntheticSource found = new SyntheticSource("ns1/nn1", 0, signer);
+    found.line(1);
+    found.seal(Seal.Kind.CLOSE);
+    found.line(2);
+    found.seal(Seal.Kind.FOUND); // records no run wrote, after a close
+    Result f = check(found.records, false, 1000, 1 << 20);
+    assertEquals(1, f.code, f.output);
+    assertTrue(f.output.contains("records inserted: the source's start at "), f.output);
+  }
+
+  // --- helpers
+
+  private static final class Result {
+    final int code;
+    final String output;
+
+    Result(int code, String output) {
+      this.code = code;
+      this.output = output;
+    }
+  }
+
+  /** The sources' records interleaved at random, each partition's (and so each source's) order kept. */
+  private static List<ConsumerRecord<byte[], byte[]>> interleave(List<SyntheticSource> sources, Random random) {
+    List<List<ConsumerRecord<byte[], byte[]>>> queues = new ArrayList<>();
+    for (SyntheticSource s : sources) {
+      queues.add(new ArrayList<>(s.records));
+    }
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    while (!queues.isEmpty()) {
+      int q = random.nextInt(queues.size());
+      List<ConsumerRecord<byte[], byte[]>> l = queues.get(q);
+      int n = 1 + random.nextInt(20);
+      for (int i = 0; i < n && !l.isEmpty(); i++) {
+        ConsumerRecord<byte[], byte[]> r = l.remove(0);
+        out.add(r);
+      }
+      if (l.isEmpty()) {
+        queues.remove(q);
+      }
+    }
+    return out;
+  }
+
+  private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
+      int maxPending) {
+    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
+        window);
+    TopicReader reader = new TopicReader(new Properties(), "t", Duration.ofSeconds(1));
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      reader.recordsRead++;
+      c.accept(StreamRecord.of(r));
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code = c.report(new PrintStream(out, true, StandardCharsets.UTF_8), "t", reader);
+    return new Result(code, out.toString(StandardCharsets.UTF_8));
+  }
+}

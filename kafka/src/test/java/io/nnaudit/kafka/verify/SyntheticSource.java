@@ -1,0 +1,122 @@
+package io.nnaudit.kafka.verify;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+
+import io.nnaudit.kafka.ShipHeaders;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+
+/**
+ * One source's stream as a shipper writes it, made in memory for the checks that need no broker: stock audit
+ * lines, a signed seal after every {@code sealEvery} records (or when asked), file ends, gaps and cut records on
+ * request. Each item is a {@link ConsumerRecord} with the shipper's key and headers, in the source's partition,
+ * with the next offset of that partition (the caller's counter).
+ */
+final class SyntheticSource {
+  final String name;
+  final int partition;
+  final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+  private final SealKey signer;
+  private final String trail = java.util.UUID.randomUUID().toString();
+  private final MessageDigest range = Sha256.digest();
+  private long file;
+  private long offset;
+  private long from;
+  private long inRange;
+  private long sealNumber;
+  private long seq;
+  private long kafkaOffset;
+  private String prev = Seal.GENESIS;
+  long tailRecords = 25;
+  long tailBytes = 1 << 20;
+
+  SyntheticSource(String name, int partition, SealKey signer) {
+    this.name = name;
+    this.partition = partition;
+    this.signer = signer;
+  }
+
+  /** An audit line, its place in the file, returns its record. */
+  ConsumerRecord<byte[], byte[]> line(int i) {
+    byte[] line = String.format(Locale.ROOT, "2026-11-26 10:00:00,000 INFO FSNamesystem.audit: allowed=true\t"
+        + "ugi=bob\tip=/10.0.0.9\tcmd=mkdirs\tsrc=/%s/d%06d\tdst=null\tperm=bob:hadoop:rwxr-xr-x\tproto=rpc", name, i)
+        .getBytes(StandardCharsets.UTF_8);
+    ConsumerRecord<byte[], byte[]> r = add(ShipHeaders.RECORD, offset, line);
+    range.update(line);
+    range.update((byte) '\n');
+    offset += line.length + 1;
+    inRange++;
+    return r;
+  }
+
+  /** A line the shipper had to cut: its value the first {@code keep} bytes, {@code nnaudit.length} the whole. */
+  ConsumerRecord<byte[], byte[]> cutLine(int keep) {
+    byte[] line = new byte[keep * 3];
+    java.util.Arrays.fill(line, (byte) 'x');
+    ConsumerRecord<byte[], byte[]> r = add(ShipHeaders.RECORD_CUT, offset, java.util.Arrays.copyOf(line, keep));
+    r.headers().add(ShipHeaders.LENGTH, Long.toString(line.length).getBytes(StandardCharsets.UTF_8));
+    range.update(line);
+    range.update((byte) '\n');
+    offset += line.length + 1;
+    inRange++;
+    return r;
+  }
+
+  /** The seal of the records since the last one, of {@code kind}; returns its record (not yet added). */
+  ConsumerRecord<byte[], byte[]> sealRecord(Seal.Kind kind) throws Exception {
+    Seal s = Seal.unsigned(trail, file + 1, 1, ++sealNumber, kind, from, offset, inRange, 0, 0, range.digest(),
+        0, 1000 * sealNumber, tailRecords, tailBytes, prev).signedWith(signer);
+    prev = s.hash();
+    from = offset;
+    inRange = 0;
+    return make(ShipHeaders.SEAL, offset, s.line().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Adds the seal at once. */
+  ConsumerRecord<byte[], byte[]> seal(Seal.Kind kind) throws Exception {
+    ConsumerRecord<byte[], byte[]> r = sealRecord(kind);
+    records.add(r);
+    return r;
+  }
+
+  /** Seals the file (rotate), ends it, and begins the next. */
+  void endFile() throws Exception {
+    seal(Seal.Kind.ROTATE);
+    add(ShipHeaders.FILE_END, offset, new byte[0]);
+    file++;
+    offset = 0;
+    from = 0;
+  }
+
+  ConsumerRecord<byte[], byte[]> add(String type, long at, byte[] value) {
+    ConsumerRecord<byte[], byte[]> r = make(type, at, value);
+    records.add(r);
+    return r;
+  }
+
+  /** A record as the shipper would send it here, not added. */
+  ConsumerRecord<byte[], byte[]> make(String type, long at, byte[] value) {
+    RecordHeaders h = new RecordHeaders();
+    h.add(ShipHeaders.TYPE, bytes(type));
+    h.add(ShipHeaders.SOURCE, bytes(name));
+    h.add(ShipHeaders.EPOCH, bytes("1"));
+    h.add(ShipHeaders.SEQ, bytes(Long.toString(seq++)));
+    h.add(ShipHeaders.FILE, bytes(Long.toString(file)));
+    h.add(ShipHeaders.OFFSET, bytes(Long.toString(at)));
+    h.add(ShipHeaders.FORMAT, bytes("hdfs"));
+    return new ConsumerRecord<>("t", partition, kafkaOffset++, 1_000_000L + seq, TimestampType.CREATE_TIME, -1, -1,
+        bytes(name), value, h, java.util.Optional.empty());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
