@@ -45,6 +45,8 @@ final class ShipperSettings {
       ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
       ProducerConfig.TRANSACTIONAL_ID_CONFIG, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
       ProducerConfig.PARTITIONER_CLASS_CONFIG));
+  /** The longest a new producer waits quietly for the topic's metadata; the delivery timeout if shorter. */
+  static final long METADATA_WAIT_BOUND_MS = 30_000;
 
   final String topic;
   final String bootstrapServers;
@@ -56,6 +58,11 @@ final class ShipperSettings {
   final long retryBackoffMs;
   /** The largest record value sent whole; a longer line is sent cut, marked as such. */
   final int maxValueBytes;
+  /**
+   * How long a new producer may wait for the topic's metadata before each further try counts as a send error:
+   * {@link #METADATA_WAIT_BOUND_MS}, or {@code delivery.timeout.ms} if shorter (a record is given no longer).
+   */
+  final long metadataWaitMs;
   final Properties producer;
 
   private ShipperSettings(Configuration conf, File auditFile) {
@@ -86,6 +93,8 @@ final class ShipperSettings {
     this.producer = producerProperties(conf);
     int maxRequest = Integer.parseInt(producer.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
     this.maxValueBytes = Math.max(1024, maxRequest - 4096); // room for the key, headers and batch overhead
+    this.metadataWaitMs = Math.min(METADATA_WAIT_BOUND_MS,
+        Long.parseLong(producer.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG).trim()));
   }
 
   /** Reads and checks every shipping setting; the audit file names the default checkpoint. */
