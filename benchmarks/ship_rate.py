@@ -21,6 +21,7 @@ cannot run beside it, so --measures leaves it out):
     python3 benchmarks/ship_rate.py --jar --measures catch-up,steady --compressions none,gzip,lz4 \
         --repeats 5 --records 500000 --rates 10000 --steady-seconds 10 --warmup-seconds 3 \
         --out benchmarks/results/ship-compression.csv
+    (and with --lines varied, a trail harder to compress: results/ship-compression-varied.csv)
 
 Everything runs unpinned on one machine, so the broker takes CPU that a broker elsewhere would not. Raw rows go to
 benchmarks/results/ship-rate.csv (--quick: ship-rate-quick.csv, not kept); benchmarks/report.py makes the table.
@@ -86,6 +87,9 @@ def main():
                     help="comma list of the producer's compression.type (none, gzip, lz4), each measured in turn")
     ap.add_argument("--measures", default="producer,catch-up,steady",
                     help="comma list of producer (the producer alone, and producer-steady), catch-up, steady")
+    ap.add_argument("--lines", default="stock", choices=["stock", "varied"],
+                    help="stock: the same layout, path and command varying; varied: also the time, 500 users, "
+                         "65536 client addresses and a random id in each path (harder to compress)")
     ap.add_argument("--jar", action="store_true",
                     help="the shipper from the packaged jar (kafka-clients and lz4-java relocated, lz4 in pure Java) "
                          "instead of kafka/target/classes; needs --measures without producer")
@@ -109,7 +113,7 @@ def main():
            "--steady-seconds", str(steady), "--warmup-seconds", str(a.warmup_seconds), "--file-mb", str(a.file_mb)]
     for p in a.producer:
         cmd += ["--producer", p]
-    cmd += ["--compressions", a.compressions, "--measures", a.measures]
+    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))

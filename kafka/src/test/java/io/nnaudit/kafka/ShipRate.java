@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -67,7 +68,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  *
  * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
  *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]... [--compressions none,gzip,lz4]
- *          [--measures producer,catch-up,steady]</pre>
+ *          [--measures producer,catch-up,steady] [--lines stock|varied]</pre>
  * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
  */
 public final class ShipRate {
@@ -131,13 +132,14 @@ public final class ShipRate {
         case "--producer": producerProperties.add(v); break;
         case "--compressions": compressions = new ArrayList<>(Arrays.asList(v.split(","))); break;
         case "--measures": measures = new ArrayList<>(Arrays.asList(v.split(","))); break;
+        case "--lines": variedLines = v.equals("varied"); break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
     if (out == null || args.length % 2 != 0) {
       throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
           + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE] "
-          + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady]");
+          + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady] [--lines stock|varied]");
     }
     deleteRecursively(dir);
     Files.createDirectories(dir);
@@ -494,16 +496,40 @@ public final class ShipRate {
   }
 
   private static final String[] CMDS = {"getfileinfo", "create", "open", "listStatus", "mkdirs", "rename"};
+  private static final String[] AREAS = {"warehouse", "events", "tmp", "user", "staging", "logs", "models", "raw"};
+  /** {@code --lines varied}: {@link #variedLine} instead of the stock lines. */
+  private static volatile boolean variedLines;
 
   /**
    * The i-th line: a stock audit line (Hadoop's layout and fields), about 180 bytes, no line end. The path and
-   * the command vary with i; the timestamp is fixed (the shipper does not read it).
+   * the command vary with i; the timestamp is fixed (the shipper does not read it). With {@code --lines varied},
+   * {@link #variedLine} instead.
    */
   static byte[] line(int i) {
+    if (variedLines) {
+      return variedLine(i);
+    }
     String cmd = CMDS[i % CMDS.length];
     return ("2026-11-23 17:06:12,345 INFO FSNamesystem.audit: allowed=true\tugi=etl (auth:SIMPLE)\tip=/10.1.2.3\tcmd="
         + cmd + "\tsrc=/data/events/d" + (i % 1000) + "/part-" + i + "\tdst=null\tperm=null\tproto=rpc")
         .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The i-th line of a busier trail, harder to compress: the same layout, with the time, one of 500 users, one of
+   * 65536 client addresses, the command and a path with a random 64-bit id (as a job's or a table's) all drawn
+   * from i, so the same i gives the same line.
+   */
+  static byte[] variedLine(int i) {
+    SplittableRandom r = new SplittableRandom(i * 0x9E3779B97F4A7C15L + 1);
+    int user = r.nextInt(500);
+    String time = String.format(Locale.ROOT, "2026-11-23 17:%02d:%02d,%03d", (i / 60_000) % 60, (i / 1000) % 60,
+        r.nextInt(1000));
+    return (time + " INFO FSNamesystem.audit: allowed=" + (r.nextInt(50) != 0) + "\tugi=u" + user
+        + " (auth:KERBEROS)\tip=/10." + r.nextInt(4) + "." + r.nextInt(64) + "." + r.nextInt(256) + "\tcmd="
+        + CMDS[r.nextInt(CMDS.length)] + "\tsrc=/" + AREAS[r.nextInt(AREAS.length)] + "/u" + user + "/"
+        + Long.toHexString(r.nextLong()) + "/part-" + String.format(Locale.ROOT, "%05d", r.nextInt(100_000))
+        + "\tdst=null\tperm=null\tproto=rpc").getBytes(StandardCharsets.UTF_8);
   }
 
   private static double meanValueBytes() {
