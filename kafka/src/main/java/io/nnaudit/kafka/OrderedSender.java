@@ -21,18 +21,18 @@ import org.slf4j.LoggerFactory;
  * <p>Design note. What blocks: {@link #awaitTopic} and {@code send}, on the shipper's thread, each for at most
  * {@code max.block.ms} (metadata, buffer space), and {@link #close}, for the time it is given plus the join of the
  * producer's I/O thread (see {@link Acknowledgements} on what that join guarantees). What drops: nothing. A new
- * producer first waits for the topic's metadata ({@link #awaitTopic}, one try of {@code max.block.ms} per pass of
- * the shipper's loop, so that the loop still checkpoints and sees a stop): no record is handed to it before. A
- * wait is not a failure: a broker still starting, or a busy host, can take longer than one {@code max.block.ms}.
- * It counts as a send error only once it has lasted {@code metadataWaitMs} ({@link ShipperSettings}), each try
- * from then on, with a WARN naming the cause (no broker answers, or they answer without the topic); a refusal of
- * the topic itself (not authorized, invalid) counts at once. A send the producer refuses at once (it then calls
- * the callback inside {@code send}, on this thread, or throws) is counted as a send error and reported as not
- * sent: the caller tries again later from the same place. Who owns what: every field is the shipper's thread's
- * (checked by {@code assert} in {@link #send}, {@link #open}, {@link #awaitTopic} and {@link #rewind}), but
- * {@link #retries}, volatile, which the metrics read, and {@link #syncRefusal}, which the callback writes when the
- * producer runs it on the shipper's own thread inside {@code send}. Logs as {@link KafkaShipper}, the shipper's
- * one logger name.
+ * producer first waits for the topic's metadata ({@link #awaitTopic}, one try of {@code max.block.ms} at a send): no
+ * record is handed to it before, and a send whose wait did not end in time reports that nothing was sent, so that the
+ * caller tries again later from the same place, as after a refusal. A wait is not a failure: a broker still starting,
+ * or a busy host, can take longer than one {@code max.block.ms}. It counts as a send error only once it has lasted
+ * {@code metadataWaitMs} ({@link ShipperSettings}), each try from then on, with a WARN naming the cause (no broker
+ * answers, or they answer without the topic); a refusal of the topic itself (not authorized, invalid) counts at once. A
+ * send the producer refuses at once (it then calls the callback inside {@code send}, on this thread, or throws) is
+ * counted as a send error and reported as not sent: the caller tries again later from the same place. Who owns what:
+ * every field is the shipper's thread's (checked by {@code assert} in {@link #send}, which makes the metadata wait,
+ * {@link #open} and {@link #rewind}), but {@link #retries}, volatile, which the metrics read, and {@link #syncRefusal},
+ * which the callback writes when the producer runs it on the shipper's own thread inside {@code send}. Logs as
+ * {@link KafkaShipper}, the shipper's one logger name.
  */
 final class OrderedSender {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class);
@@ -105,8 +105,7 @@ final class OrderedSender {
    * broker answers or the brokers answer without the topic. A refusal of the topic itself (not authorized,
    * invalid) is counted and warned at once, and the next try waits the retry backoff ({@link #lastSendRefused}).
    */
-  boolean awaitTopic() {
-    assert Thread.currentThread() == owner;
+  private boolean awaitTopic() {
     if (topicKnown) {
       return true;
     }
@@ -210,12 +209,16 @@ final class OrderedSender {
   }
 
   /**
-   * Hands one record to the producer. False when the producer refused it at once: nothing was sent, and the
+   * Hands one record to the producer, once the producer has the topic's metadata ({@link #awaitTopic}). False
+   * when the metadata did not come in time or the producer refused the record at once: nothing was sent, and the
    * caller tries again later from the same place.
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition from, ShipPosition end, long bytes,
       boolean isRecord, boolean isGap, long sealAt) {
     assert Thread.currentThread() == owner;
+    if (!awaitTopic()) {
+      return false; // not sent; counted and warned only past the metadata wait's bound, or for a refused topic
+    }
     Acknowledgements.Sent sent = new Acknowledgements.Sent(acks.current(), nextSeq, from.global(), end, bytes,
         isRecord, isGap, sealAt);
     syncRefusal = null;

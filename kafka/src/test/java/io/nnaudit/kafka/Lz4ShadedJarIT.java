@@ -44,7 +44,8 @@ class Lz4ShadedJarIT {
   @Test
   void theJarCompressesWithPureJavaLz4AndTheTrailArrivesExact() throws Exception {
     URL jar = KafkaShipper.class.getProtectionDomain().getCodeSource().getLocation();
-    assertTrue(jar.getPath().matches(".*/nnaudit-kafka-[^/]*\\.jar"), "the shipper comes from the packaged jar: " + jar);
+    assertTrue(jar.getPath().matches(".*/nnaudit-kafka-[^/]*\\.jar"),
+        "the shipper comes from the packaged jar: " + jar);
     Class<?> lz4 = Class.forName(SHADED + "lz4.LZ4Factory");
     assertEquals(jar, lz4.getProtectionDomain().getCodeSource().getLocation(), "lz4-java is relocated in the jar");
     assertNull(KafkaShipper.class.getClassLoader().getResource("io/nnaudit/shaded/net/jpountz/util/linux/amd64/"
