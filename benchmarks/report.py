@@ -30,7 +30,9 @@ benchmarks/compression-cost.sh's CSVs (compression-cost.csv, drain-compression.c
 speed and CPU per MB, and the writer's drain capacity with compression on against off.
 
 For ship_rate.py's CSV (a "measure" column), per measure and write rate: records/s, median (min–max) over
-repeats, against the producer alone; for steady, the lag's median and p99 (the medians over repeats).
+repeats, against the producer alone; for steady, the lag's median and p99 (the medians over repeats). When it holds
+more than one compression type (ship_rate.py --compressions), per measure, write rate and compression: the bytes
+on the wire per record against none, and the CPU per record of the shipper's thread and its producer's I/O thread.
 """
 import csv
 import glob
@@ -418,6 +420,36 @@ def ship_rate_table(groups, title):
     return "\n".join(out)
 
 
+def ship_compression_table(path, title):
+    """Per measure, write rate and compression type: records/s, bytes on the wire per record (and against none),
+    CPU per record of the sending thread + the producer's I/O thread; medians (min–max) over repeats."""
+    groups = defaultdict(list)
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            groups[(r["measure"], int(r["target_rate"]), r["compression"])].append(r)
+    order = ["none", "gzip", "lz4"]
+    out = ["### " + title, "",
+           "| measure | write rate, records/s | compression | repeats | records/s median (min–max) | "
+           "bytes on the wire per record, median (min–max) | × none | CPU µs per record: sending thread + producer "
+           "I/O thread, median (min–max of the sums) | send errors |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(groups, key=lambda k: (SHIP_ORDER.index(k[0]) if k[0] in SHIP_ORDER else 9, k[1],
+                                             order.index(k[2]) if k[2] in order else 9)):
+        m, rate, comp = key
+        rows = groups[key]
+        v, lo, hi = med(rows, "records_per_sec")
+        w, wlo, whi = med(rows, "wire_bytes_per_record")
+        none = groups.get((m, rate, "none"))
+        ratio = "%.3f" % (w / med(none, "wire_bytes_per_record")[0]) if none else "–"
+        send = statistics.median(float(r["send_thread_cpu_us_per_record"]) for r in rows)
+        io = statistics.median(float(r["io_thread_cpu_us_per_record"]) for r in rows)
+        sums = [float(r["send_thread_cpu_us_per_record"]) + float(r["io_thread_cpu_us_per_record"]) for r in rows]
+        out.append("| %s | %s | %s | %d | %.0f (%.0f–%.0f) | %.1f (%.1f–%.1f) | %s | %.2f + %.2f = %.2f (%.2f–%.2f) | %d |"
+                   % (m, rate if rate else "–", comp, len(rows), v, lo, hi, w, wlo, whi, ratio, send, io,
+                      statistics.median(sums), min(sums), max(sums), sum(int(r["send_errors"]) for r in rows)))
+    return "\n".join(out)
+
+
 def ship_rate_plot(groups, out):
     import matplotlib
     matplotlib.use("Agg")
@@ -713,6 +745,14 @@ def main():
             continue
         if "bytes_in" in header or "catch_up_s" in header:  # benchmarks/compression-cost.sh
             text = (compression_cost_table if "bytes_in" in header else drain_compression_table)(p, name)
+            print(text)
+            print()
+            if in_results(p):
+                update_results_md(name, text)
+            continue
+        if "measure" in header and "compression" in header and len(
+                {r["compression"] for r in csv.DictReader(open(p))}) > 1:  # ship_rate.py --compressions
+            text = ship_compression_table(p, name)
             print(text)
             print()
             if in_results(p):

@@ -14,12 +14,22 @@ io.nnaudit.kafka.ShipRate (kafka/src/test/java), which measures, repeat after re
     python3 benchmarks/ship_rate.py --quick    # N = 200000, one repeat, 10 s per rate: about 2 minutes
     python3 benchmarks/ship_rate.py            # N = 2000000, 3 repeats, 30 s per rate: about 8 minutes
 
+What compression costs and saves (bytes on the wire and CPU per record, per compression.type), the shipper run
+from the packaged jar (--jar: relocated kafka-clients and pure-Java lz4, as in a NameNode; the producer alone
+cannot run beside it, so --measures leaves it out):
+
+    python3 benchmarks/ship_rate.py --jar --measures catch-up,steady --compressions none,gzip,lz4 \
+        --repeats 5 --records 500000 --rates 10000 --steady-seconds 10 --warmup-seconds 3 \
+        --out benchmarks/results/ship-compression.csv
+    (and with --lines varied, a trail harder to compress: results/ship-compression-varied.csv)
+
 Everything runs unpinned on one machine, so the broker takes CPU that a broker elsewhere would not. Raw rows go to
 benchmarks/results/ship-rate.csv (--quick: ship-rate-quick.csv, not kept); benchmarks/report.py makes the table.
 The core jar must be in the local Maven repository (dev-support/bin/test installs it); this script builds
 the test broker and kafka/'s test classes unless --no-build.
 """
 import argparse
+import glob
 import os
 import subprocess
 import sys
@@ -37,17 +47,26 @@ log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
 """
 
 
-def kafka_test_classpath(no_build):
-    """kafka/'s test classes, its classes and its test-scope dependencies; builds them and the test broker first."""
+def kafka_test_classpath(no_build, jar):
+    """kafka/'s test classes, its classes (or with jar, the packaged jar instead) and its test-scope dependencies;
+    builds them and the test broker first."""
     cp_file = os.path.join(KAFKA, "target", "kafka-test.classpath")
     if not no_build:
         # Run from the repository root with -f: .mvn/maven.config there names the settings by a relative path.
         subprocess.run(MVN + ["-f", "kafka/test-broker/pom.xml", "package"], cwd=ROOT, check=True)
-        subprocess.run(MVN + ["-f", "kafka/pom.xml", "-DskipTests", "test-compile", "dependency:build-classpath",
-                              "-Dmdep.includeScope=test", "-Dmdep.outputFile=" + cp_file], cwd=ROOT, check=True)
+        subprocess.run(MVN + ["-f", "kafka/pom.xml", "-DskipTests", "package" if jar else "test-compile",
+                              "dependency:build-classpath", "-Dmdep.includeScope=test",
+                              "-Dmdep.outputFile=" + cp_file], cwd=ROOT, check=True)
     with open(cp_file) as f:
         deps = f.read().strip()
-    return ":".join([os.path.join(KAFKA, "target", "test-classes"), os.path.join(KAFKA, "target", "classes"), deps])
+    if jar:
+        jars = glob.glob(os.path.join(KAFKA, "target", "nnaudit-kafka-*.jar"))
+        if len(jars) != 1:
+            sys.exit("--jar: expected one kafka/target/nnaudit-kafka-*.jar, found %s" % jars)
+        classes = jars[0]
+    else:
+        classes = os.path.join(KAFKA, "target", "classes")
+    return ":".join([os.path.join(KAFKA, "target", "test-classes"), classes, deps])
 
 
 def main():
@@ -64,12 +83,24 @@ def main():
     ap.add_argument("--producer", action="append", default=[], metavar="PROPERTY=VALUE",
                     help="a producer property for the shipper and the producer alone (nnaudit.kafka.producer.*), "
                          "e.g. linger.ms=100; repeatable")
+    ap.add_argument("--compressions", default="none",
+                    help="comma list of the producer's compression.type (none, gzip, lz4), each measured in turn")
+    ap.add_argument("--measures", default="producer,catch-up,steady",
+                    help="comma list of producer (the producer alone, and producer-steady), catch-up, steady")
+    ap.add_argument("--lines", default="stock", choices=["stock", "varied"],
+                    help="stock: the same layout, path and command varying; varied: also the time, 500 users, "
+                         "65536 client addresses and a random id in each path (harder to compress)")
+    ap.add_argument("--jar", action="store_true",
+                    help="the shipper from the packaged jar (kafka-clients and lz4-java relocated, lz4 in pure Java) "
+                         "instead of kafka/target/classes; needs --measures without producer")
     a = ap.parse_args()
+    if a.jar and "producer" in a.measures.split(","):
+        sys.exit("--jar: the producer alone needs the unrelocated classes; use --measures catch-up,steady")
     repeats = a.repeats or (1 if a.quick else 3)
     records = a.records or (200000 if a.quick else 2000000)
     steady = a.steady_seconds or (10 if a.quick else 30)
     out = a.out or os.path.join(ROOT, "benchmarks", "results", "ship-rate%s.csv" % ("-quick" if a.quick else ""))
-    cp = kafka_test_classpath(a.no_build)
+    cp = kafka_test_classpath(a.no_build, a.jar)
     os.makedirs(WORK, exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     log4j = os.path.join(KAFKA, "target", "ship-rate-log4j.properties")
@@ -82,6 +113,7 @@ def main():
            "--steady-seconds", str(steady), "--warmup-seconds", str(a.warmup_seconds), "--file-mb", str(a.file_mb)]
     for p in a.producer:
         cmd += ["--producer", p]
+    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))

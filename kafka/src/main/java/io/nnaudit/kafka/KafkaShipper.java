@@ -35,11 +35,17 @@ import io.nnaudit.ship.SpoolGuard;
  *
  * <p>Design note.
  * <ul>
- * <li>What blocks: only this shipper's own thread, on the disk and in {@code send} (at most
- * {@code max.block.ms}, for metadata or buffer space). No handler and no writer ever waits for it: the file is
- * the spool, so an outage, a slow broker or a missing topic only makes the lag grow. Each pass of its loop sends
- * at most one buffer of lines and stops early once a send failed or the stop's time is up, so a stop is bounded
- * by the time given plus one {@code max.block.ms}.</li>
+ * <li>What blocks: only this shipper's own thread, on the disk, in the wait for the topic's metadata and in
+ * {@code send} (each at most {@code max.block.ms}, for metadata or buffer space). No handler and no writer ever
+ * waits for it: the file is the spool, so an outage, a slow broker or a missing topic only makes the lag grow.
+ * Each pass of its loop sends at most one buffer of lines and stops early once a send failed or the stop's time
+ * is up, so a stop is bounded by the time given plus one {@code max.block.ms}.</li>
+ * <li>Cold start: a new producer (at the start, and after each rewind) is sent nothing until it has the topic's
+ * metadata. The wait is made by the first send of a pass, and one that does not end in time is a send not made,
+ * as a refused one: the reader still follows the files (a file rotation deleted is passed over and announced),
+ * the checkpoint is written and a stop is seen meanwhile. It is no error until it has lasted
+ * {@code metadataWaitMs} (30 s, or the delivery timeout if shorter; see {@link OrderedSender}): a
+ * broker still starting or a busy host is not a fault.</li>
  * <li>What drops: nothing silently. A send the producer refuses at once leaves the position where it was and is
  * tried again after {@code nnaudit.kafka.retry.backoff.ms}. A send that fails later (the delivery timeout
  * passed, an authorization error) makes the thread rewind: close the producer, go back to the last acknowledged

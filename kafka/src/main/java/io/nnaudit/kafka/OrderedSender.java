@@ -7,6 +7,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -17,14 +18,20 @@ import org.slf4j.LoggerFactory;
  * and followed by {@link Acknowledgements}; and at a rewind drops the producer and what it holds, so that the
  * records are sent again from the last acknowledged one.
  *
- * <p>Design note. What blocks: {@code send}, on the shipper's thread, for at most {@code max.block.ms}
- * (metadata, buffer space), and {@link #close}, for the time it is given plus the join of the producer's I/O
- * thread (see {@link Acknowledgements} on what that join guarantees). What drops: nothing. A send the producer
- * refuses at once (it then calls the callback inside {@code send}, on this thread, or throws) is counted as a
- * send error and reported as not sent: the caller tries again later from the same place. Who owns what: every
- * field is the shipper's thread's (checked by {@code assert} in {@link #send}, {@link #open} and
- * {@link #rewind}), but {@link #retries}, volatile, which the metrics read, and {@link #syncRefusal}, which the
- * callback writes when the producer runs it on the shipper's own thread inside {@code send}. Logs as
+ * <p>Design note. What blocks: {@link #awaitTopic} and {@code send}, on the shipper's thread, each for at most
+ * {@code max.block.ms} (metadata, buffer space), and {@link #close}, for the time it is given plus the join of the
+ * producer's I/O thread (see {@link Acknowledgements} on what that join guarantees). What drops: nothing. A new
+ * producer first waits for the topic's metadata ({@link #awaitTopic}, one try of {@code max.block.ms} at a send): no
+ * record is handed to it before, and a send whose wait did not end in time reports that nothing was sent, so that the
+ * caller tries again later from the same place, as after a refusal. A wait is not a failure: a broker still starting,
+ * or a busy host, can take longer than one {@code max.block.ms}. It counts as a send error only once it has lasted
+ * {@code metadataWaitMs} ({@link ShipperSettings}), each try from then on, with a WARN naming the cause (no broker
+ * answers, or they answer without the topic); a refusal of the topic itself (not authorized, invalid) counts at once. A
+ * send the producer refuses at once (it then calls the callback inside {@code send}, on this thread, or throws) is
+ * counted as a send error and reported as not sent: the caller tries again later from the same place. Who owns what:
+ * every field is the shipper's thread's (checked by {@code assert} in {@link #send}, which makes the metadata wait,
+ * {@link #open} and {@link #rewind}), but {@link #retries}, volatile, which the metrics read, and {@link #syncRefusal},
+ * which the callback writes when the producer runs it on the shipper's own thread inside {@code send}. Logs as
  * {@link KafkaShipper}, the shipper's one logger name.
  */
 final class OrderedSender {
@@ -44,6 +51,10 @@ final class OrderedSender {
   private long nextSeq;
   private Exception syncRefusal;
   private boolean lastSendRefused;
+  /** Whether the open producer has had the topic's metadata: no record is handed to it before. */
+  private boolean topicKnown;
+  /** When the open producer began to wait for the topic's metadata (ms since 1970). */
+  private long waitingSinceMillis;
   private long retriesOfClosedProducers;
   /** The producers' retries since start-up, as of the shipper's last look; read by the metrics. */
   private volatile long retries;
@@ -77,12 +88,66 @@ final class OrderedSender {
     assert Thread.currentThread() == owner;
     try {
       producer = new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer());
+      topicKnown = false;
+      waitingSinceMillis = System.currentTimeMillis();
       return true;
     } catch (RuntimeException e) {
       acks.countSendError();
       warnings.warn("could not create the Kafka producer", e);
       return false;
     }
+  }
+
+  /**
+   * Whether the open producer has the topic's metadata; if not, waits for it once, for at most
+   * {@code max.block.ms}. A wait that has not lasted {@code metadataWaitMs} yet is no error (logged at DEBUG);
+   * past that, each failed try is counted as a send error, and a WARN (at most once a minute) says whether no
+   * broker answers or the brokers answer without the topic. A refusal of the topic itself (not authorized,
+   * invalid) is counted and warned at once, and the next try waits the retry backoff ({@link #lastSendRefused}).
+   */
+  private boolean awaitTopic() {
+    if (topicKnown) {
+      return true;
+    }
+    try {
+      producer.partitionsFor(settings.topic);
+    } catch (TimeoutException e) { // not in the metadata within max.block.ms: not yet, or not at all
+      long waited = System.currentTimeMillis() - waitingSinceMillis;
+      if (waited < settings.metadataWaitMs) {
+        LOG.debug("nnaudit: waiting for the metadata of Kafka topic {} for {} ms: {}", settings.topic, waited,
+            e.toString());
+        return false;
+      }
+      acks.countSendError();
+      warnings.warn(whyNoMetadata(waited), e);
+      return false;
+    } catch (RuntimeException e) { // the topic refused (authorization, an invalid name), or the client failed
+      acks.countSendError();
+      lastSendRefused = true;
+      warnings.warn("the metadata of topic " + settings.topic + " was refused", e);
+      return false;
+    }
+    topicKnown = true;
+    long waited = System.currentTimeMillis() - waitingSinceMillis;
+    long maxBlock = Long.parseLong(settings.producer.getProperty("max.block.ms").trim());
+    if (waited > maxBlock) {
+      LOG.info("nnaudit: the metadata of Kafka topic {} came after {} ms; shipping begins", settings.topic, waited);
+    }
+    return true;
+  }
+
+  /**
+   * Why the topic's metadata has not come for {@code waited} ms: a metadata response that came within the wait
+   * (the producer's {@code metadata-age}) means the brokers answer without the topic.
+   */
+  private String whyNoMetadata(long waited) {
+    double ageSeconds = producerMetric(producer, "metadata-age");
+    if (ageSeconds >= 0 && ageSeconds * 1000 < waited) {
+      return "the brokers answer, but topic " + settings.topic + " is not in their metadata (missing, or not visible "
+          + "to this client) after " + waited + " ms";
+    }
+    return "no broker at " + settings.bootstrapServers + " has answered for " + waited + " ms (unreachable, or not "
+        + "up)";
   }
 
   /** Closes the producer, waiting up to {@code wait} for acknowledgements in flight. */
@@ -144,12 +209,16 @@ final class OrderedSender {
   }
 
   /**
-   * Hands one record to the producer. False when the producer refused it at once: nothing was sent, and the
+   * Hands one record to the producer, once the producer has the topic's metadata ({@link #awaitTopic}). False
+   * when the metadata did not come in time or the producer refused the record at once: nothing was sent, and the
    * caller tries again later from the same place.
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition from, ShipPosition end, long bytes,
       boolean isRecord, boolean isGap, long sealAt) {
     assert Thread.currentThread() == owner;
+    if (!awaitTopic()) {
+      return false; // not sent; counted and warned only past the metadata wait's bound, or for a refused topic
+    }
     Acknowledgements.Sent sent = new Acknowledgements.Sent(acks.current(), nextSeq, from.global(), end, bytes,
         isRecord, isGap, sealAt);
     syncRefusal = null;
@@ -197,16 +266,21 @@ final class OrderedSender {
   }
 
   private static long producerRetries(KafkaProducer<byte[], byte[]> p) {
+    return (long) Math.max(0, producerMetric(p, "record-retry-total"));
+  }
+
+  /** One of the producer's own figures ({@code producer-metrics}), or -1 where it has none. */
+  private static double producerMetric(KafkaProducer<byte[], byte[]> p, String name) {
     try {
       for (Map.Entry<MetricName, ? extends Metric> e : p.metrics().entrySet()) {
-        if ("record-retry-total".equals(e.getKey().name()) && "producer-metrics".equals(e.getKey().group())) {
+        if (name.equals(e.getKey().name()) && "producer-metrics".equals(e.getKey().group())) {
           Object v = e.getValue().metricValue();
-          return v instanceof Number ? ((Number) v).longValue() : 0;
+          return v instanceof Number ? ((Number) v).doubleValue() : -1;
         }
       }
     } catch (RuntimeException e) {
       LOG.debug("nnaudit: reading the producer's metrics failed", e);
     }
-    return 0;
+    return -1;
   }
 }

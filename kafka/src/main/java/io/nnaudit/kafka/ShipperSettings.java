@@ -45,6 +45,13 @@ final class ShipperSettings {
       ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
       ProducerConfig.TRANSACTIONAL_ID_CONFIG, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
       ProducerConfig.PARTITIONER_CLASS_CONFIG));
+  /**
+   * The compression types the jar can produce: gzip is the JDK's, lz4 the pure-Java lz4-java bundled in it;
+   * zstd and snappy need native libraries, which it does not bundle.
+   */
+  static final Set<String> COMPRESSION_TYPES = new HashSet<>(Arrays.asList("none", "gzip", "lz4"));
+  /** The longest a new producer waits quietly for the topic's metadata; the delivery timeout if shorter. */
+  static final long METADATA_WAIT_BOUND_MS = 30_000;
 
   final String topic;
   final String bootstrapServers;
@@ -56,6 +63,11 @@ final class ShipperSettings {
   final long retryBackoffMs;
   /** The largest record value sent whole; a longer line is sent cut, marked as such. */
   final int maxValueBytes;
+  /**
+   * How long a new producer may wait for the topic's metadata before each further try counts as a send error:
+   * {@link #METADATA_WAIT_BOUND_MS}, or {@code delivery.timeout.ms} if shorter (a record is given no longer).
+   */
+  final long metadataWaitMs;
   final Properties producer;
 
   private ShipperSettings(Configuration conf, File auditFile) {
@@ -86,6 +98,8 @@ final class ShipperSettings {
     this.producer = producerProperties(conf);
     int maxRequest = Integer.parseInt(producer.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
     this.maxValueBytes = Math.max(1024, maxRequest - 4096); // room for the key, headers and batch overhead
+    this.metadataWaitMs = Math.min(METADATA_WAIT_BOUND_MS,
+        Long.parseLong(producer.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG).trim()));
   }
 
   /** Reads and checks every shipping setting; the audit file names the default checkpoint. */
@@ -138,9 +152,9 @@ final class ShipperSettings {
         + "by then is sent again from the last acknowledged record");
     check(p, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8192, Integer.MAX_VALUE, "at least 8192 bytes");
     String compression = p.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG).toLowerCase(Locale.ROOT);
-    if (!compression.equals("none") && !compression.equals("gzip")) {
+    if (!COMPRESSION_TYPES.contains(compression)) {
       throw ConfigError.invalid(KAFKA_PRODUCER_PREFIX + ProducerConfig.COMPRESSION_TYPE_CONFIG, compression,
-          "none or gzip (nnaudit-kafka bundles no native compression library)");
+          "none, gzip or lz4 (nnaudit-kafka bundles no native compression library, so not zstd or snappy)");
     }
     try {
       new ProducerConfig(p); // types and ranges of every property, as the producer will check them

@@ -5,6 +5,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +17,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.ship.ShipStats;
@@ -50,18 +55,29 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  *       its file ({@code nnaudit.kafka.poll.interval.ms}, 100 ms by default); the CPU per record
  *       of the feeding thread and of the producer's I/O thread over the window.</li>
  * </ul>
- * A shorter producer run before the first repeat, not kept, warms the JIT. Everything runs on one machine, unpinned: the broker, the producer or shipper, and the writer share its
+ * Each measurement can run per compression type ({@code --compressions none,gzip,lz4}, interleaved within each
+ * repeat), and each row has its compression type and the bytes on the wire per record: the producer's
+ * {@code outgoing-byte-total} (read through JMX, so the shipper's producer too), over the window of a steady
+ * measurement and over the whole run otherwise; the catch-up's row also has its CPU per record.
+ * {@code --measures catch-up,steady} leaves out the producer alone: with the packaged jar on the classpath
+ * instead of {@code target/classes} ({@code ship_rate.py --jar}), the shipper runs its relocated kafka-clients
+ * and pure-Java lz4, as in a NameNode, which the producer alone (unrelocated) cannot share.
+ * A shorter run before the first repeat, not kept, warms the JIT. Everything runs on one machine, unpinned: the broker, the producer or shipper, and the writer share its
  * cores, which a broker on a machine of its own would not take from a NameNode. Each measurement has a topic of
  * its own (one partition), deleted after it.
  *
  * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
- *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]...</pre>
+ *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]... [--compressions none,gzip,lz4]
+ *          [--measures producer,catch-up,steady] [--lines stock|varied]</pre>
  * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
  */
 public final class ShipRate {
   private static final String HEADER = "repeat,measure,target_rate,records,seconds,records_per_sec,value_bytes,"
       + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors,"
-      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record";
+      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record,compression,wire_bytes_per_record";
+  /** The places of the CPU columns in a row (without its repeat). */
+  private static final int SEND_CPU = 11;
+  private static final int IO_CPU = 12;
   /** The producer's I/O thread, whoever sends. */
   private static final String IO_THREAD = "kafka-producer-network-thread";
   /** The thread that feeds the producer alone at a steady rate. */
@@ -72,12 +88,17 @@ public final class ShipRate {
   private final long fileBytes;
   /** "property=value" for the producer of the shipper and of the producer alone. */
   private final List<String> producerProperties;
+  /** The producer's compression.type in this instance's measurements. */
+  private final String compression;
 
-  private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes, List<String> producerProperties) {
+  private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes, List<String> producerProperties,
+      String compression) {
     this.dir = dir;
     this.broker = broker;
     this.fileBytes = fileBytes;
-    this.producerProperties = producerProperties;
+    this.producerProperties = new ArrayList<>(producerProperties);
+    this.producerProperties.add("compression.type=" + compression);
+    this.compression = compression;
   }
 
   public static void main(String[] args) throws Exception {
@@ -90,6 +111,8 @@ public final class ShipRate {
     int warmupSeconds = 5;
     long fileMb = 64;
     List<String> producerProperties = new ArrayList<>();
+    List<String> compressions = new ArrayList<>(List.of("none"));
+    List<String> measures = new ArrayList<>(List.of("producer", "catch-up", "steady"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       String v = args[i + 1];
       switch (args[i]) {
@@ -107,28 +130,51 @@ public final class ShipRate {
         case "--warmup-seconds": warmupSeconds = Integer.parseInt(v); break;
         case "--file-mb": fileMb = Long.parseLong(v); break;
         case "--producer": producerProperties.add(v); break;
+        case "--compressions": compressions = new ArrayList<>(Arrays.asList(v.split(","))); break;
+        case "--measures": measures = new ArrayList<>(Arrays.asList(v.split(","))); break;
+        case "--lines": variedLines = v.equals("varied"); break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
     if (out == null || args.length % 2 != 0) {
       throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
-          + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE]");
+          + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE] "
+          + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady] [--lines stock|varied]");
     }
     deleteRecursively(dir);
     Files.createDirectories(dir);
     try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start();
          PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8))) {
       csv.println(HEADER);
-      ShipRate bench = new ShipRate(dir, broker, fileMb << 20, producerProperties);
-      System.out.printf(Locale.ROOT, "broker %s (started in %d ms); %d records of %.0f bytes on average%n",
-          broker.bootstrapServers(), broker.lastStartTime().toMillis(), records, meanValueBytes());
-      bench.producer(0, Math.max(10_000, records / 10)); // warms the JIT for the first repeat's producer; not kept
+      System.out.printf(Locale.ROOT, "broker %s (started in %d ms); %d records of %.0f bytes on average; the shipper "
+          + "from %s; %s%n", broker.bootstrapServers(), broker.lastStartTime().toMillis(), records, meanValueBytes(),
+          KafkaShipper.class.getProtectionDomain().getCodeSource().getLocation(), lz4Instances());
+      for (String comp : compressions) { // warms the JIT, for each compression; not kept
+        ShipRate warm = new ShipRate(dir, broker, fileMb << 20, producerProperties, comp);
+        if (measures.contains("producer")) {
+          warm.producer(0, Math.max(10_000, records / 10));
+        } else {
+          warm.catchUp(0, Math.max(10_000, records / 10));
+        }
+      }
+      System.out.println("after the warm-up: " + lz4Instances());
       for (int r = 1; r <= repeats; r++) {
-        emit(csv, r, bench.producer(r, records));
-        emit(csv, r, bench.catchUp(r, records));
-        for (int rate : rates) {
-          emit(csv, r, bench.producerSteady(r, rate, warmupSeconds, steadySeconds));
-          emit(csv, r, bench.steady(r, rate, warmupSeconds, steadySeconds));
+        for (String comp : compressions) {
+          ShipRate bench = new ShipRate(dir, broker, fileMb << 20, producerProperties, comp);
+          if (measures.contains("producer")) {
+            emit(csv, r, bench.producer(r, records));
+          }
+          if (measures.contains("catch-up")) {
+            emit(csv, r, bench.catchUp(r, records));
+          }
+          for (int rate : rates) {
+            if (measures.contains("producer")) {
+              emit(csv, r, bench.producerSteady(r, rate, warmupSeconds, steadySeconds));
+            }
+            if (measures.contains("steady")) {
+              emit(csv, r, bench.steady(r, rate, warmupSeconds, steadySeconds));
+            }
+          }
         }
       }
     }
@@ -144,18 +190,21 @@ public final class ShipRate {
   // ---------------------------------------------------------------- (a) the producer alone
 
   private String[] producer(int repeat, int n) throws Exception {
-    String topic = "producer-r" + repeat;
+    String topic = "producer-" + compression + "-r" + repeat;
     broker.createTopic(topic, 1);
     long seconds;
     long acked;
     long errors;
+    double wire;
     try (AloneProducer p = new AloneProducer(settings(topic))) {
+      double wire0 = outgoingBytes();
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         p.send(line(i));
       }
       p.flush();
       seconds = System.nanoTime() - t0;
+      wire = outgoingBytes() - wire0;
       acked = p.acked.get();
       errors = p.errors.get();
     }
@@ -163,7 +212,7 @@ public final class ShipRate {
     if (acked != n) {
       throw new IllegalStateException("producer: " + acked + " of " + n + " acknowledged, " + errors + " errors");
     }
-    return row("producer", 0, n, seconds, null, null, errors);
+    return withWire(row("producer", 0, n, seconds, null, null, errors), wire / n);
   }
 
   /**
@@ -172,13 +221,14 @@ public final class ShipRate {
    * the feeding thread and of the producer's I/O thread over the window.
    */
   private String[] producerSteady(int repeat, int rate, int warmupSeconds, int steadySeconds) throws Exception {
-    String topic = "producer-steady-" + rate + "-r" + repeat;
+    String topic = "producer-steady-" + rate + "-" + compression + "-r" + repeat;
     broker.createTopic(topic, 1);
     AtomicLong sent = new AtomicLong();
     long acked;
     long errors;
     ThreadCpu cpu = new ThreadCpu();
     long[] window = new long[4];
+    double[] wire = new double[2];
     byte[][] lines = new byte[10_000][]; // made before the window: the shipper reads its lines, it does not make them
     for (int i = 0; i < lines.length; i++) {
       lines[i] = line(i);
@@ -205,9 +255,11 @@ public final class ShipRate {
       Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
       window[0] = sent.get();
       window[1] = System.nanoTime();
+      wire[0] = outgoingBytes();
       cpu.start(STEADY_PRODUCER_THREAD, IO_THREAD);
       Thread.sleep(TimeUnit.SECONDS.toMillis(steadySeconds));
       cpu.end();
+      wire[1] = outgoingBytes();
       window[2] = sent.get();
       window[3] = System.nanoTime();
       stopWriter = true;
@@ -221,16 +273,16 @@ public final class ShipRate {
       throw new IllegalStateException("producer-steady: " + acked + " of " + sent.get() + " acknowledged");
     }
     long n = window[2] - window[0];
-    return withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors),
-        cpu.micros(STEADY_PRODUCER_THREAD) / n, cpu.micros(IO_THREAD) / n);
+    return withWire(withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors),
+        cpu.micros(STEADY_PRODUCER_THREAD) / n, cpu.micros(IO_THREAD) / n), (wire[1] - wire[0]) / n);
   }
 
   // ---------------------------------------------------------------- (b) the shipper catching up
 
   private String[] catchUp(int repeat, int n) throws Exception {
-    String topic = "catch-up-r" + repeat;
+    String topic = "catch-up-" + compression + "-r" + repeat;
     broker.createTopic(topic, 1);
-    Path spool = dir.resolve("catch-up-r" + repeat);
+    Path spool = dir.resolve(topic);
     File live = spool.resolve("audit.log").toFile();
     Files.createDirectories(spool);
     try (Writer w = new Writer(live, fileBytes)) {
@@ -240,6 +292,8 @@ public final class ShipRate {
       w.flush();
     }
     KafkaShipper shipper = new KafkaShipper(context(topic, live));
+    ThreadCpu cpu = new ThreadCpu();
+    cpu.start(KafkaShipper.THREAD_NAME_PREFIX, IO_THREAD); // both are born in the window, and outlive it
     long t0 = System.nanoTime();
     shipper.start();
     ShipStats s;
@@ -247,19 +301,22 @@ public final class ShipRate {
       Thread.sleep(5); // the poll interval of this wait: 5 ms in a catch-up of seconds
     }
     long seconds = System.nanoTime() - t0;
+    cpu.end();
+    double wire = outgoingBytes(); // its producer's, from its start
     shipper.stop(30_000);
     if (s.shippedRecords != n) {
       throw new IllegalStateException("catch-up: " + s.shippedRecords + " of " + n + " shipped");
     }
     deleteTopic(topic);
     deleteRecursively(spool);
-    return row("catch-up", 0, n, seconds, null, null, s.sendErrors);
+    return withWire(withCpu(row("catch-up", 0, n, seconds, null, null, s.sendErrors),
+        cpu.micros(KafkaShipper.THREAD_NAME_PREFIX) / n, cpu.micros(IO_THREAD) / n), wire / n);
   }
 
   // ---------------------------------------------------------------- (c) steady state at a fixed rate
 
   private String[] steady(int repeat, int rate, int warmupSeconds, int steadySeconds) throws Exception {
-    String topic = "steady-" + rate + "-r" + repeat;
+    String topic = "steady-" + rate + "-" + compression + "-r" + repeat;
     broker.createTopic(topic, 1);
     Path spool = dir.resolve(topic);
     Files.createDirectories(spool);
@@ -275,6 +332,7 @@ public final class ShipRate {
     List<Long> lagMillis = new ArrayList<>();
     Thread.sleep(TimeUnit.SECONDS.toMillis(warmupSeconds));
     long shipped0 = shipper.stats().shippedRecords;
+    double wire0 = outgoingBytes();
     ThreadCpu cpu = new ThreadCpu();
     cpu.start(KafkaShipper.THREAD_NAME_PREFIX, IO_THREAD);
     long t0 = System.nanoTime();
@@ -290,6 +348,7 @@ public final class ShipRate {
       TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime())); // the sampling interval
     }
     cpu.end();
+    double wire = outgoingBytes() - wire0;
     long seconds = System.nanoTime() - t0;
     long shipped = shipper.stats().shippedRecords - shipped0;
     stopWriter = true;
@@ -307,10 +366,10 @@ public final class ShipRate {
     }
     deleteTopic(topic);
     deleteRecursively(spool);
-    System.out.printf(Locale.ROOT, "steady %d/s: shipped %.0f records/s in the window%n", rate,
+    System.out.printf(Locale.ROOT, "steady %d/s %s: shipped %.0f records/s in the window%n", rate, compression,
         shipped * 1e9 / seconds);
-    return withCpu(row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors),
-        cpu.micros(KafkaShipper.THREAD_NAME_PREFIX) / shipped, cpu.micros(IO_THREAD) / shipped);
+    return withWire(withCpu(row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors),
+        cpu.micros(KafkaShipper.THREAD_NAME_PREFIX) / shipped, cpu.micros(IO_THREAD) / shipped), wire / shipped);
   }
 
   private volatile boolean stopWriter;
@@ -368,21 +427,62 @@ public final class ShipRate {
     }
   }
 
-  private static String[] row(String measure, int rate, long n, long nanos, List<Long> lagRecords,
+  private String[] row(String measure, int rate, long n, long nanos, List<Long> lagRecords,
       List<Long> lagMillis, long errors) {
     double s = nanos / 1e9;
     return new String[] {measure, String.valueOf(rate), String.valueOf(n), String.format(Locale.ROOT, "%.3f", s),
         String.format(Locale.ROOT, "%.0f", n / s), String.format(Locale.ROOT, "%.1f", meanValueBytes()),
         pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors),
-        "", ""};
+        "", "", compression, ""};
   }
 
   /** A row with the CPU per record of the sending thread and of the producer's I/O thread, in µs. */
   private static String[] withCpu(String[] row, double sendMicros, double ioMicros) {
     String[] r = Arrays.copyOf(row, row.length);
-    r[row.length - 2] = String.format(Locale.ROOT, "%.2f", sendMicros);
-    r[row.length - 1] = String.format(Locale.ROOT, "%.2f", ioMicros);
+    r[SEND_CPU] = String.format(Locale.ROOT, "%.2f", sendMicros);
+    r[IO_CPU] = String.format(Locale.ROOT, "%.2f", ioMicros);
     return r;
+  }
+
+  /** A row with the bytes the producer sent per record (requests and their framing included). */
+  private static String[] withWire(String[] row, double bytesPerRecord) {
+    String[] r = Arrays.copyOf(row, row.length);
+    r[row.length - 1] = Double.isNaN(bytesPerRecord) ? "" : String.format(Locale.ROOT, "%.1f", bytesPerRecord);
+    return r;
+  }
+
+  /**
+   * The {@code outgoing-byte-total} of the producer of this benchmark's client id (the shipper's or the
+   * producer alone, whichever is open), through JMX: the shipper's producer is its own. NaN when none is open.
+   */
+  private static double outgoingBytes() {
+    try {
+      Object v = ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(
+          "kafka.producer:type=producer-metrics,client-id=nnaudit-bench-nn1"), "outgoing-byte-total");
+      return ((Number) v).doubleValue();
+    } catch (JMException e) {
+      return Double.NaN;
+    }
+  }
+
+  /**
+   * Which lz4 and xxhash implementations Kafka's lz4 stream would get now: the relocated lz4-java's when the
+   * shipper runs from the packaged jar, else the one on the classpath.
+   */
+  private static String lz4Instances() {
+    StringBuilder sb = new StringBuilder();
+    for (String pkg : new String[] {"io.nnaudit.shaded.net.jpountz.", "net.jpountz."}) {
+      try {
+        sb.append(pkg).append(": ")
+            .append(Class.forName(pkg + "lz4.LZ4Factory").getMethod("fastestInstance").invoke(null)).append(", ")
+            .append(Class.forName(pkg + "xxhash.XXHashFactory").getMethod("fastestInstance").invoke(null))
+            .append(", native loaded ")
+            .append(Class.forName(pkg + "util.Native").getMethod("isLoaded").invoke(null)).append("; ");
+      } catch (ReflectiveOperationException e) {
+        sb.append(pkg).append(": not on the classpath; ");
+      }
+    }
+    return sb.toString();
   }
 
   private static String pct(List<Long> samples, int p) {
@@ -396,16 +496,40 @@ public final class ShipRate {
   }
 
   private static final String[] CMDS = {"getfileinfo", "create", "open", "listStatus", "mkdirs", "rename"};
+  private static final String[] AREAS = {"warehouse", "events", "tmp", "user", "staging", "logs", "models", "raw"};
+  /** {@code --lines varied}: {@link #variedLine} instead of the stock lines. */
+  private static volatile boolean variedLines;
 
   /**
    * The i-th line: a stock audit line (Hadoop's layout and fields), about 180 bytes, no line end. The path and
-   * the command vary with i; the timestamp is fixed (the shipper does not read it).
+   * the command vary with i; the timestamp is fixed (the shipper does not read it). With {@code --lines varied},
+   * {@link #variedLine} instead.
    */
   static byte[] line(int i) {
+    if (variedLines) {
+      return variedLine(i);
+    }
     String cmd = CMDS[i % CMDS.length];
     return ("2026-11-23 17:06:12,345 INFO FSNamesystem.audit: allowed=true\tugi=etl (auth:SIMPLE)\tip=/10.1.2.3\tcmd="
         + cmd + "\tsrc=/data/events/d" + (i % 1000) + "/part-" + i + "\tdst=null\tperm=null\tproto=rpc")
         .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The i-th line of a busier trail, harder to compress: the same layout, with the time, one of 500 users, one of
+   * 65536 client addresses, the command and a path with a random 64-bit id (as a job's or a table's) all drawn
+   * from i, so the same i gives the same line.
+   */
+  static byte[] variedLine(int i) {
+    SplittableRandom r = new SplittableRandom(i * 0x9E3779B97F4A7C15L + 1);
+    int user = r.nextInt(500);
+    String time = String.format(Locale.ROOT, "2026-11-23 17:%02d:%02d,%03d", (i / 60_000) % 60, (i / 1000) % 60,
+        r.nextInt(1000));
+    return (time + " INFO FSNamesystem.audit: allowed=" + (r.nextInt(50) != 0) + "\tugi=u" + user
+        + " (auth:KERBEROS)\tip=/10." + r.nextInt(4) + "." + r.nextInt(64) + "." + r.nextInt(256) + "\tcmd="
+        + CMDS[r.nextInt(CMDS.length)] + "\tsrc=/" + AREAS[r.nextInt(AREAS.length)] + "/u" + user + "/"
+        + Long.toHexString(r.nextLong()) + "/part-" + String.format(Locale.ROOT, "%05d", r.nextInt(100_000))
+        + "\tdst=null\tperm=null\tproto=rpc").getBytes(StandardCharsets.UTF_8);
   }
 
   private static double meanValueBytes() {

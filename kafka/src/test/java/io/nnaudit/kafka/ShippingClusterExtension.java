@@ -55,6 +55,15 @@ final class ShippingClusterExtension implements AfterEachCallback {
     return start(new KafkaTestBroker(dir().resolve("broker")).withAcls());
   }
 
+  /**
+   * A test broker at a fixed address, not started: a NameNode can be pointed at it before it is up (the test
+   * starts it). Stopped after the test.
+   */
+  KafkaTestBroker brokerNotYetStarted() throws IOException {
+    broker = new KafkaTestBroker(dir().resolve("broker"));
+    return broker;
+  }
+
   private KafkaTestBroker start(KafkaTestBroker b) throws IOException, InterruptedException {
     broker = b;
     return b.start();

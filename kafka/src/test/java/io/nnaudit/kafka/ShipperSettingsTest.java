@@ -1,0 +1,54 @@
+package io.nnaudit.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+
+import io.nnaudit.config.NnauditConfigKeys;
+
+/** The shipper's settings on their own: the compression types the jar can produce, and the metadata wait. */
+class ShipperSettingsTest {
+  private static Configuration conf() {
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.KAFKA_BOOTSTRAP_SERVERS_KEY, "127.0.0.1:9092");
+    c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, "audit");
+    c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "ns1");
+    c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+    return c;
+  }
+
+  private static ShipperSettings settings(Configuration c) {
+    return ShipperSettings.fromConf(c, new File("/var/log/audit.log"));
+  }
+
+  @Test
+  void lz4GzipAndNoneAreAcceptedZstdAndSnappyRefused() {
+    assertEquals("none", settings(conf()).producer.getProperty("compression.type"));
+    for (String type : new String[] {"none", "gzip", "lz4"}) {
+      Configuration c = conf();
+      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "compression.type", type);
+      assertEquals(type, settings(c).producer.getProperty("compression.type"));
+    }
+    for (String type : new String[] {"zstd", "snappy"}) {
+      Configuration c = conf();
+      c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "compression.type", type);
+      String refusal = assertThrows(IllegalArgumentException.class, () -> settings(c)).getMessage();
+      assertTrue(refusal.startsWith("nnaudit: invalid value for nnaudit.kafka.producer.compression.type: '" + type
+          + "'. Allowed: none, gzip or lz4"), refusal);
+    }
+  }
+
+  @Test
+  void aMetadataWaitIsQuietFor30SecondsOrTheDeliveryTimeoutIfShorter() {
+    assertEquals(30_000, settings(conf()).metadataWaitMs);
+    Configuration c = conf();
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "delivery.timeout.ms", "8000");
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "request.timeout.ms", "3000");
+    assertEquals(8000, settings(c).metadataWaitMs);
+  }
+}
