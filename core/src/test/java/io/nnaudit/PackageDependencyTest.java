@@ -52,6 +52,7 @@ class PackageDependencyTest {
     allow("kafka", "config", "seal", "ship", "throttle", "trail");
     allow("kafka.verify", "kafka", "seal", "verify");
     allow("throttle");
+    allow("shaded.net.jpountz.util"); // nnaudit-kafka's stand-in for lz4-java's native loader
   }
 
   private static final Set<String> MAY_NAME_THE_SETTINGS = new HashSet<>(Arrays.asList("", "settings", "pipeline"));
