@@ -1,5 +1,6 @@
 package io.nnaudit;
 
+import static io.nnaudit.TarballCommand.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,14 +9,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.TarballCommand.Result;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.SealKeys;
@@ -69,28 +68,5 @@ class VerifyScriptIT {
     assertEquals(1, bad.exit, bad.output);
     assertTrue(bad.output.startsWith("TAMPERED: " + rotated + " at byte "), bad.output);
     assertTrue(bad.output.contains("modified bytes"), bad.output);
-  }
-
-  private static final class Result {
-    final int exit;
-    final String output;
-
-    Result(int exit, String output) {
-      this.exit = exit;
-      this.output = output;
-    }
-  }
-
-  /** Runs a command with a bare environment: PATH, JAVA_HOME and nothing of Hadoop. */
-  private static Result run(Path cwd, String... cmd) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(Arrays.asList(cmd))).directory(cwd.toFile())
-        .redirectErrorStream(true);
-    pb.environment().clear();
-    pb.environment().put("PATH", "/usr/bin:/bin");
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    Process p = pb.start();
-    byte[] out = p.getInputStream().readAllBytes();
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "finished: " + List.of(cmd));
-    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
   }
 }

@@ -1,5 +1,6 @@
 package io.nnaudit.kafka;
 
+import static io.nnaudit.TarballCommand.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,15 +9,14 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.TarballCommand.Result;
 
 /**
  * The auditor's procedure from the operator tarball, with nothing but a JDK: {@code bin/nnaudit verify-stream}
@@ -85,28 +85,5 @@ class VerifyStreamScriptIT {
     String[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
-  }
-
-  private static final class Result {
-    final int exit;
-    final String output;
-
-    Result(int exit, String output) {
-      this.exit = exit;
-      this.output = output;
-    }
-  }
-
-  /** Runs a command with a bare environment: PATH, JAVA_HOME and nothing of Hadoop. */
-  private static Result run(Path cwd, String... cmd) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(Arrays.asList(cmd))).directory(cwd.toFile())
-        .redirectErrorStream(true);
-    pb.environment().clear();
-    pb.environment().put("PATH", "/usr/bin:/bin");
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    Process p = pb.start();
-    byte[] out = p.getInputStream().readAllBytes();
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "finished: " + List.of(cmd));
-    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
   }
 }
