@@ -14,6 +14,7 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -433,6 +434,56 @@ class VerifyStreamTest {
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("GAP: " + S1 + " file "), r.output);
     assertFalse(r.output.contains("TAMPERED"), r.output);
+  }
+
+  @Test
+  void aRecordRelabelledCutIsNamed() throws Exception {
+    CopiedRecord[] changed = new CopiedRecord[1];
+    Run own = copyAndVerify(all -> { // changed, and labelled cut at its own length
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 150));
+      c.value = c.text().replace("src=/", "src=\\").getBytes(StandardCharsets.UTF_8);
+      c.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH, Integer.toString(c.value.length));
+      changed[0] = c;
+      return all;
+    });
+    assertTampered(own, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+
+    Run spanning = copyAndVerify(all -> { // records deleted, the one before them labelled cut over them
+      CopiedRecord first = all.get(nth(all, S1, ShipHeaders.RECORD, 101));
+      CopiedRecord last = all.get(nth(all, S1, ShipHeaders.RECORD, 104));
+      first.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH,
+          Long.toString(last.offset() + last.value.length - first.offset()));
+      for (int n = 0; n < 3; n++) {
+        all.remove(nth(all, S1, ShipHeaders.RECORD, 102));
+      }
+      changed[0] = first;
+      return all;
+    });
+    assertTampered(spanning, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+
+    Run spreading = copyAndVerify(all -> { // relabelled as it is, and later records changed
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 150));
+      c.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH, Integer.toString(c.value.length));
+      for (int n : new int[] {160, 185, 199}) {
+        CopiedRecord m = all.get(nth(all, S1, ShipHeaders.RECORD, n));
+        m.value = m.text().replace("src=/", "src=\\").getBytes(StandardCharsets.UTF_8);
+      }
+      changed[0] = c;
+      return all;
+    });
+    assertTampered(spreading, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+  }
+
+  @Test
+  void aRepeatedHeaderIsNamed() throws Exception {
+    Run r = copyAndVerify(all -> { // a consumer that reads the first header sees a seal, verify-stream the last
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 50));
+      c.headers.add(0, new RecordHeader(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)));
+      return all;
+    });
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: " + S1), r.output);
+    assertTrue(r.output.contains("the header nnaudit.type is repeated"), r.output);
   }
 
   // --- helpers

@@ -16,6 +16,8 @@ import java.util.Properties;
 import java.util.Random;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,7 +153,7 @@ class StreamCheckTest {
   void aCutRecordsRangeCannotBeHashed() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.line(1);
-    s.cutLine(100);
+    s.cutLine(1500);
     s.line(3);
     s.seal(Seal.Kind.INTERVAL);
     s.line(4);
@@ -203,6 +205,49 @@ class StreamCheckTest {
     Result f = check(found.records, false, 1000, 1 << 20);
     assertEquals(1, f.code, f.output);
     assertTrue(f.output.contains("records inserted: the source's start at "), f.output);
+  }
+
+  @Test
+  void aPlaceBeyondAnyTheShipperGivesIsAChange() throws Exception {
+    for (String[] place : new String[][] {{"8388608", "0"}, {"1", Long.toString(4L << 40)}}) {
+      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+      for (int i = 1; i <= 10; i++) {
+        s.line(i);
+      }
+      s.seal(Seal.Kind.INTERVAL);
+      s.records.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), place[0],
+          place[1]));
+      s.seal(Seal.Kind.CLOSE);
+      Result r = check(s.records, false, 1000, 1 << 20);
+      assertEquals(1, r.code, r.output);
+      assertTrue(r.output.contains("a file number or byte beyond any the shipper gives"), r.output);
+    }
+  }
+
+  @Test
+  void aRepeatedHeaderIsAChange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.line(1);
+    ConsumerRecord<byte[], byte[]> two = s.line(2);
+    s.seal(Seal.Kind.CLOSE);
+    RecordHeaders h = new RecordHeaders();
+    h.add(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)); // read first by some consumers
+    two.headers().forEach(h::add);
+    List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>(s.records);
+    all.set(all.indexOf(two), new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(),
+        TimestampType.CREATE_TIME, -1, -1, two.key(), two.value(), h, java.util.Optional.empty()));
+    Result r = check(all, false, 1000, 1 << 20);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("the header nnaudit.type is repeated"), r.output);
+  }
+
+  /** {@code r} moved to file {@code file}, byte {@code offset}. */
+  private static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, String file, String offset) {
+    r.headers().remove(ShipHeaders.FILE);
+    r.headers().remove(ShipHeaders.OFFSET);
+    r.headers().add(ShipHeaders.FILE, file.getBytes(StandardCharsets.UTF_8));
+    r.headers().add(ShipHeaders.OFFSET, offset.getBytes(StandardCharsets.UTF_8));
+    return r;
   }
 
   // --- helpers
