@@ -437,6 +437,33 @@ class VerifyStreamTest {
   }
 
   @Test
+  void aRecordAtAPlaceBeforeTheStreamOrBeyondTheShippersIsNamed() throws Exception {
+    Run overflow = copyAndVerify(all -> { // file 2^23: its place as one number would be negative
+      all.add(nth(all, S1, ShipHeaders.RECORD, 120), forged(all, 50).header(ShipHeaders.FILE, "8388608")
+          .header(ShipHeaders.OFFSET, "0"));
+      return all;
+    });
+    assertEquals(1, overflow.code, overflow.output);
+    assertTrue(overflow.output.contains("a file number or byte beyond any the shipper gives"), overflow.output);
+
+    Run atFirst = copyAndVerify(all -> { // at the source's first record's place, appended: compared with it
+      all.add(lastOf(all, S1) + 1, forged(all, 50).header(ShipHeaders.FILE, "0").header(ShipHeaders.OFFSET, "0"));
+      return all;
+    });
+    assertTampered(atFirst, S1, 0, 0, "sent again with another value");
+
+    Run midChain = copyAndVerify(all -> { // the same where the stream starts mid-chain (retention)
+      List<CopiedRecord> out = dropHead(all, 60);
+      CopiedRecord first = out.get(nth(out, S1, ShipHeaders.RECORD, 1));
+      out.add(lastOf(out, S1) + 1, forged(all, 50).header(ShipHeaders.FILE, Long.toString(first.file()))
+          .header(ShipHeaders.OFFSET, "0"));
+      return out;
+    });
+    assertEquals(1, midChain.code, midChain.output);
+    assertTrue(midChain.output.contains("before the first record read"), midChain.output);
+  }
+
+  @Test
   void aRecordRelabelledCutIsNamed() throws Exception {
     CopiedRecord[] changed = new CopiedRecord[1];
     Run own = copyAndVerify(all -> { // changed, and labelled cut at its own length
@@ -487,6 +514,35 @@ class VerifyStreamTest {
   }
 
   // --- helpers
+
+  /** A copy of the {@code n}th record of {@link #S1} with another value. */
+  private static CopiedRecord forged(List<CopiedRecord> all, int n) {
+    CopiedRecord c = new CopiedRecord(all.get(nth(all, S1, ShipHeaders.RECORD, n)));
+    c.value = c.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
+    return c;
+  }
+
+  /** The index of the last record of {@code source}. */
+  private static int lastOf(List<CopiedRecord> all, String source) {
+    for (int i = all.size() - 1; i >= 0; i--) {
+      if (source.equals(all.get(i).source())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** {@code all} without the records of {@link #S1} up to its {@code through}th audit record. */
+  private static List<CopiedRecord> dropHead(List<CopiedRecord> all, int through) {
+    List<CopiedRecord> out = new ArrayList<>();
+    int i = nth(all, S1, ShipHeaders.RECORD, through);
+    for (int k = 0; k < all.size(); k++) {
+      if (k > i || !S1.equals(all.get(k).source())) {
+        out.add(all.get(k));
+      }
+    }
+    return out;
+  }
 
   static final class Run {
     final int code;

@@ -26,7 +26,9 @@ import io.nnaudit.seal.SealKey;
  * <p>Where the stream starts mid-chain (retention deleted its start, or the trail was sealed before shipping
  * began), the first seal's {@code prev} cannot be checked and the records before its end cannot be hashed: that
  * is said, not counted as a change, provided the first seal's range reaches back to the first record read (a
- * seal missing after the stream's start is a change). Everything after it must verify.
+ * seal missing after the stream's start is a change). Everything after it must verify. Records before the first
+ * record read can only be copies a resend began before the read's start: they must run, each where the one
+ * before ended, to the first record read (a resend goes on to what it sent after), and are dropped uncompared.
  */
 final class SourceCheck {
   final String source;
@@ -52,6 +54,15 @@ final class SourceCheck {
   /** A gap came since the last seal: the next seal may chain to seals that went with the gap. */
   private boolean chainMayBreak;
   private Seal lastSeal;
+  /**
+   * A run of records before the first record read, never read here, not yet shown to be a resend (null: none):
+   * a resend goes on from its checkpoint, record after record, to the records read; a run that does not is a
+   * change. Where it is, and where its next record must start.
+   */
+  private StreamRecord runFirst;
+  private long runFile;
+  private long runNext;
+  private long runRecords;
   /** Whether a seal of the stream's current file was read (its next seal must continue it), and where it ended. */
   private boolean fileSealed;
   private long fileSealedTo;
@@ -129,6 +140,10 @@ final class SourceCheck {
     }
   }
 
+  /**
+   * A place as one number, in the stream's order: {@link StreamRecord} refuses files from 2^23 and bytes from
+   * 2^40 (none the shipper gives), so it neither overflows nor names two places.
+   */
   private static long place(long file, long offset) {
     return (file << 40) + offset;
   }
@@ -160,6 +175,10 @@ final class SourceCheck {
 
   private void line(StreamRecord r) {
     long at = place(r.file, r.offset);
+    if (runFirst != null && (r.file != runFile || r.offset != runNext)) {
+      runNotResent(r);
+      return;
+    }
     if (!started) {
       begin(r.file, r.offset);
       afterGap = false;
@@ -206,14 +225,61 @@ final class SourceCheck {
         break;
       default:
         if (at < firstPlace) {
-          duplicates++; // a copy of what was before the stream's start here
+          resentBeforeStart(r);
         } else {
           notCompared++;
         }
     }
   }
 
+  /**
+   * A record before the first one read, never read here: a copy that a resend began before the read's start
+   * (the read began inside a resend), which cannot be compared, if it goes on, record after record, to where the
+   * read began; else a record put there, checked when the run breaks ({@link #runNotResent}).
+   */
+  private void resentBeforeStart(StreamRecord r) {
+    if (runFirst == null) {
+      runFirst = r;
+      runFile = r.file;
+      runRecords = 0;
+    }
+    runNext = r.end();
+    runRecords++;
+    runReached();
+  }
+
+  /** Whether the run before the read's start reached the first place read (or a file end read); ends it then. */
+  private void runReached() {
+    Long end = fileEnds.get(runFile);
+    if (place(runFile, runNext) == firstPlace || end != null && end == runNext) {
+      duplicates += runRecords; // copies sent again, from before the read's start
+      runFirst = null;
+    }
+  }
+
+  /** {@code r} (null: the end of the read) comes while a run before the read's start did not reach it. */
+  private void runNotResent(StreamRecord r) {
+    StreamRecord f = runFirst;
+    runFirst = null;
+    tamper(r == null ? f : r, f.file, f.offset, "records inserted: " + runRecords + " record(s) from byte "
+        + f.offset + " of file " + f.file + " (" + f.place() + "), before the first record read, stop at byte "
+        + runNext + ", short of the records read: a resend goes on from where it begins to what was sent after "
+        + "it, so these are no copies");
+  }
+
   private void fileEnd(StreamRecord r) {
+    if (runFirst != null) {
+      if (r.file == runFile && r.offset == runNext) { // a resend goes on into the next file
+        duplicates++;
+        fileEnds.put(runFile, runNext);
+        runFile++;
+        runNext = 0;
+        runReached();
+      } else {
+        runNotResent(r);
+      }
+      return;
+    }
     if (!started) {
       begin(r.file + 1, 0);
       fileEnds.put(r.file, r.offset);
@@ -308,6 +374,16 @@ final class SourceCheck {
     if (r.offset != s.to) {
       tamper(r, r.file, r.offset, "altered seal: the record says it seals up to byte " + r.offset + ", seal "
           + s.number + " up to byte " + s.to);
+      return;
+    }
+    if (lastSeal != null && place(r.file, r.offset) < firstPlace && !s.prev.equals(lastSeal.hash())
+        && !sealHashes.contains(hash)) { // a seal sent again from before the read's start: not in the chain read
+      String unsigned = SealSignature.problem(s, keys);
+      if (unsigned != null) {
+        tamper(r, r.file, r.offset, unsigned);
+      } else {
+        duplicates++;
+      }
       return;
     }
     if (r.file != file || s.to > next) {
@@ -458,6 +534,9 @@ final class SourceCheck {
 
   /** At the end of the read: the records after the last seal. */
   void finish() {
+    if (tampering == null && runFirst != null) {
+      runNotResent(null);
+    }
     if (tampering != null || pending.isEmpty()) {
       return;
     }

@@ -225,6 +225,48 @@ class StreamCheckTest {
   }
 
   @Test
+  void aRecordBeforeTheFirstReadThatNoResendLeadsToIsAChange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> lines = midChainSource(s);
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records.subList(s.records.indexOf(lines.get(16)),
+        s.records.size()));
+    List<ConsumerRecord<byte[], byte[]>> forged = new ArrayList<>(read);
+    forged.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), "0", "0"));
+    Result r = check(forged, false, 1000, 1 << 20);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte 0 "), r.output);
+    assertTrue(r.output.contains("before the first record read"), r.output);
+
+    List<ConsumerRecord<byte[], byte[]>> resent = new ArrayList<>(read); // a resend the read began inside of
+    int from = s.records.indexOf(lines.get(9));
+    resent.addAll(resent.size() - 1, s.records.subList(from, s.records.indexOf(lines.get(20)) + 1));
+    Result genuine = check(resent, false, 1000, 1 << 20);
+    assertEquals(0, genuine.code, genuine.output);
+    assertTrue(genuine.output.contains("note: starts mid-chain"), genuine.output);
+    assertTrue(genuine.output.contains("13 duplicate(s) dropped"), genuine.output);
+
+    List<ConsumerRecord<byte[], byte[]>> stopped = new ArrayList<>(read); // the same, but it stops short of it
+    stopped.addAll(stopped.size() - 1, s.records.subList(from, s.records.indexOf(lines.get(12))));
+    Result r2 = check(stopped, false, 1000, 1 << 20);
+    assertEquals(1, r2.code, r2.output);
+    assertTrue(r2.output.contains("before the first record read, stop at byte"), r2.output);
+  }
+
+  /** 30 lines sealed every 10, and a close; returns the lines (index i: line i, from 1). */
+  private static List<ConsumerRecord<byte[], byte[]>> midChainSource(SyntheticSource s) throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+    lines.add(null);
+    for (int i = 1; i <= 30; i++) {
+      lines.add(s.line(i));
+      if (i % 10 == 0) {
+        s.seal(Seal.Kind.INTERVAL);
+      }
+    }
+    s.seal(Seal.Kind.CLOSE);
+    return lines;
+  }
+
+  @Test
   void aRepeatedHeaderIsAChange() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.line(1);
