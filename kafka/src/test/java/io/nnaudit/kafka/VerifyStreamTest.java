@@ -464,6 +464,28 @@ class VerifyStreamTest {
   }
 
   @Test
+  void recordsAppendedAfterACloseOrARotateSealAreNamed() throws Exception {
+    Run closed = copyAndVerify(all -> appendForged(all, 5)); // the NameNode was stopped: its last seal closed
+    assertEquals(1, closed.code, closed.output);
+    assertTrue(closed.output.contains("records inserted: 5 record(s) after seal "), closed.output);
+    assertTrue(closed.output.contains("closed the file (close)"), closed.output);
+
+    Run rotated = copyAndVerify(all -> { // cut at a file's end (its file-end and what follows gone), appended to
+      int fe = nth(all, S1, ShipHeaders.FILE_END, 2);
+      List<CopiedRecord> out = new ArrayList<>();
+      for (int k = 0; k < all.size(); k++) {
+        if (k < fe || !S1.equals(all.get(k).source())) {
+          out.add(all.get(k));
+        }
+      }
+      return appendForged(out, 5);
+    });
+    assertEquals(1, rotated.code, rotated.output);
+    assertTrue(rotated.output.contains("records inserted: 5 record(s) after seal "), rotated.output);
+    assertTrue(rotated.output.contains("ended the file for its rotation (rotate)"), rotated.output);
+  }
+
+  @Test
   void aRecordRelabelledCutIsNamed() throws Exception {
     CopiedRecord[] changed = new CopiedRecord[1];
     Run own = copyAndVerify(all -> { // changed, and labelled cut at its own length
@@ -542,6 +564,27 @@ class VerifyStreamTest {
       }
     }
     return out;
+  }
+
+  /** {@code n} forged records after {@link #S1}'s last record of the stream, each where the one before ends. */
+  private static List<CopiedRecord> appendForged(List<CopiedRecord> all, int n) {
+    int last = -1;
+    for (int k = 0; k < all.size(); k++) {
+      if (all.get(k).is(S1, ShipHeaders.RECORD)) {
+        last = k;
+      }
+    }
+    CopiedRecord l = all.get(last);
+    long off = l.offset() + l.value.length + 1;
+    int at = lastOf(all, S1) + 1;
+    for (int i = 0; i < n; i++) {
+      CopiedRecord f = new CopiedRecord(l);
+      f.value = l.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
+      f.header(ShipHeaders.OFFSET, Long.toString(off));
+      off += f.value.length + 1;
+      all.add(at++, f);
+    }
+    return all;
   }
 
   static final class Run {

@@ -130,6 +130,11 @@ final class PendingRange {
     return i;
   }
 
+  /** Records held that end after {@code to}. */
+  long recordsAfter(long to) {
+    return records - recordsThrough(to);
+  }
+
   /** Whether a record held ends at {@code at}, or {@code at} is {@link #start}. */
   boolean isBoundary(long at) {
     if (at == start || endsLost) {

@@ -20,8 +20,10 @@ import io.nnaudit.seal.SealKey;
  * ended, a file-end at the file's length, the next file from byte 0; only a gap record may announce a hole);
  * every seal must be signed by a given key, chain to the seal before it, continue the file's seals, and hash as
  * it says over the records of its range; records after the last seal are an unsealed tail, within the bound the
- * last seal allows, else its successors were removed. The first change found stops the source's check (as
- * {@code nnaudit verify} stops a trail's): what follows a change cannot be placed.
+ * last seal allows, else its successors were removed, and none may follow a seal that closed their file
+ * ({@code close}; {@code rotate} or {@code moved} with nothing after them), as {@code nnaudit verify} reads them.
+ * The first change found stops the source's check (as {@code nnaudit verify} stops a trail's): what follows a
+ * change cannot be placed.
  *
  * <p>Where the stream starts mid-chain (retention deleted its start, or the trail was sealed before shipping
  * began), the first seal's {@code prev} cannot be checked and the records before its end cannot be hashed: that
@@ -54,6 +56,8 @@ final class SourceCheck {
   /** A gap came since the last seal: the next seal may chain to seals that went with the gap. */
   private boolean chainMayBreak;
   private Seal lastSeal;
+  /** The stream's file the last seal is of. */
+  private long lastSealFile = -1;
   /**
    * A run of records before the first record read, never read here, not yet shown to be a resend (null: none):
    * a resend goes on from its checkpoint, record after record, to the records read; a run that does not is a
@@ -407,13 +411,14 @@ final class SourceCheck {
     if (!again && !chains(r, s)) {
       return;
     }
-    if (!continues(r, s, gapBefore) || !kind(r, s) || !range(r, s)) {
+    if (!continues(r, s, gapBefore) || !kind(r, s) || !resumedFirst(r, s, gapBefore) || !range(r, s)) {
       return;
     }
     fileSealed = true;
     fileSealedTo = s.to;
     if (!again) {
       lastSeal = s;
+      lastSealFile = r.file;
       sealHashes.add(hash);
       anchor = hash;
       seals++;
@@ -497,6 +502,34 @@ final class SourceCheck {
     return true;
   }
 
+  /**
+   * Whether a start's {@code resume} seal after a {@code close} came before the records after the close, as a
+   * genuine start's does: it is written before any record of its run, and the shipper reads the digest after the
+   * file, so it sends the seal before the records (a {@code found} or other seal there is {@link #kind}'s).
+   */
+  private boolean resumedFirst(StreamRecord r, Seal s, boolean gapBefore) {
+    if (!gapBefore && closedFile(r.file, Seal.Kind.CLOSE) && s.kind == Seal.Kind.RESUME && pending.end > s.to) {
+      tamper(r, r.file, lastSeal.to, "records inserted: " + pending.recordsAfter(s.to) + " record(s) after seal "
+          + lastSeal.number + ", which closed the file (close), came before seal " + s.number + " (resume), "
+          + "which a start writes before any record of its run");
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether the last seal is of the stream's file {@code f} and of one of {@code kinds}. */
+  private boolean closedFile(long f, Seal.Kind... kinds) {
+    if (lastSeal == null || lastSealFile != f) {
+      return false;
+    }
+    for (Seal.Kind k : kinds) {
+      if (lastSeal.kind == k) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether the records of {@code s}'s range are the ones it sealed (or cannot be held, which is said). */
   private boolean range(StreamRecord r, Seal s) {
     if (s.from == pending.start && pending.hashable()) {
@@ -541,6 +574,16 @@ final class SourceCheck {
       return;
     }
     long n = pending.records;
+    if (!chainMayBreak && closedFile(file, Seal.Kind.CLOSE, Seal.Kind.ROTATE, Seal.Kind.MOVED)
+        && pending.start >= lastSeal.to) {
+      tamper(null, file, pending.start, "records inserted: " + n + " record(s) after seal " + lastSeal.number
+          + " (bytes " + pending.start + "-" + pending.end + "), which " + (lastSeal.kind == Seal.Kind.CLOSE
+          ? "closed the file (close): nothing is written there until a start's seal, and none came"
+          : "ended the file for its rotation (" + lastSeal.kind.text() + "), and no seal or file-end came after "
+          + "them: a rotated file ends at its last seal (had the rotation failed, the file would go on, and its "
+          + "next seal would cover them)"));
+      return;
+    }
     if (lastSeal != null && pending.startKnown && lastSeal.version >= 2) {
       long allowedEnd = n <= lastSeal.tailRecords ? Long.MAX_VALUE
           : pending.endOfRecord(lastSeal.tailRecords) + lastSeal.tailBytes;

@@ -267,6 +267,57 @@ class StreamCheckTest {
   }
 
   @Test
+  void recordsAfterACloseOrARotateSealAreInserted() throws Exception {
+    SyntheticSource closed = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 1; i <= 5; i++) {
+      closed.line(i);
+    }
+    closed.seal(Seal.Kind.CLOSE);
+    ConsumerRecord<byte[], byte[]> resume = closed.sealRecord(Seal.Kind.RESUME); // no bytes: at the close's end
+    closed.line(6);
+    closed.line(7);
+    Result r = check(closed.records, false, 1000, 1 << 20);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("records inserted: 2 record(s) after seal 1 "), r.output);
+    assertTrue(r.output.contains("closed the file (close)"), r.output);
+
+    closed.records.add(resume); // a start's seal after them: a genuine start writes it before its records
+    closed.seal(Seal.Kind.INTERVAL);
+    Result late = check(closed.records, false, 1000, 1 << 20);
+    assertEquals(1, late.code, late.output);
+    assertTrue(late.output.contains("came before seal 2 (resume)"), late.output);
+
+    SyntheticSource restarted = new SyntheticSource("ns1/nn1", 0, signer); // a stop and a start: no change
+    for (int i = 1; i <= 5; i++) {
+      restarted.line(i);
+    }
+    restarted.seal(Seal.Kind.CLOSE);
+    restarted.seal(Seal.Kind.RESUME);
+    restarted.line(6);
+    restarted.line(7);
+    restarted.seal(Seal.Kind.CLOSE);
+    assertEquals(0, check(restarted.records, false, 1000, 1 << 20).code);
+
+    SyntheticSource rotated = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 1; i <= 5; i++) {
+      rotated.line(i);
+    }
+    rotated.seal(Seal.Kind.ROTATE); // its file-end cut away, records appended to the rotated file
+    for (int i = 6; i <= 10; i++) {
+      rotated.line(i);
+    }
+    Result rr = check(rotated.records, false, 1000, 1 << 20);
+    assertEquals(1, rr.code, rr.output);
+    assertTrue(rr.output.contains("records inserted: 5 record(s) after seal 1 "), rr.output);
+    assertTrue(rr.output.contains("ended the file for its rotation (rotate)"), rr.output);
+
+    rotated.seal(Seal.Kind.INTERVAL); // a rotation that failed: the file goes on, and its next seal covers them
+    rotated.seal(Seal.Kind.CLOSE);
+    Result failed = check(rotated.records, false, 1000, 1 << 20);
+    assertEquals(0, failed.code, failed.output);
+  }
+
+  @Test
   void aRepeatedHeaderIsAChange() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.line(1);
