@@ -19,11 +19,11 @@ import io.nnaudit.seal.SealKey;
  * must be the same record ({@link RecentRecords}); what is left must be contiguous (each record where the last
  * ended, a file-end at the file's length, the next file from byte 0; only a gap record may announce a hole);
  * every seal must be signed by a given key, chain to the seal before it, continue the file's seals, and hash as
- * it says over the records of its range; records after the last seal are an unsealed tail, within the bound the
- * last seal allows, else its successors were removed, and none may follow a seal that closed their file
- * ({@code close}; {@code rotate} or {@code moved} with nothing after them), as {@code nnaudit verify} reads them.
- * The first change found stops the source's check (as {@code nnaudit verify} stops a trail's): what follows a
- * change cannot be placed.
+ * it says over the records of its range (their count always, their bytes unless a cut record is among them);
+ * records after the last seal are an unsealed tail, within the bound the last seal allows, else its successors
+ * were removed, and none may follow a seal that closed their file ({@code close}; {@code rotate} or
+ * {@code moved} with nothing after them), as {@code nnaudit verify} reads them. The first change found stops
+ * the source's check (as {@code nnaudit verify} stops a trail's): what follows a change cannot be placed.
  *
  * <p>Where the stream starts mid-chain (retention deleted its start, or the trail was sealed before shipping
  * began), the first seal's {@code prev} cannot be checked and the records before its end cannot be hashed: that
@@ -530,17 +530,22 @@ final class SourceCheck {
     return false;
   }
 
-  /** Whether the records of {@code s}'s range are the ones it sealed (or cannot be held, which is said). */
+  /**
+   * Whether the records of {@code s}'s range are the ones it sealed (or cannot be held, which is said). Where the
+   * range starts where the records held do, their count and ends are always checked; their bytes are hashed
+   * unless they are not held (a cut record among them, too many bytes): then that one range is reported not
+   * hashed, and the next starts afresh.
+   */
   private boolean range(StreamRecord r, Seal s) {
-    if (s.from == pending.start && pending.hashable()) {
+    if (pending.countable(s.from)) {
       if (!pending.isBoundary(s.to)) {
         tamper(r, r.file, s.from, "modified bytes: seal " + s.number + " ends at byte " + s.to + ", inside a "
             + "record here");
         return false;
       }
       long n = pending.recordsThrough(s.to);
-      String sha = pending.sha256Through(s.to);
-      if (n != s.records || !sha.equals(s.sha256)) {
+      String why = !pending.hashable() ? pending.unhashable : pending.cutThrough(s.to) ? PendingRange.CUT : null;
+      if (n != s.records || why == null && !pending.sha256Through(s.to).equals(s.sha256)) {
         long first = pending.kafkaOffsetAfter(s.from);
         String kind = n < s.records ? "records deleted" : n > s.records ? "records inserted" : "modified bytes";
         tamper(r, r.file, s.from, kind + ": the range sealed by seal " + s.number + " (bytes " + s.from + "-"
@@ -549,7 +554,13 @@ final class SourceCheck {
             + ", offset " + first + ")");
         return false;
       }
-      verifiedRecords += n;
+      if (why == null) {
+        verifiedRecords += n;
+      } else {
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, s.from, r.place(), n + " record(s) up to "
+            + "byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from + "-" + s.to + "), could not be "
+            + "hashed (their count and ends were checked): " + why));
+      }
     } else {
       long n = pending.recordsThrough(s.to);
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;

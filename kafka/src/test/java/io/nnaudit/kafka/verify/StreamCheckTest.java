@@ -318,6 +318,65 @@ class StreamCheckTest {
   }
 
   @Test
+  void aRecordRelabelledCutIsAChangeAndACutRecordHidesNoOtherChange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.line(1);
+    ConsumerRecord<byte[], byte[]> big = s.longLine(2000);
+    for (int i = 3; i <= 6; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    List<ConsumerRecord<byte[], byte[]>> second = new ArrayList<>();
+    for (int i = 7; i <= 10; i++) {
+      second.add(s.line(i));
+    }
+    s.seal(Seal.Kind.CLOSE);
+    int at = s.records.indexOf(big);
+
+    // (a) changed, and labelled cut at its own length
+    List<ConsumerRecord<byte[], byte[]>> relabelled = new ArrayList<>(s.records);
+    byte[] changed = big.value().clone();
+    changed[changed.length - 1] = 'y';
+    relabelled.set(at, cut(s, big, changed, changed.length));
+    Result a = check(relabelled, false, 1000, 1 << 20);
+    assertEquals(1, a.code, a.output);
+    assertTrue(a.output.contains("the shipper cuts only a line longer than it sends"), a.output);
+
+    // shorter than any cut the shipper makes
+    relabelled.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 500), big.value().length));
+    Result shortCut = check(relabelled, false, 1000, 1 << 20);
+    assertEquals(1, shortCut.code, shortCut.output);
+
+    // (b) records 3-4 deleted, the big one labelled cut with a length that runs over them
+    List<ConsumerRecord<byte[], byte[]>> spanning = new ArrayList<>(s.records);
+    ConsumerRecord<byte[], byte[]> third = s.records.get(at + 1);
+    ConsumerRecord<byte[], byte[]> fourth = s.records.get(at + 2);
+    long over = big.value().length + 1 + third.value().length + 1 + fourth.value().length;
+    spanning.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 1024), over));
+    spanning.remove(third);
+    spanning.remove(fourth);
+    Result b = check(spanning, false, 1000, 1 << 20);
+    assertEquals(1, b.code, b.output);
+    assertTrue(b.output.contains("records deleted: the range sealed by seal 1"), b.output);
+    assertTrue(b.output.contains("6 record(s) were sealed, 4 are here"), b.output);
+
+    // (c) a genuine cut: its range is not hashed, the next one is, and a change there is found
+    List<ConsumerRecord<byte[], byte[]>> genuine = new ArrayList<>(s.records);
+    genuine.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 1024), big.value().length));
+    Result c = check(genuine, false, 1000, 1 << 20);
+    assertEquals(2, c.code, c.output);
+    assertTrue(c.output.contains("6 record(s) up to byte "), c.output);
+    assertTrue(c.output.contains("10 records (4 verified by 2 seals)"), c.output);
+    ConsumerRecord<byte[], byte[]> edited = second.get(1);
+    byte[] v = edited.value().clone();
+    v[v.length - 1] = 'z';
+    genuine.set(genuine.indexOf(edited), s.withValue(edited, v));
+    Result c2 = check(genuine, false, 1000, 1 << 20);
+    assertEquals(1, c2.code, c2.output);
+    assertTrue(c2.output.contains("modified bytes: the range sealed by seal 2"), c2.output);
+  }
+
+  @Test
   void aRepeatedHeaderIsAChange() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.line(1);
@@ -341,6 +400,16 @@ class StreamCheckTest {
     r.headers().add(ShipHeaders.FILE, file.getBytes(StandardCharsets.UTF_8));
     r.headers().add(ShipHeaders.OFFSET, offset.getBytes(StandardCharsets.UTF_8));
     return r;
+  }
+
+  /** {@code r} as a record-cut of {@code value}, {@code length} long. */
+  private static ConsumerRecord<byte[], byte[]> cut(SyntheticSource s, ConsumerRecord<byte[], byte[]> r,
+      byte[] value, long length) {
+    ConsumerRecord<byte[], byte[]> c = s.withValue(r, value);
+    c.headers().remove(ShipHeaders.TYPE);
+    c.headers().add(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT.getBytes(StandardCharsets.UTF_8));
+    c.headers().add(ShipHeaders.LENGTH, Long.toString(length).getBytes(StandardCharsets.UTF_8));
+    return c;
   }
 
   // --- helpers
