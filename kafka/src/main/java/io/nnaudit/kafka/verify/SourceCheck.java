@@ -51,6 +51,12 @@ final class SourceCheck {
   private long next;
   /** Where the source's first record was (global place): copies from before it are not compared. */
   private long firstPlace = -1;
+  /**
+   * The read began at a seal, and no record or file-end came since: the records after the seal's range that its
+   * file held may have been sent before it (a seal comes a moment after its bytes), before the read's start, so
+   * the first record may start later in the file.
+   */
+  private boolean startedAtSeal;
   /** A gap was announced: the next record may start anywhere later. */
   private boolean afterGap;
   /** A gap came since the last seal: the next seal may chain to seals that went with the gap. */
@@ -186,11 +192,16 @@ final class SourceCheck {
     if (!started) {
       begin(r.file, r.offset);
       afterGap = false;
+    } else if (startedAtSeal && r.file == file && r.offset > next) {
+      begin(r.file, r.offset); // the records before it were sent before the seal the read began at
     } else if (afterGap && at >= place(file, next)) {
       if (r.file != file || r.offset != next) {
         resync(r.file, r.offset);
       }
       afterGap = false;
+    }
+    if (at >= place(file, next)) {
+      startedAtSeal = false;
     }
     if (r.file == file && r.offset == next) {
       recent.add(at, r.value);
@@ -289,6 +300,12 @@ final class SourceCheck {
       fileEnds.put(r.file, r.offset);
       return;
     }
+    if (startedAtSeal && r.file == file && r.offset > next) { // its records were sent before the seal read first
+      firstPlace = place(r.file, r.offset);
+      next = r.offset;
+      pending.reset(r.offset, false);
+    }
+    startedAtSeal = false;
     if (afterGap && place(r.file, r.offset) >= place(file, next)) {
       if (r.file != file || r.offset != next) {
         resync(r.file, r.offset);
@@ -363,6 +380,7 @@ final class SourceCheck {
     if (!started) {
       begin(r.file, r.offset);
       pending.reset(r.offset, false);
+      startedAtSeal = true;
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap
       if (r.file != file) {
@@ -379,6 +397,11 @@ final class SourceCheck {
       tamper(r, r.file, r.offset, "altered seal: the record says it seals up to byte " + r.offset + ", seal "
           + s.number + " up to byte " + s.to);
       return;
+    }
+    if (startedAtSeal && r.file == file && s.to > next) { // its records were sent before the seal read first
+      firstPlace = place(r.file, s.to);
+      next = s.to;
+      pending.reset(s.to, false);
     }
     if (lastSeal != null && place(r.file, r.offset) < firstPlace && !s.prev.equals(lastSeal.hash())
         && !sealHashes.contains(hash)) { // a seal sent again from before the read's start: not in the chain read

@@ -393,6 +393,44 @@ class StreamCheckTest {
     assertTrue(r.output.contains("the header nnaudit.type is repeated"), r.output);
   }
 
+  @Test
+  void aReadThatBeginsAtALateSealStartsMidChain() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 1; i <= 10; i++) {
+      s.line(i);
+    }
+    ConsumerRecord<byte[], byte[]> late = s.sealRecord(Seal.Kind.INTERVAL);
+    for (int i = 11; i <= 13; i++) { // sent before the seal of the records before them
+      s.line(i);
+    }
+    s.records.add(late);
+    for (int i = 14; i <= 20; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    for (int i = 21; i <= 25; i++) {
+      s.line(i);
+    }
+    s.endFile();
+    List<ConsumerRecord<byte[], byte[]>> fromSeal = s.records.subList(s.records.indexOf(late), s.records.size());
+    Result r = check(fromSeal, false, 1000, 1 << 20); // --from a time, or retention, that begins at the seal
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("12 records (5 verified by 3 seals), 1 file ended"), r.output);
+
+    SyntheticSource t = new SyntheticSource("ns1/nn1", 0, signer); // the same with the file's last seal next
+    for (int i = 1; i <= 10; i++) {
+      t.line(i);
+    }
+    ConsumerRecord<byte[], byte[]> held = t.sealRecord(Seal.Kind.INTERVAL);
+    t.line(11); // sent before the seal of the records before it, and the file's last seal and end after
+    t.records.add(held);
+    t.endFile();
+    List<ConsumerRecord<byte[], byte[]>> fromRotate = t.records.subList(t.records.indexOf(held),
+        t.records.size());
+    Result e = check(fromRotate, false, 1000, 1 << 20);
+    assertEquals(0, e.code, e.output);
+  }
+
   /** {@code r} moved to file {@code file}, byte {@code offset}. */
   private static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, String file, String offset) {
     r.headers().remove(ShipHeaders.FILE);
