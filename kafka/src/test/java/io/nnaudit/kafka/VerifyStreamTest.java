@@ -14,6 +14,7 @@ import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -322,6 +323,19 @@ class VerifyStreamTest {
   }
 
   @Test
+  void readFromAnyTimeOfTheShippedStreamNothingIsAChange() throws Exception {
+    List<CopiedRecord> all = TopicCopy.read(stream.broker, SealedStream.TOPIC, stream.size);
+    List<Long> times = new ArrayList<>();
+    for (int k = 0; k < all.size(); k += 37) { // the read begins at a late seal, inside a resend, at a file-end...
+      times.add(all.get(k).timestamp);
+    }
+    for (long t : times) {
+      Run r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(t).toString());
+      assertFalse(r.code == 1 || r.output.contains("TAMPERED"), r.output);
+    }
+  }
+
+  @Test
   void theFirstSealOverRecordsRemovedIsNamed() throws Exception {
     Run r = copyAndVerify(all -> {
       for (int n = 1;; n++) {
@@ -435,7 +449,156 @@ class VerifyStreamTest {
     assertFalse(r.output.contains("TAMPERED"), r.output);
   }
 
+  @Test
+  void aRecordAtAPlaceBeforeTheStreamOrBeyondTheShippersIsNamed() throws Exception {
+    Run overflow = copyAndVerify(all -> { // file 2^23: its place as one number would be negative
+      all.add(nth(all, S1, ShipHeaders.RECORD, 120), forged(all, 50).header(ShipHeaders.FILE, "8388608")
+          .header(ShipHeaders.OFFSET, "0"));
+      return all;
+    });
+    assertEquals(1, overflow.code, overflow.output);
+    assertTrue(overflow.output.contains("a file number or byte beyond any the shipper gives"), overflow.output);
+
+    Run atFirst = copyAndVerify(all -> { // at the source's first record's place, appended: compared with it
+      all.add(lastOf(all, S1) + 1, forged(all, 50).header(ShipHeaders.FILE, "0").header(ShipHeaders.OFFSET, "0"));
+      return all;
+    });
+    assertTampered(atFirst, S1, 0, 0, "sent again with another value");
+
+    Run midChain = copyAndVerify(all -> { // the same where the stream starts mid-chain (retention)
+      List<CopiedRecord> out = dropHead(all, 60);
+      CopiedRecord first = out.get(nth(out, S1, ShipHeaders.RECORD, 1));
+      out.add(lastOf(out, S1) + 1, forged(all, 50).header(ShipHeaders.FILE, Long.toString(first.file()))
+          .header(ShipHeaders.OFFSET, "0"));
+      return out;
+    });
+    assertEquals(1, midChain.code, midChain.output);
+    assertTrue(midChain.output.contains("before the first record read"), midChain.output);
+  }
+
+  @Test
+  void recordsAppendedAfterACloseOrARotateSealAreNamed() throws Exception {
+    Run closed = copyAndVerify(all -> appendForged(all, 5)); // the NameNode was stopped: its last seal closed
+    assertEquals(1, closed.code, closed.output);
+    assertTrue(closed.output.contains("records inserted: 5 record(s) after seal "), closed.output);
+    assertTrue(closed.output.contains("closed the file (close)"), closed.output);
+
+    Run rotated = copyAndVerify(all -> { // cut at a file's end (its file-end and what follows gone), appended to
+      int fe = nth(all, S1, ShipHeaders.FILE_END, 2);
+      List<CopiedRecord> out = new ArrayList<>();
+      for (int k = 0; k < all.size(); k++) {
+        if (k < fe || !S1.equals(all.get(k).source())) {
+          out.add(all.get(k));
+        }
+      }
+      return appendForged(out, 5);
+    });
+    assertEquals(1, rotated.code, rotated.output);
+    assertTrue(rotated.output.contains("records inserted: 5 record(s) after seal "), rotated.output);
+    assertTrue(rotated.output.contains("ended the file for its rotation (rotate)"), rotated.output);
+  }
+
+  @Test
+  void aRecordRelabelledCutIsNamed() throws Exception {
+    CopiedRecord[] changed = new CopiedRecord[1];
+    Run own = copyAndVerify(all -> { // changed, and labelled cut at its own length
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 150));
+      c.value = c.text().replace("src=/", "src=\\").getBytes(StandardCharsets.UTF_8);
+      c.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH, Integer.toString(c.value.length));
+      changed[0] = c;
+      return all;
+    });
+    assertTampered(own, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+
+    Run spanning = copyAndVerify(all -> { // records deleted, the one before them labelled cut over them
+      CopiedRecord first = all.get(nth(all, S1, ShipHeaders.RECORD, 101));
+      CopiedRecord last = all.get(nth(all, S1, ShipHeaders.RECORD, 104));
+      first.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH,
+          Long.toString(last.offset() + last.value.length - first.offset()));
+      for (int n = 0; n < 3; n++) {
+        all.remove(nth(all, S1, ShipHeaders.RECORD, 102));
+      }
+      changed[0] = first;
+      return all;
+    });
+    assertTampered(spanning, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+
+    Run spreading = copyAndVerify(all -> { // relabelled as it is, and later records changed
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 150));
+      c.header(ShipHeaders.TYPE, ShipHeaders.RECORD_CUT).header(ShipHeaders.LENGTH, Integer.toString(c.value.length));
+      for (int n : new int[] {160, 185, 199}) {
+        CopiedRecord m = all.get(nth(all, S1, ShipHeaders.RECORD, n));
+        m.value = m.text().replace("src=/", "src=\\").getBytes(StandardCharsets.UTF_8);
+      }
+      changed[0] = c;
+      return all;
+    });
+    assertTampered(spreading, S1, changed[0].file(), changed[0].offset(), "the shipper cuts only a line longer");
+  }
+
+  @Test
+  void aRepeatedHeaderIsNamed() throws Exception {
+    Run r = copyAndVerify(all -> { // a consumer that reads the first header sees a seal, verify-stream the last
+      CopiedRecord c = all.get(nth(all, S1, ShipHeaders.RECORD, 50));
+      c.headers.add(0, new RecordHeader(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)));
+      return all;
+    });
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: " + S1), r.output);
+    assertTrue(r.output.contains("the header nnaudit.type is repeated"), r.output);
+  }
+
   // --- helpers
+
+  /** A copy of the {@code n}th record of {@link #S1} with another value. */
+  private static CopiedRecord forged(List<CopiedRecord> all, int n) {
+    CopiedRecord c = new CopiedRecord(all.get(nth(all, S1, ShipHeaders.RECORD, n)));
+    c.value = c.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
+    return c;
+  }
+
+  /** The index of the last record of {@code source}. */
+  private static int lastOf(List<CopiedRecord> all, String source) {
+    for (int i = all.size() - 1; i >= 0; i--) {
+      if (source.equals(all.get(i).source())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** {@code all} without the records of {@link #S1} up to its {@code through}th audit record. */
+  private static List<CopiedRecord> dropHead(List<CopiedRecord> all, int through) {
+    List<CopiedRecord> out = new ArrayList<>();
+    int i = nth(all, S1, ShipHeaders.RECORD, through);
+    for (int k = 0; k < all.size(); k++) {
+      if (k > i || !S1.equals(all.get(k).source())) {
+        out.add(all.get(k));
+      }
+    }
+    return out;
+  }
+
+  /** {@code n} forged records after {@link #S1}'s last record of the stream, each where the one before ends. */
+  private static List<CopiedRecord> appendForged(List<CopiedRecord> all, int n) {
+    int last = -1;
+    for (int k = 0; k < all.size(); k++) {
+      if (all.get(k).is(S1, ShipHeaders.RECORD)) {
+        last = k;
+      }
+    }
+    CopiedRecord l = all.get(last);
+    long off = l.offset() + l.value.length + 1;
+    int at = lastOf(all, S1) + 1;
+    for (int i = 0; i < n; i++) {
+      CopiedRecord f = new CopiedRecord(l);
+      f.value = l.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
+      f.header(ShipHeaders.OFFSET, Long.toString(off));
+      off += f.value.length + 1;
+      all.add(at++, f);
+    }
+    return all;
+  }
 
   static final class Run {
     final int code;

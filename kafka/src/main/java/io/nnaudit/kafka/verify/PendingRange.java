@@ -21,6 +21,11 @@ import io.nnaudit.seal.Seal;
  * {@code maxBytes}: past it they are dropped, and the seal that comes is checked for its signature and its place
  * in the chain only, its records reported as not verified ({@link #unhashable}). A seal comes a moment after its
  * bytes, so what is held is about one seal interval of records.
+ *
+ * <p>A cut record ({@code record-cut}) holds only the beginning of its line: it takes the file's bytes its
+ * length says, but only its value is held. The range a seal names over it cannot be hashed
+ * ({@link #cutThrough}); its records are still counted and its ends still held, and the records after it are
+ * hashed as any others: the next range starts afresh at the seal's end.
  */
 final class PendingRange {
   private final int maxBytes;
@@ -29,6 +34,12 @@ final class PendingRange {
   /** The record ends held (file offsets), and the Kafka offset of each record. */
   private long[] ends = new long[1024];
   private long[] kafkaOffsets = new long[1024];
+  /** Where each record's bytes end in {@link #bytes} (its file end less the bytes cut records left out). */
+  private int[] byteEnds = new int[1024];
+  /** Whether each record was cut. */
+  private boolean[] cutRecords = new boolean[1024];
+  /** Cut records held: while none is, a file offset less {@link #start} is an index into {@link #bytes}. */
+  private int cutHeld;
   private int count;
   /** The file offset of {@code bytes[0]}. */
   long start;
@@ -47,6 +58,8 @@ final class PendingRange {
   long records;
   /** Whether the record ends were dropped too (more records than {@code maxBytes / 32}): counts are then all held. */
   private boolean endsLost;
+  /** Records were lost among those held (a gap): a seal's count of them cannot be held against them. */
+  private boolean holed;
 
   PendingRange(int maxBytes) {
     this.maxBytes = maxBytes;
@@ -65,6 +78,8 @@ final class PendingRange {
     count = 0;
     records = 0;
     endsLost = false;
+    cutHeld = 0;
+    holed = false;
     start = at;
     end = at;
     startKnown = known;
@@ -73,9 +88,6 @@ final class PendingRange {
 
   /** Adds a record (its whole line, or the beginning of a cut one) that ends at {@code recordEnd}. */
   void add(byte[] value, boolean cut, long recordEnd, long kafkaOffset) {
-    if (cut && unhashable == null) {
-      unhashable = "a record cut short by the shipper (record-cut) is among them";
-    }
     records++;
     end = recordEnd;
     if (unhashable == null && (long) length + value.length + 1 > maxBytes) {
@@ -95,19 +107,61 @@ final class PendingRange {
       if ((long) count * 32 > maxBytes) {
         endsLost = true;
         count = 0;
+        cutHeld = 0;
       } else {
         ends = Arrays.copyOf(ends, count * 2);
         kafkaOffsets = Arrays.copyOf(kafkaOffsets, count * 2);
+        byteEnds = Arrays.copyOf(byteEnds, count * 2);
+        cutRecords = Arrays.copyOf(cutRecords, count * 2);
       }
     }
     if (!endsLost) {
       ends[count] = recordEnd;
-      kafkaOffsets[count++] = kafkaOffset;
+      kafkaOffsets[count] = kafkaOffset;
+      byteEnds[count] = length;
+      cutRecords[count++] = cut;
+      cutHeld += cut ? 1 : 0;
+    } else if (cut && unhashable == null) { // where its bytes end can no longer be told
+      hole(CUT);
     }
+  }
+
+  /** Why a range that holds a cut record is not hashed. */
+  static final String CUT = "a record cut short by the shipper (record-cut) is among them";
+
+  /** Records held that end after {@code to}. */
+  long recordsAfter(long to) {
+    return records - recordsThrough(to);
+  }
+
+  /** Whether a record held that ends at or before {@code to} was cut: the range to {@code to} cannot be hashed. */
+  boolean cutThrough(long to) {
+    if (cutHeld == 0) {
+      return false;
+    }
+    for (int i = 0; i < count && ends[i] <= to; i++) {
+      if (cutRecords[i]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Where the bytes through file offset {@code to} (a boundary) end in {@link #bytes}. */
+  private int byteIndex(long to) {
+    if (to == start) {
+      return 0;
+    }
+    if (cutHeld == 0) {
+      return (int) (to - start);
+    }
+    int i = Arrays.binarySearch(ends, 0, count, to);
+    return i >= 0 ? byteEnds[i] : (int) Math.min(length, to - start);
   }
 
   /** Marks the bytes held as not hashable: records between them were lost, as a gap record announced. */
   void hole(String why) {
+    holed = true;
     if (unhashable == null) {
       unhashable = why;
     }
@@ -151,7 +205,7 @@ final class PendingRange {
   /** The SHA-256 (hex) of the bytes from {@link #start} to {@code to}, a boundary, when they are held. */
   String sha256Through(long to) {
     MessageDigest d = Sha256.digest();
-    d.update(bytes, 0, (int) (to - start));
+    d.update(bytes, 0, byteIndex(to));
     return Seal.hex(d.digest());
   }
 
@@ -177,9 +231,12 @@ final class PendingRange {
     }
     int n = (int) recordsThrough(to);
     if (unhashable == null) {
-      int cut = (int) (to - start);
+      int cut = byteIndex(to);
       System.arraycopy(bytes, cut, bytes, 0, length - cut);
       length -= cut;
+      for (int i = n; i < count; i++) {
+        byteEnds[i] -= cut;
+      }
       if (bytes.length > (4 << 20) && length < bytes.length / 4) { // a seal that came late once: give it back
         bytes = Arrays.copyOf(bytes, Math.max(1 << 16, length * 2));
       }
@@ -193,11 +250,26 @@ final class PendingRange {
     }
     System.arraycopy(ends, n, ends, 0, count - n);
     System.arraycopy(kafkaOffsets, n, kafkaOffsets, 0, count - n);
+    System.arraycopy(byteEnds, n, byteEnds, 0, count - n);
+    System.arraycopy(cutRecords, n, cutRecords, 0, count - n);
     count -= n;
+    cutHeld = 0;
+    for (int i = 0; i < count; i++) {
+      cutHeld += cutRecords[i] ? 1 : 0;
+    }
     records = count;
     start = to;
     startKnown = true;
     unknownWhy = null;
+    holed = false;
+  }
+
+  /**
+   * Whether the records of a range from {@code from} can be counted and their ends told, whether or not their
+   * bytes are held: it starts where the held records do, a known start, with no records lost among them.
+   */
+  boolean countable(long from) {
+    return from == start && startKnown && !holed && !endsLost;
   }
 
   /** Where the {@code k}-th record held (from 1) ends, or -1 when not known. */

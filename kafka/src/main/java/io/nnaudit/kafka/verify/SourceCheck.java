@@ -19,14 +19,18 @@ import io.nnaudit.seal.SealKey;
  * must be the same record ({@link RecentRecords}); what is left must be contiguous (each record where the last
  * ended, a file-end at the file's length, the next file from byte 0; only a gap record may announce a hole);
  * every seal must be signed by a given key, chain to the seal before it, continue the file's seals, and hash as
- * it says over the records of its range; records after the last seal are an unsealed tail, within the bound the
- * last seal allows, else its successors were removed. The first change found stops the source's check (as
- * {@code nnaudit verify} stops a trail's): what follows a change cannot be placed.
+ * it says over the records of its range (their count always, their bytes unless a cut record is among them);
+ * records after the last seal are an unsealed tail, within the bound the last seal allows, else its successors
+ * were removed, and none may follow a seal that closed their file ({@code close}; {@code rotate} or
+ * {@code moved} with nothing after them), as {@code nnaudit verify} reads them. The first change found stops
+ * the source's check (as {@code nnaudit verify} stops a trail's): what follows a change cannot be placed.
  *
  * <p>Where the stream starts mid-chain (retention deleted its start, or the trail was sealed before shipping
  * began), the first seal's {@code prev} cannot be checked and the records before its end cannot be hashed: that
  * is said, not counted as a change, provided the first seal's range reaches back to the first record read (a
- * seal missing after the stream's start is a change). Everything after it must verify.
+ * seal missing after the stream's start is a change). Everything after it must verify. Records before the first
+ * record read can only be copies a resend began before the read's start: they must run, each where the one
+ * before ended, to the first record read (a resend goes on to what it sent after), and are dropped uncompared.
  */
 final class SourceCheck {
   final String source;
@@ -47,11 +51,28 @@ final class SourceCheck {
   private long next;
   /** Where the source's first record was (global place): copies from before it are not compared. */
   private long firstPlace = -1;
+  /**
+   * The read began at a seal, and no record or file-end came since: the records after the seal's range that its
+   * file held may have been sent before it (a seal comes a moment after its bytes), before the read's start, so
+   * the first record may start later in the file.
+   */
+  private boolean startedAtSeal;
   /** A gap was announced: the next record may start anywhere later. */
   private boolean afterGap;
   /** A gap came since the last seal: the next seal may chain to seals that went with the gap. */
   private boolean chainMayBreak;
   private Seal lastSeal;
+  /** The stream's file the last seal is of. */
+  private long lastSealFile = -1;
+  /**
+   * A run of records before the first record read, never read here, not yet shown to be a resend (null: none):
+   * a resend goes on from its checkpoint, record after record, to the records read; a run that does not is a
+   * change. Where it is, and where its next record must start.
+   */
+  private StreamRecord runFirst;
+  private long runFile;
+  private long runNext;
+  private long runRecords;
   /** Whether a seal of the stream's current file was read (its next seal must continue it), and where it ended. */
   private boolean fileSealed;
   private long fileSealedTo;
@@ -129,6 +150,10 @@ final class SourceCheck {
     }
   }
 
+  /**
+   * A place as one number, in the stream's order: {@link StreamRecord} refuses files from 2^23 and bytes from
+   * 2^40 (none the shipper gives), so it neither overflows nor names two places.
+   */
   private static long place(long file, long offset) {
     return (file << 40) + offset;
   }
@@ -160,14 +185,23 @@ final class SourceCheck {
 
   private void line(StreamRecord r) {
     long at = place(r.file, r.offset);
+    if (runFirst != null && (r.file != runFile || r.offset != runNext)) {
+      runNotResent(r);
+      return;
+    }
     if (!started) {
       begin(r.file, r.offset);
       afterGap = false;
+    } else if (startedAtSeal && r.file == file && r.offset > next) {
+      begin(r.file, r.offset); // the records before it were sent before the seal the read began at
     } else if (afterGap && at >= place(file, next)) {
       if (r.file != file || r.offset != next) {
         resync(r.file, r.offset);
       }
       afterGap = false;
+    }
+    if (at >= place(file, next)) {
+      startedAtSeal = false;
     }
     if (r.file == file && r.offset == next) {
       recent.add(at, r.value);
@@ -206,19 +240,72 @@ final class SourceCheck {
         break;
       default:
         if (at < firstPlace) {
-          duplicates++; // a copy of what was before the stream's start here
+          resentBeforeStart(r);
         } else {
           notCompared++;
         }
     }
   }
 
+  /**
+   * A record before the first one read, never read here: a copy that a resend began before the read's start
+   * (the read began inside a resend), which cannot be compared, if it goes on, record after record, to where the
+   * read began; else a record put there, checked when the run breaks ({@link #runNotResent}).
+   */
+  private void resentBeforeStart(StreamRecord r) {
+    if (runFirst == null) {
+      runFirst = r;
+      runFile = r.file;
+      runRecords = 0;
+    }
+    runNext = r.end();
+    runRecords++;
+    runReached();
+  }
+
+  /** Whether the run before the read's start reached the first place read (or a file end read); ends it then. */
+  private void runReached() {
+    Long end = fileEnds.get(runFile);
+    if (place(runFile, runNext) == firstPlace || end != null && end == runNext) {
+      duplicates += runRecords; // copies sent again, from before the read's start
+      runFirst = null;
+    }
+  }
+
+  /** {@code r} (null: the end of the read) comes while a run before the read's start did not reach it. */
+  private void runNotResent(StreamRecord r) {
+    StreamRecord f = runFirst;
+    runFirst = null;
+    tamper(r == null ? f : r, f.file, f.offset, "records inserted: " + runRecords + " record(s) from byte "
+        + f.offset + " of file " + f.file + " (" + f.place() + "), before the first record read, stop at byte "
+        + runNext + ", short of the records read: a resend goes on from where it begins to what was sent after "
+        + "it, so these are no copies");
+  }
+
   private void fileEnd(StreamRecord r) {
+    if (runFirst != null) {
+      if (r.file == runFile && r.offset == runNext) { // a resend goes on into the next file
+        duplicates++;
+        fileEnds.put(runFile, runNext);
+        runFile++;
+        runNext = 0;
+        runReached();
+      } else {
+        runNotResent(r);
+      }
+      return;
+    }
     if (!started) {
       begin(r.file + 1, 0);
       fileEnds.put(r.file, r.offset);
       return;
     }
+    if (startedAtSeal && r.file == file && r.offset > next) { // its records were sent before the seal read first
+      firstPlace = place(r.file, r.offset);
+      next = r.offset;
+      pending.reset(r.offset, false);
+    }
+    startedAtSeal = false;
     if (afterGap && place(r.file, r.offset) >= place(file, next)) {
       if (r.file != file || r.offset != next) {
         resync(r.file, r.offset);
@@ -293,6 +380,7 @@ final class SourceCheck {
     if (!started) {
       begin(r.file, r.offset);
       pending.reset(r.offset, false);
+      startedAtSeal = true;
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap
       if (r.file != file) {
@@ -308,6 +396,21 @@ final class SourceCheck {
     if (r.offset != s.to) {
       tamper(r, r.file, r.offset, "altered seal: the record says it seals up to byte " + r.offset + ", seal "
           + s.number + " up to byte " + s.to);
+      return;
+    }
+    if (startedAtSeal && r.file == file && s.to > next) { // its records were sent before the seal read first
+      firstPlace = place(r.file, s.to);
+      next = s.to;
+      pending.reset(s.to, false);
+    }
+    if (lastSeal != null && place(r.file, r.offset) < firstPlace && !s.prev.equals(lastSeal.hash())
+        && !sealHashes.contains(hash)) { // a seal sent again from before the read's start: not in the chain read
+      String unsigned = SealSignature.problem(s, keys);
+      if (unsigned != null) {
+        tamper(r, r.file, r.offset, unsigned);
+      } else {
+        duplicates++;
+      }
       return;
     }
     if (r.file != file || s.to > next) {
@@ -331,13 +434,14 @@ final class SourceCheck {
     if (!again && !chains(r, s)) {
       return;
     }
-    if (!continues(r, s, gapBefore) || !kind(r, s) || !range(r, s)) {
+    if (!continues(r, s, gapBefore) || !kind(r, s) || !resumedFirst(r, s, gapBefore) || !range(r, s)) {
       return;
     }
     fileSealed = true;
     fileSealedTo = s.to;
     if (!again) {
       lastSeal = s;
+      lastSealFile = r.file;
       sealHashes.add(hash);
       anchor = hash;
       seals++;
@@ -421,17 +525,50 @@ final class SourceCheck {
     return true;
   }
 
-  /** Whether the records of {@code s}'s range are the ones it sealed (or cannot be held, which is said). */
+  /**
+   * Whether a start's {@code resume} seal after a {@code close} came before the records after the close, as a
+   * genuine start's does: it is written before any record of its run, and the shipper reads the digest after the
+   * file, so it sends the seal before the records (a {@code found} or other seal there is {@link #kind}'s).
+   */
+  private boolean resumedFirst(StreamRecord r, Seal s, boolean gapBefore) {
+    if (!gapBefore && closedFile(r.file, Seal.Kind.CLOSE) && s.kind == Seal.Kind.RESUME && pending.end > s.to) {
+      tamper(r, r.file, lastSeal.to, "records inserted: " + pending.recordsAfter(s.to) + " record(s) after seal "
+          + lastSeal.number + ", which closed the file (close), came before seal " + s.number + " (resume), "
+          + "which a start writes before any record of its run");
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether the last seal is of the stream's file {@code f} and of one of {@code kinds}. */
+  private boolean closedFile(long f, Seal.Kind... kinds) {
+    if (lastSeal == null || lastSealFile != f) {
+      return false;
+    }
+    for (Seal.Kind k : kinds) {
+      if (lastSeal.kind == k) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether the records of {@code s}'s range are the ones it sealed (or cannot be held, which is said). Where the
+   * range starts where the records held do, their count and ends are always checked; their bytes are hashed
+   * unless they are not held (a cut record among them, too many bytes): then that one range is reported not
+   * hashed, and the next starts afresh.
+   */
   private boolean range(StreamRecord r, Seal s) {
-    if (s.from == pending.start && pending.hashable()) {
+    if (pending.countable(s.from)) {
       if (!pending.isBoundary(s.to)) {
         tamper(r, r.file, s.from, "modified bytes: seal " + s.number + " ends at byte " + s.to + ", inside a "
             + "record here");
         return false;
       }
       long n = pending.recordsThrough(s.to);
-      String sha = pending.sha256Through(s.to);
-      if (n != s.records || !sha.equals(s.sha256)) {
+      String why = !pending.hashable() ? pending.unhashable : pending.cutThrough(s.to) ? PendingRange.CUT : null;
+      if (n != s.records || why == null && !pending.sha256Through(s.to).equals(s.sha256)) {
         long first = pending.kafkaOffsetAfter(s.from);
         String kind = n < s.records ? "records deleted" : n > s.records ? "records inserted" : "modified bytes";
         tamper(r, r.file, s.from, kind + ": the range sealed by seal " + s.number + " (bytes " + s.from + "-"
@@ -440,7 +577,13 @@ final class SourceCheck {
             + ", offset " + first + ")");
         return false;
       }
-      verifiedRecords += n;
+      if (why == null) {
+        verifiedRecords += n;
+      } else {
+        report(new Finding(Finding.Kind.NOT_VERIFIED, source, r.file, s.from, r.place(), n + " record(s) up to "
+            + "byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from + "-" + s.to + "), could not be "
+            + "hashed (their count and ends were checked): " + why));
+      }
     } else {
       long n = pending.recordsThrough(s.to);
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
@@ -458,10 +601,23 @@ final class SourceCheck {
 
   /** At the end of the read: the records after the last seal. */
   void finish() {
+    if (tampering == null && runFirst != null) {
+      runNotResent(null);
+    }
     if (tampering != null || pending.isEmpty()) {
       return;
     }
     long n = pending.records;
+    if (!chainMayBreak && closedFile(file, Seal.Kind.CLOSE, Seal.Kind.ROTATE, Seal.Kind.MOVED)
+        && pending.start >= lastSeal.to) {
+      tamper(null, file, pending.start, "records inserted: " + n + " record(s) after seal " + lastSeal.number
+          + " (bytes " + pending.start + "-" + pending.end + "), which " + (lastSeal.kind == Seal.Kind.CLOSE
+          ? "closed the file (close): nothing is written there until a start's seal, and none came"
+          : "ended the file for its rotation (" + lastSeal.kind.text() + "), and no seal or file-end came after "
+          + "them: a rotated file ends at its last seal (had the rotation failed, the file would go on, and its "
+          + "next seal would cover them)"));
+      return;
+    }
     if (lastSeal != null && pending.startKnown && lastSeal.version >= 2) {
       long allowedEnd = n <= lastSeal.tailRecords ? Long.MAX_VALUE
           : pending.endOfRecord(lastSeal.tailRecords) + lastSeal.tailBytes;

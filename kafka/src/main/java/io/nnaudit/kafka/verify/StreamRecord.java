@@ -44,7 +44,25 @@ final class StreamRecord {
     this.malformed = malformed;
   }
 
+  /**
+   * Where the shipper's places end: it numbers a file's bytes below 2^40 (1 TiB) and its files below 2^23, so
+   * that (file, offset) fits in one long ({@code ShipPosition.global}). A place beyond is none it gives.
+   */
+  static final long MAX_OFFSET = 1L << 40;
+  static final long MAX_FILE = 1L << 23;
+  /**
+   * The shortest value of a genuine {@code record-cut}: the shipper cuts a line to {@code max.request.size} less
+   * 4 KiB, at least 1 KiB, or to 1 KiB when the broker refused it (TrailReader), never shorter.
+   */
+  static final int MIN_CUT_BYTES = 1024;
+
   static StreamRecord of(ConsumerRecord<byte[], byte[]> r) {
+    String repeated = repeatedHeader(r);
+    if (repeated != null) {
+      return new StreamRecord(r, text(r, ShipHeaders.TYPE), keyText(r), -1, -1, r.value() == null ? 0
+          : r.value().length, "the header " + repeated + " is repeated: the shipper gives each header once, and "
+          + "readers that take the first or the last of them read different records");
+    }
     String type = text(r, ShipHeaders.TYPE);
     String source = text(r, ShipHeaders.SOURCE);
     String file = text(r, ShipHeaders.FILE);
@@ -66,9 +84,18 @@ final class StreamRecord {
           return new StreamRecord(r, type, source, f, o, valueLength, "a cut record without a valid "
               + ShipHeaders.LENGTH + " header");
         }
+        if (length == valueLength || valueLength < MIN_CUT_BYTES) {
+          return new StreamRecord(r, type, source, f, o, valueLength, "a cut record (" + ShipHeaders.RECORD_CUT
+              + ") of " + valueLength + " bytes of a line of " + length + ": the shipper cuts only a line longer "
+              + "than it sends, to at least " + MIN_CUT_BYTES + " bytes (a record changed and relabelled cut?)");
+        }
       }
       if (f < 0 || o < 0) {
         return new StreamRecord(r, type, source, f, o, length, "a negative file number or offset");
+      }
+      if (f >= MAX_FILE || o >= MAX_OFFSET || o + length + 1 >= MAX_OFFSET) {
+        return new StreamRecord(r, type, source, f, o, length, "a file number or byte beyond any the shipper "
+            + "gives (files below 2^23, bytes below 2^40)");
       }
       return new StreamRecord(r, type, source, f, o, length, null);
     } catch (NumberFormatException e) {
@@ -98,6 +125,17 @@ final class StreamRecord {
   private static String text(ConsumerRecord<byte[], byte[]> r, String name) {
     Header h = r.headers().lastHeader(name);
     return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  /** The first {@code nnaudit.*} header that the record has more than once, or null. */
+  private static String repeatedHeader(ConsumerRecord<byte[], byte[]> r) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Header h : r.headers()) {
+      if (h.key().startsWith("nnaudit.") && !seen.add(h.key())) {
+        return h.key();
+      }
+    }
+    return null;
   }
 
   private static String keyText(ConsumerRecord<byte[], byte[]> r) {

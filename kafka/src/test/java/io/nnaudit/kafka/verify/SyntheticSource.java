@@ -57,6 +57,22 @@ final class SyntheticSource {
     return r;
   }
 
+  /** A whole audit line of {@code length} bytes (an 'x' after another past the stock fields). */
+  ConsumerRecord<byte[], byte[]> longLine(int length) {
+    StringBuilder b = new StringBuilder("2026-11-26 10:00:00,000 INFO FSNamesystem.audit: allowed=true\tugi=bob\t"
+        + "cmd=setXAttr\tsrc=/" + name + "/");
+    while (b.length() < length) {
+      b.append('x');
+    }
+    byte[] line = b.toString().getBytes(StandardCharsets.UTF_8);
+    ConsumerRecord<byte[], byte[]> r = add(ShipHeaders.RECORD, offset, line);
+    range.update(line);
+    range.update((byte) '\n');
+    offset += line.length + 1;
+    inRange++;
+    return r;
+  }
+
   /** A line the shipper had to cut: its value the first {@code keep} bytes, {@code nnaudit.length} the whole. */
   ConsumerRecord<byte[], byte[]> cutLine(int keep) {
     byte[] line = new byte[keep * 3];
@@ -114,6 +130,14 @@ final class SyntheticSource {
     h.add(ShipHeaders.FORMAT, bytes("hdfs"));
     return new ConsumerRecord<>("t", partition, kafkaOffset++, 1_000_000L + seq, TimestampType.CREATE_TIME, -1, -1,
         bytes(name), value, h, java.util.Optional.empty());
+  }
+
+  /** A copy of {@code r} (its headers copied) with another value. */
+  ConsumerRecord<byte[], byte[]> withValue(ConsumerRecord<byte[], byte[]> r, byte[] value) {
+    RecordHeaders h = new RecordHeaders();
+    r.headers().forEach(h::add);
+    return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), TimestampType.CREATE_TIME, -1,
+        -1, r.key(), value, h, java.util.Optional.empty());
   }
 
   private static byte[] bytes(String s) {
