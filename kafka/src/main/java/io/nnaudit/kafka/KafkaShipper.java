@@ -44,8 +44,9 @@ import io.nnaudit.ship.SpoolGuard;
  * metadata. The wait is made by the first send of a pass, and one that does not end in time is a send not made,
  * as a refused one: the reader still follows the files (a file rotation deleted is passed over and announced),
  * the checkpoint is written and a stop is seen meanwhile. It is no error until it has lasted
- * {@code metadataWaitMs} (30 s, or the delivery timeout if shorter; see {@link OrderedSender}): a
- * broker still starting or a busy host is not a fault.</li>
+ * {@code metadataWaitMs} from its first try (30 s, or the delivery timeout if shorter; see {@link OrderedSender}):
+ * a broker still starting or a busy host is not a fault. Past that, each try waits the retry backoff, as after a
+ * refusal.</li>
  * <li>What drops: nothing silently. A send the producer refuses at once leaves the position where it was and is
  * tried again after {@code nnaudit.kafka.retry.backoff.ms}. A send that fails later (the delivery timeout
  * passed, an authorization error) makes the thread rewind: close the producer, go back to the last acknowledged

@@ -53,8 +53,12 @@ final class OrderedSender {
   private boolean lastSendRefused;
   /** Whether the open producer has had the topic's metadata: no record is handed to it before. */
   private boolean topicKnown;
-  /** When the open producer began to wait for the topic's metadata (ms since 1970). */
-  private long waitingSinceMillis;
+  /**
+   * When the open producer first tried to get the topic's metadata ({@code System.nanoTime()}, which no clock step
+   * moves); {@link #NOT_TRIED} until its first try, so that an idle producer does not count its idle time.
+   */
+  private long waitingSinceNanos;
+  private static final long NOT_TRIED = Long.MIN_VALUE;
   private long retriesOfClosedProducers;
   /** The producers' retries since start-up, as of the shipper's last look; read by the metrics. */
   private volatile long retries;
@@ -89,7 +93,7 @@ final class OrderedSender {
     try {
       producer = new KafkaProducer<>(settings.producer, new ByteArraySerializer(), new ByteArraySerializer());
       topicKnown = false;
-      waitingSinceMillis = System.currentTimeMillis();
+      waitingSinceNanos = NOT_TRIED;
       return true;
     } catch (RuntimeException e) {
       acks.countSendError();
@@ -101,34 +105,43 @@ final class OrderedSender {
   /**
    * Whether the open producer has the topic's metadata; if not, waits for it once, for at most
    * {@code max.block.ms}. A wait that has not lasted {@code metadataWaitMs} yet is no error (logged at DEBUG);
-   * past that, each failed try is counted as a send error, and a WARN (at most once a minute) says whether no
-   * broker answers or the brokers answer without the topic. A refusal of the topic itself (not authorized,
-   * invalid) is counted and warned at once, and the next try waits the retry backoff ({@link #lastSendRefused}).
+   * past that, each failed try is counted as a send error, a WARN (at most once a minute) says whether no
+   * broker answers or the brokers answer without the topic, and the next try waits the retry backoff
+   * ({@link #lastSendRefused}), as after a refused send. Any other failure of the wait (the topic not authorized
+   * or invalid, a failed authentication of the client) is counted and warned at once, naming its cause, and the
+   * next try waits the retry backoff too. The wait is timed from the first try on the monotonic clock.
    */
   private boolean awaitTopic() {
     if (topicKnown) {
       return true;
     }
+    long tryStart = System.nanoTime();
+    if (waitingSinceNanos == NOT_TRIED) {
+      waitingSinceNanos = tryStart;
+    }
     try {
       producer.partitionsFor(settings.topic);
     } catch (TimeoutException e) { // not in the metadata within max.block.ms: not yet, or not at all
-      long waited = System.currentTimeMillis() - waitingSinceMillis;
+      long now = System.nanoTime();
+      long waited = (now - waitingSinceNanos) / 1_000_000;
       if (waited < settings.metadataWaitMs) {
         LOG.debug("nnaudit: waiting for the metadata of Kafka topic {} for {} ms: {}", settings.topic, waited,
             e.toString());
         return false;
       }
       acks.countSendError();
-      warnings.warn(whyNoMetadata(waited), e);
+      lastSendRefused = true;
+      warnings.warn(whyNoMetadata(waited, (now - tryStart) / 1_000_000), e);
       return false;
-    } catch (RuntimeException e) { // the topic refused (authorization, an invalid name), or the client failed
+    } catch (RuntimeException e) { // not authorized, an invalid name, a failed authentication, the client failed
       acks.countSendError();
       lastSendRefused = true;
-      warnings.warn("the metadata of topic " + settings.topic + " was refused", e);
+      warnings.warn("the metadata of topic " + settings.topic + " could not be had (" + e.getClass().getSimpleName()
+          + ")", e);
       return false;
     }
     topicKnown = true;
-    long waited = System.currentTimeMillis() - waitingSinceMillis;
+    long waited = (System.nanoTime() - waitingSinceNanos) / 1_000_000;
     long maxBlock = Long.parseLong(settings.producer.getProperty("max.block.ms").trim());
     if (waited > maxBlock) {
       LOG.info("nnaudit: the metadata of Kafka topic {} came after {} ms; shipping begins", settings.topic, waited);
@@ -137,12 +150,13 @@ final class OrderedSender {
   }
 
   /**
-   * Why the topic's metadata has not come for {@code waited} ms: a metadata response that came within the wait
-   * (the producer's {@code metadata-age}) means the brokers answer without the topic.
+   * Why the topic's metadata has not come for {@code waited} ms: a metadata response that came during the last
+   * try, which lasted {@code lastTry} ms (the producer's {@code metadata-age}), means the brokers answer without
+   * the topic; none since means that no broker answers now, whatever answered before.
    */
-  private String whyNoMetadata(long waited) {
+  private String whyNoMetadata(long waited, long lastTry) {
     double ageSeconds = producerMetric(producer, "metadata-age");
-    if (ageSeconds >= 0 && ageSeconds * 1000 < waited) {
+    if (ageSeconds >= 0 && ageSeconds * 1000 <= lastTry) {
       return "the brokers answer, but topic " + settings.topic + " is not in their metadata (missing, or not visible "
           + "to this client) after " + waited + " ms";
     }
