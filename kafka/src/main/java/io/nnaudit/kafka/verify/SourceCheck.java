@@ -89,6 +89,8 @@ final class SourceCheck {
   long seals;
   long duplicates;
   long notCompared;
+  /** Records before the first one read, dropped as copies a resend sent again: none was compared. */
+  long resentBeforeStart;
   long gaps;
   long files;
   long headRecords;
@@ -267,7 +269,7 @@ final class SourceCheck {
   private void runReached() {
     Long end = fileEnds.get(runFile);
     if (place(runFile, runNext) == firstPlace || end != null && end == runNext) {
-      duplicates += runRecords; // copies sent again, from before the read's start
+      resentBeforeStart += runRecords; // copies sent again from before the read's start: never read here
       runFirst = null;
     }
   }
@@ -285,7 +287,7 @@ final class SourceCheck {
   private void fileEnd(StreamRecord r) {
     if (runFirst != null) {
       if (r.file == runFile && r.offset == runNext) { // a resend goes on into the next file
-        duplicates++;
+        resentBeforeStart++;
         fileEnds.put(runFile, runNext);
         runFile++;
         runNext = 0;
@@ -380,7 +382,10 @@ final class SourceCheck {
     if (!started) {
       begin(r.file, r.offset);
       pending.reset(r.offset, false);
-      startedAtSeal = true;
+      // A chain's first seal over no bytes is the seal a start writes before its first record: nothing of its
+      // chain was sent before it, so its file's next records must follow from its end. Any other seal may come
+      // after records that follow its range.
+      startedAtSeal = !(Seal.GENESIS.equals(s.prev) && s.from == s.to);
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap
       if (r.file != file) {
@@ -653,7 +658,7 @@ final class SourceCheck {
       return 1;
     }
     int code = findingsCode;
-    if (notCompared > 0 || records == 0 && seals == 0) {
+    if (notCompared > 0 || resentBeforeStart > 0 || records == 0 && seals == 0) {
       code = Math.max(code, 2);
     }
     return code;

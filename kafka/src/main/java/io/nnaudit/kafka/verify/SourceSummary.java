@@ -48,6 +48,11 @@ final class SourceSummary {
       out.add("NOT VERIFIED: " + c.source + ": " + c.notCompared + " record(s) sent again after more records "
           + "than verify-stream remembers (--window): not compared with the first copy");
     }
+    if (c.resentBeforeStart > 0) {
+      out.add("NOT VERIFIED: " + c.source + ": " + c.resentBeforeStart + " record(s) before the first record read, "
+          + "sent again as a resend sends them: never read here, so not compared (read from an earlier time to "
+          + "compare them)");
+    }
     return out;
   }
 }
