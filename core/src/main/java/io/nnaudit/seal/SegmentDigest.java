@@ -2,11 +2,12 @@ package io.nnaudit.seal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.zip.CRC32;
+
+import io.nnaudit.trail.LineEnds;
 
 /**
  * What a seal says about a byte range of an audit file, computed over the bytes as they pass: their SHA-256,
@@ -74,11 +75,11 @@ public final class SegmentDigest {
   public void update(byte[] b, int off, int len) {
     sha.update(b, off, len);
     bytes += len;
-    ByteBuffer words = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    LineEnds ends = new LineEnds(b);
     int lineStart = off;
     int end = off + len;
     int nl;
-    while ((nl = indexOfNewline(words, b, lineStart, end)) >= 0) {
+    while ((nl = ends.next(lineStart, end)) >= 0) {
       lineCrc.update(b, lineStart, nl + 1 - lineStart);
       endLine(lineLength + nl + 1 - lineStart);
       lineStart = nl + 1;
@@ -87,27 +88,6 @@ public final class SegmentDigest {
       lineCrc.update(b, lineStart, end - lineStart);
       lineLength += end - lineStart;
     }
-  }
-
-  /**
-   * The index of the first newline in {@code b[from, end)}, or -1: eight bytes at a time (a byte of
-   * {@code word ^ 0x0a..} is zero where a newline is; the lowest such byte is found exactly).
-   */
-  private static int indexOfNewline(ByteBuffer words, byte[] b, int from, int end) {
-    int i = from;
-    for (; i + 8 <= end; i += 8) {
-      long v = words.getLong(i) ^ 0x0a0a0a0a0a0a0a0aL;
-      long zero = (v - 0x0101010101010101L) & ~v & 0x8080808080808080L;
-      if (zero != 0) {
-        return i + (Long.numberOfTrailingZeros(zero) >>> 3);
-      }
-    }
-    for (; i < end; i++) {
-      if (b[i] == '\n') {
-        return i;
-      }
-    }
-    return -1;
   }
 
   private void endLine(long length) {

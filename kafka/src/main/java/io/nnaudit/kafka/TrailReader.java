@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.LineEnds;
 import io.nnaudit.trail.Lstat;
 
 /**
@@ -281,22 +282,22 @@ final class TrailReader {
       return sent;
     }
     byte[] a = buffer.array();
+    LineEnds ends = new LineEnds(a);
     int start = 0;
-    for (int i = 0; i < n; i++) {
-      if (a[i] == '\n') {
-        if (!sendLine(a, start, i - start, i - start + 1)) {
-          return sent > 0 ? sent : -1;
-        }
-        sent++;
-        start = i + 1;
-        int s = seals.send(read);
-        if (s < 0) {
-          return sent;
-        }
-        sent += s;
-        if (acks.isBroken() || stop.timeIsUp() || !gaps.isEmpty()) {
-          return sent;
-        }
+    int i;
+    while ((i = ends.next(start, n)) >= 0) {
+      if (!sendLine(a, start, i - start, i - start + 1)) {
+        return sent > 0 ? sent : -1;
+      }
+      sent++;
+      start = i + 1;
+      int s = seals.send(read);
+      if (s < 0) {
+        return sent;
+      }
+      sent += s;
+      if (acks.isBroken() || stop.timeIsUp() || !gaps.isEmpty()) {
+        return sent;
       }
     }
     if (start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
