@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Test;
 
 import io.nnaudit.config.NnauditConfigKeys;
 
-/** The shipper's settings on their own: the compression types the jar can produce, and the metadata wait. */
+/**
+ * The shipper's settings on their own: the compression types the jar can produce, the metadata wait, and the
+ * defaults an operator may change.
+ */
 class ShipperSettingsTest {
   private static Configuration conf() {
     Configuration c = new Configuration(false);
@@ -24,6 +27,14 @@ class ShipperSettingsTest {
 
   private static ShipperSettings settings(Configuration c) {
     return ShipperSettings.fromConf(c, new File("/var/log/audit.log"));
+  }
+
+  @Test
+  void clientMetricsAreNotPushedUnlessAsked() {
+    assertEquals("false", settings(conf()).producer.getProperty("enable.metrics.push"));
+    Configuration c = conf();
+    c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + "enable.metrics.push", "true");
+    assertEquals("true", settings(c).producer.getProperty("enable.metrics.push"));
   }
 
   @Test
