@@ -78,11 +78,29 @@ public final class ShipHeaders {
     h.add(t != null ? t : new RecordHeader(TYPE, bytes(type)));
     h.add(fixed.source);
     h.add(fixed.epoch);
-    h.add(SEQ, bytes(Long.toString(seq)));
-    h.add(FILE, bytes(Long.toString(file)));
-    h.add(OFFSET, bytes(Long.toString(offset)));
+    h.add(SEQ, decimal(seq));
+    h.add(FILE, decimal(file));
+    h.add(OFFSET, decimal(offset));
     h.add(fixed.format);
     return h;
+  }
+
+  /** {@code n} in decimal, as the UTF-8 bytes of {@code Long.toString(n)}, without the String between. */
+  static byte[] decimal(long n) {
+    if (n < 0) {
+      return bytes(Long.toString(n)); // never for a place or a sequence number
+    }
+    int digits = 1;
+    for (long rest = n / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    byte[] b = new byte[digits];
+    long rest = n;
+    for (int i = digits - 1; i >= 0; i--) {
+      b[i] = (byte) ('0' + (int) (rest % 10));
+      rest /= 10;
+    }
+    return b;
   }
 
   static byte[] bytes(String s) {
