@@ -26,7 +26,8 @@ cannot run beside it, so --measures leaves it out):
 Everything runs unpinned on one machine, so the broker takes CPU that a broker elsewhere would not. Raw rows go to
 benchmarks/results/ship-rate.csv (--quick: ship-rate-quick.csv, not kept); benchmarks/report.py makes the table.
 The core jar must be in the local Maven repository (dev-support/bin/test installs it); this script builds
-the test broker and kafka/'s test classes unless --no-build.
+the test broker and kafka/'s test classes unless --no-build. SHIP_RATE_JAVA_OPTS adds JVM options to the
+measuring JVM (not the broker's), e.g. a profiler's agent.
 """
 import argparse
 import glob
@@ -106,7 +107,7 @@ def main():
     log4j = os.path.join(KAFKA, "target", "ship-rate-log4j.properties")
     with open(log4j, "w") as f:
         f.write(LOG4J)
-    cmd = ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j,
+    cmd = ["java"] + os.environ.get("SHIP_RATE_JAVA_OPTS", "").split() + ["-Xmx2g", "-Dlog4j.configuration=file:" + log4j,
            "-Dnnaudit.test.broker.classpath=" + os.path.join(KAFKA, "test-broker", "target", "broker.classpath"),
            "-cp", cp, "io.nnaudit.kafka.ShipRate", "--out", os.path.abspath(out), "--dir", WORK,
            "--repeats", str(repeats), "--records", str(records), "--rates", a.rates,
