@@ -3,7 +3,6 @@ package io.nnaudit;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,7 +60,7 @@ public final class RealNameNodeProcess implements AutoCloseable {
    */
   public static RealNameNodeProcess start(File baseDir, Map<String, String> extraHdfsSite, Map<String, String> confFiles)
       throws Exception {
-    int port = freePort();
+    int port = ChildServer.freePort();
     URI uri = URI.create("hdfs://127.0.0.1:" + port);
     File auditFile = new File(baseDir, "audit/audit.log");
     File conf = new File(baseDir, "conf");
@@ -100,14 +99,8 @@ public final class RealNameNodeProcess implements AutoCloseable {
             + format.output());
       }
     }
-    RealNameNodeProcess nn = new RealNameNodeProcess(new ChildJvm(options, classPath, NAME_NODE), uri, auditFile);
-    try {
-      nn.awaitServing();
-    } catch (Throwable t) {
-      nn.close();
-      throw t;
-    }
-    return nn;
+    return ChildServer.readyOrClosed(new RealNameNodeProcess(new ChildJvm(options, classPath, NAME_NODE), uri,
+        auditFile), RealNameNodeProcess::awaitServing);
   }
 
   /** hdfs://127.0.0.1:PORT of the NameNode's RPC server. */
@@ -163,26 +156,12 @@ public final class RealNameNodeProcess implements AutoCloseable {
 
   /** Until {@code getFileStatus("/")} answers and safe mode is off, with fresh attempts every 200 ms. */
   private void awaitServing() throws Exception {
-    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
-    Exception last = null;
     try (FileSystem fs = FileSystem.newInstance(uri, MkdirsLoad.failFastClientConf())) {
-      while (System.currentTimeMillis() < deadline) {
-        if (!jvm.process.isAlive()) {
-          throw new AssertionError("the NameNode exited with " + jvm.process.exitValue() + ":\n" + jvm.output());
-        }
-        try {
-          fs.getFileStatus(new Path("/"));
-          if (!((DistributedFileSystem) fs).isInSafeMode()) {
-            return;
-          }
-        } catch (IOException notYet) {
-          last = notYet;
-        }
-        Thread.sleep(200); // the poll interval of this bounded wait
-      }
+      ChildServer.awaitReady("the NameNode", jvm.process, jvm::output, START_TIMEOUT_MS, 200, () -> {
+        fs.getFileStatus(new Path("/"));
+        return !((DistributedFileSystem) fs).isInSafeMode();
+      });
     }
-    throw new AssertionError("the NameNode did not serve within " + START_TIMEOUT_MS + " ms (last: " + last
-        + "); its output:\n" + jvm.output());
   }
 
   /**
@@ -214,11 +193,5 @@ public final class RealNameNodeProcess implements AutoCloseable {
 
   private static void write(File f, String text) throws IOException {
     Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
-  }
-
-  public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -110,6 +110,19 @@ public final class RotatedFiles {
   }
 
   /**
+   * The first of {@code backups} whose file is {@code key} ({@link Lstat#key}), compressed or plain as asked; null
+   * when none is: a file found again by its key, wherever renames moved it.
+   */
+  public static Backup withKey(List<Backup> backups, String key, boolean compressed) {
+    for (Backup b : backups) {
+      if (b.compressed == compressed && Lstat.key(b.attributes).equals(key)) {
+        return b;
+      }
+    }
+    return null;
+  }
+
+  /**
    * Where {@code dated} puts the file being rotated, last written at {@code lastWrite}: its period's name with the
    * next sequence of that period, after every name of the period there (a file, its {@code .gz}, or a digest left
    * without its file, so that no name is given twice). Never before the newest dated file there: if the clock

@@ -20,6 +20,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.ChildServer;
 import io.nnaudit.MkdirsLoad;
 import io.nnaudit.RealNameNodeProcess;
 import io.nnaudit.SealAnchorProbe;
@@ -104,7 +105,7 @@ class SealAnchorLagMeasurement {
     for (Map.Entry<String, String> e : sealing) {
       site.put(e.getKey(), e.getValue());
     }
-    int http = RealNameNodeProcess.freePort();
+    int http = ChildServer.freePort();
     site.put("dfs.namenode.http-address", "127.0.0.1:" + http);
     Map<String, String> confFiles = new LinkedHashMap<>();
     confFiles.put("hadoop-metrics2-namenode.properties", "*.period=" + run.periodSeconds + "\n");

@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URL;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.nnaudit.ChildServer;
 
 /**
  * A real Prometheus server (the {@code prometheus} binary on the PATH, Debian's package), in a process of its own,
@@ -51,40 +52,20 @@ final class PrometheusServer implements AutoCloseable {
         + "    metric_relabel_configs:\n"
         + "      - action: labeldrop\n"
         + "        regex: latestsealhash\n").getBytes(StandardCharsets.UTF_8));
-    int port = freePort();
+    int port = ChildServer.freePort();
     File log = dir.resolve("prometheus.log").toFile();
     Process p = new ProcessBuilder("prometheus", "--config.file=" + config,
         "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
         .redirectErrorStream(true).redirectOutput(log).start();
-    PrometheusServer s = new PrometheusServer(p, dir, port);
-    try {
-      s.awaitReady();
-      return s;
-    } catch (Throwable t) {
-      s.close();
-      throw t;
-    }
+    return ChildServer.readyOrClosed(new PrometheusServer(p, dir, port), PrometheusServer::awaitReady);
   }
 
+  /** Until its readiness endpoint answers 200, asked every 100 ms. */
   private void awaitReady() throws Exception {
-    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
-    while (true) {
-      if (!process.isAlive()) {
-        throw new AssertionError("prometheus exited with " + process.exitValue() + ": " + log());
-      }
-      try {
-        HttpURLConnection c = (HttpURLConnection) new URL(base + "/-/ready").openConnection();
-        if (c.getResponseCode() == 200) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("prometheus not ready in " + START_TIMEOUT_MS + " ms: " + log());
-      }
-      Thread.sleep(100); // polls its readiness endpoint
-    }
+    ChildServer.awaitReady("prometheus", process, this::log, START_TIMEOUT_MS, 100, () -> {
+      HttpURLConnection c = (HttpURLConnection) new URL(base + "/-/ready").openConnection();
+      return c.getResponseCode() == 200;
+    });
   }
 
   /** The {@code data} of an instant query at this moment. */
@@ -129,12 +110,6 @@ final class PrometheusServer implements AutoCloseable {
 
   private static String encode(String s) throws IOException {
     return URLEncoder.encode(s, "UTF-8");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   @Override

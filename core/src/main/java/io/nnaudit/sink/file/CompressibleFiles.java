@@ -44,12 +44,7 @@ final class CompressibleFiles {
 
   /** The rotated file {@code key} as it is now (its current name), if it may be compressed now; else null. */
   static RotatedFiles.Backup find(Path live, DatedNames dated, SpoolGuard spool, String key) throws IOException {
-    for (RotatedFiles.Backup b : oldestFirst(live, dated, spool)) {
-      if (Lstat.key(b.attributes).equals(key)) {
-        return b;
-      }
-    }
-    return null;
+    return RotatedFiles.withKey(oldestFirst(live, dated, spool), key, false); // every one listed is plain
   }
 
   /** The shipper has finished the backups above this index; MAX_VALUE: none of them. */

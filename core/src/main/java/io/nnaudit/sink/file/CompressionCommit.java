@@ -111,12 +111,7 @@ final class CompressionCommit {
   /** The rotated file whose key is {@code key}, compressed or plain as asked; null when it is not there. */
   private static RotatedFiles.Backup find(Path live, DatedNames dated, String key, boolean compressed)
       throws IOException {
-    for (RotatedFiles.Backup b : RotatedFiles.list(live, dated, Integer.MAX_VALUE)) {
-      if (b.compressed == compressed && Lstat.key(b.attributes).equals(key)) {
-        return b;
-      }
-    }
-    return null;
+    return RotatedFiles.withKey(RotatedFiles.list(live, dated, Integer.MAX_VALUE), key, compressed);
   }
 
   /** The plain file stays: its {@code .gz}, wherever a rotation moved it, goes, so there is one copy as before. */

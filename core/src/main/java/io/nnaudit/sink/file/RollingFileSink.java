@@ -18,6 +18,7 @@ import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
 import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
+import io.nnaudit.trail.DatedNames;
 
 /**
  * The audit file, appended to and rotated by size the way log4j's RollingFileAppender does for the stock
@@ -99,23 +100,24 @@ public class RollingFileSink implements AuditSink {
     this.live = new LiveFile(path, context.durable(), clock);
     this.sealing = Sealing.forSink(context, path, mode, channels);
     this.follower = new ReplacedFileFollower(path, opener, live, sealing);
+    DatedNames datedNames = context.rotation().datedNames(); // null: numbered names
     TrailRenameLock names = new TrailRenameLock();
     this.compressor = context.rotation().compression() == RotationSettings.Compression.GZIP
-        ? new GzipCompressor(path, context.rotation().datedNames(), mode, context.spoolGuard(), names, compression) : null;
+        ? new GzipCompressor(path, datedNames, mode, context.spoolGuard(), names, compression) : null;
     this.rotation = new Rotation(path, opener, live, sealing,
         new Retention(path, context.rotation(), context.spoolGuard(), context.wallClock()), names,
-        compressor == null ? () -> { } : compressor::wake, context.rotation().datedNames(), () -> lastWriteMillis);
+        compressor == null ? () -> { } : compressor::wake, datedNames, () -> lastWriteMillis);
     this.wall = context.wallClock();
-    this.dated = context.rotation().datedNames() != null;
+    this.dated = datedNames != null;
     this.time = new TimeTrigger(context.rotation(), context.wallClock());
     try {
       Path parent = path.getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path,
-          context.rotation().datedNames(), sealing.digestsFollowFiles());
-      CompressionRecovery.finishInterruptedCompression(path, context.rotation().datedNames());
+      boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, datedNames,
+          sealing.digestsFollowFiles());
+      CompressionRecovery.finishInterruptedCompression(path, datedNames);
       live.switchTo(opener.open());
       lastWriteMillis = live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
           : context.wallClock().millis();
