@@ -14,10 +14,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link Sealer} on a thread of its own, so that hashing what is written (SHA-256 over every byte) and
  * signing seals costs the writing thread, which may be a NameNode handler holding the pipeline's write lock,
- * only a copy of the bytes it wrote (a chunk's into a reused buffer: {@link CopyBuffers}). The file sink hands
- * over, in the order it writes them, copies of the written bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
- * sealing thread applies them to the Sealer in that order, and seals by itself when the interval in records or
- * time is reached.
+ * only a copy of the bytes it wrote (a full chunk's into a reused buffer: {@link CopyBuffers}). The file sink
+ * hands over, in the order it writes them, copies of the written bytes ({@link #written}) and requests
+ * ({@link #seal}, {@link #startFile}, {@link #close}); the sealing thread applies them to the Sealer in that
+ * order, and seals by itself when the interval in records or time is reached.
  *
  * <p>Design note.
  * <ul>
@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
-  /** Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone). */
+  /**
+   * Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone); their arrays
+   * take at most 1.25 times as much heap ({@link CopyBuffers}).
+   */
   static final long MAX_QUEUED_BYTES = 16L << 20;
   /**
    * The longest a request waits for the sealing thread (which may be in a hung fsync of the digest); then it
@@ -289,7 +292,6 @@ public final class SealingThread {
           CopyBuffers.Copy c = (CopyBuffers.Copy) next;
           try {
             sealer.written(ByteBuffer.wrap(c.bytes, 0, c.length));
-            buffers.giveBack(c);
           } finally {
             if (queuedBytes.addAndGet(-c.length) <= MAX_QUEUED_BYTES) {
               synchronized (space) {
@@ -297,6 +299,7 @@ public final class SealingThread {
               }
             }
           }
+          buffers.giveBack(c); // once hashed, not before (a copy that failed to hash is let go)
           sealWhenDue();
         } else if (next instanceof Request) {
           Request r = (Request) next;

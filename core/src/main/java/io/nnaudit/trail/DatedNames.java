@@ -94,7 +94,8 @@ public final class DatedNames {
       this.format = DateTimeFormatter.ofPattern(formatText, Locale.ROOT).withZone(zone);
       this.parser = new DateTimeFormatterBuilder().appendPattern(formatText)
           .parseDefaulting(ChronoField.HOUR_OF_DAY, 0).toFormatter(Locale.ROOT)
-          .withChronology(java.time.chrono.IsoChronology.INSTANCE); // smart: yyyy reads; a 31st of November does not read back
+          // smart resolution: yyyy reads; a 31st of November does not read back
+          .withChronology(java.time.chrono.IsoChronology.INSTANCE);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("%d{" + formatText + "} is not a date pattern: " + e.getMessage(), e);
     }
