@@ -14,10 +14,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link Sealer} on a thread of its own, so that hashing what is written (SHA-256 over every byte) and
  * signing seals costs the writing thread, which may be a NameNode handler holding the pipeline's write lock,
- * only a copy of the bytes it wrote (a full chunk's into a reused buffer: {@link CopyBuffers}). The file sink
- * hands over, in the order it writes them, copies of the written bytes ({@link #written}) and requests
- * ({@link #seal}, {@link #startFile}, {@link #close}); the sealing thread applies them to the Sealer in that
- * order, and seals by itself when the interval in records or time is reached.
+ * only a copy of the bytes it wrote. The file sink hands over, in the order it writes them, copies of the
+ * written bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
+ * sealing thread applies them to the Sealer in that order, and seals by itself when the interval in records or
+ * time is reached.
  *
  * <p>Design note.
  * <ul>
@@ -39,18 +39,13 @@ import org.slf4j.LoggerFactory;
  * hand-over and direct writes are sealed.</li>
  * <li>Who owns what: the Sealer and everything in it belong to the sealing thread once it runs (before, to the
  * thread that built the sink, which resumed the chain; after it has ended, to the thread that closes), handed
- * over by {@link Sealer#handTo}, which the Sealer's assertions check; the queue and the byte count are
- * thread-safe; a copy's buffer is the writing thread's until queued, then the sealing thread's until given back
- * to {@link #buffers}; {@link #failure} is volatile, written by the sealing thread, read by the sink's writing
- * thread.</li>
+ * over by {@link Sealer#handTo}, which the Sealer's assertions check; the queue and the byte count are thread-safe;
+ * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread.</li>
  * </ul>
  */
 public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
-  /**
-   * Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone); their arrays
-   * take at most 1.25 times as much heap ({@link CopyBuffers}).
-   */
+  /** Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone). */
   static final long MAX_QUEUED_BYTES = 16L << 20;
   /**
    * The longest a request waits for the sealing thread (which may be in a hung fsync of the digest); then it
@@ -67,8 +62,6 @@ public final class SealingThread {
   private final boolean failClosed;
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicLong queuedBytes = new AtomicLong();
-  /** The arrays copies are made in, reused: taken by the writing thread, given back by the sealing thread. */
-  private final CopyBuffers buffers = new CopyBuffers();
   private final Object space = new Object();
   private final Thread thread;
   /** Under fail-closed, the failure of the latest seal, or null once one works. Written by the sealing thread. */
@@ -139,7 +132,8 @@ public final class SealingThread {
     if (!thread.isAlive()) {
       return; // sealing is over (closed): nothing will hash it
     }
-    CopyBuffers.Copy copy = buffers.take(bytes);
+    byte[] copy = new byte[bytes.remaining()];
+    bytes.duplicate().get(copy);
     if (full(copy.length)) {
       LockSupport.unpark(thread);
       synchronized (space) {
@@ -288,18 +282,17 @@ public final class SealingThread {
           sealWhenDue();
           LockSupport.parkNanos(this, NAP_NANOS);
           Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
-        } else if (next instanceof CopyBuffers.Copy) {
-          CopyBuffers.Copy c = (CopyBuffers.Copy) next;
+        } else if (next instanceof byte[]) {
+          byte[] b = (byte[]) next;
           try {
-            sealer.written(ByteBuffer.wrap(c.bytes, 0, c.length));
+            sealer.written(ByteBuffer.wrap(b));
           } finally {
-            if (queuedBytes.addAndGet(-c.length) <= MAX_QUEUED_BYTES) {
+            if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
               synchronized (space) {
                 space.notifyAll();
               }
             }
           }
-          buffers.giveBack(c); // once hashed, not before (a copy that failed to hash is let go)
           sealWhenDue();
         } else if (next instanceof Request) {
           Request r = (Request) next;
