@@ -583,16 +583,28 @@ def drain_table(d, title):
         for r in csv.DictReader(f):
             by[r["kind"]].append(r)
     n, sealed, raw = by["nnaudit"], by.get("nnaudit-sealed"), by["raw"]
+    threads = "writer_cpu_s" in n[0]  # the threads' CPU, in runs since it was recorded
+
+    def per_mb(r, field):  # CPU ms per MB written
+        return float(r[field]) * 1000.0 / (float(r["bytes"]) / 1e6)
+
+    def spread(vals):
+        return "%.2f (%.2f–%.2f)" % (statistics.median(vals), min(vals), max(vals)) if vals else "–"
     out = ["### " + title, "",
-           "| | repeats | MB/s to the page cache (median) | MB/s fsynced (median, min–max) | events/s fsynced |",
-           "|---|---:|---:|---:|---:|"]
+           "| | repeats | MB/s to the page cache (median) | MB/s fsynced (median, min–max) | events/s fsynced |"
+           + (" writer CPU ms/MB | sealing thread CPU ms/MB |" if threads else ""),
+           "|---|---:|---:|---:|---:|" + ("---:|---:|" if threads else "")]
     kinds = [("nnaudit writer, full queue", n)] + ([("nnaudit writer, full queue, sealed", sealed)] if sealed else [])
     for name, rs in kinds + [("raw FileChannel, 1 MiB writes", raw)]:
         w = statistics.median(float(r["written_mb_per_s"]) for r in rs)
         fs = [float(r["fsynced_mb_per_s"]) for r in rs]
         ev = statistics.median(float(r["events_per_s"]) for r in rs)
-        out.append("| %s | %d | %.0f | %.0f (%.0f–%.0f) | %s |" % (
-            name, len(rs), w, statistics.median(fs), min(fs), max(fs), "%.0f" % ev if ev else "–"))
+        cpu = ""
+        if threads:
+            cpu = " %s | %s |" % tuple(spread([per_mb(r, f) for r in rs if float(r[f]) > 0])
+                                       for f in ("writer_cpu_s", "sealer_cpu_s"))
+        out.append("| %s | %d | %.0f | %.0f (%.0f–%.0f) | %s |%s" % (
+            name, len(rs), w, statistics.median(fs), min(fs), max(fs), "%.0f" % ev if ev else "–", cpu))
     ratio = statistics.median(float(r["fsynced_mb_per_s"]) for r in n) / \
         statistics.median(float(r["fsynced_mb_per_s"]) for r in raw)
     out += ["", "Drain capacity / raw bandwidth (fsynced, medians): **%.2f**." % ratio]
@@ -602,6 +614,14 @@ def drain_table(d, title):
         out += ["", "Sealed / unsealed drain capacity (medians): **%.2f** fsynced, %.2f to the page cache." % (
             median_of(sealed, "fsynced_mb_per_s") / median_of(n, "fsynced_mb_per_s"),
             median_of(sealed, "written_mb_per_s") / median_of(n, "written_mb_per_s"))]
+        if threads:
+            unsealed_writer = statistics.median(per_mb(r, "writer_cpu_s") for r in n)
+            sealed_writer = statistics.median(per_mb(r, "writer_cpu_s") for r in sealed)
+            sealer = statistics.median(per_mb(r, "sealer_cpu_s") for r in sealed)
+            out += ["", "With a core for each thread, a drain goes as fast as its slower thread's CPU per MB allows: "
+                    "sealed / unsealed **%.2f** (the unsealed writer's %.2f ms/MB against the slower of the sealed "
+                    "writer's %.2f and the sealing thread's %.2f; medians)." % (
+                        unsealed_writer / max(sealed_writer, sealer), unsealed_writer, sealed_writer, sealer)]
     return "\n".join(out)
 
 

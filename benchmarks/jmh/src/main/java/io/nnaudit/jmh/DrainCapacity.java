@@ -26,12 +26,17 @@ import io.nnaudit.sink.SinkFactory;
  * encode, one write per batch). Timed from release to the last record written, and again after one fsync of
  * the file.</li>
  * <li>nnaudit-sealed (with {@code seal}): the same drain with the file sealed (nnaudit.seal.enabled, an EC P-256
- * key from {@link SealingKey}, the default intervals: a seal every 10000 records), so that the writer also
- * hashes every byte and signs a seal every 10000 records. The seal of the last partial interval is written at
- * close, outside the timing; the file is then checked with {@code nnaudit verify}.</li>
+ * key from {@link SealingKey}, the default intervals: a seal every 10000 records): the writer also copies what
+ * it writes for the sealing thread, which hashes every byte and signs a seal every 10000 records. The seal of
+ * the last partial interval is written at close, outside the timing; the file is then checked with
+ * {@code nnaudit verify}.</li>
  * <li>raw: the same number of bytes written with a FileChannel from a 1 MiB buffer, timed the same two ways.</li>
  * </ul>
  * "After fsync" is the figure that counts: it is what the disk can take. "Written" is the page cache's speed.
+ * Each drain also reports the CPU time of the writer thread until the last record was written and of the
+ * sealing thread until it has hashed everything and naps: on a machine with a core for each, the drain goes
+ * as fast as the slower of the two per MB allows, which a 2-core machine, where they share the cores with the
+ * kernel's writeback and the collector, cannot show.
  *
  * <pre>java -cp ... io.nnaudit.jmh.DrainCapacity DIR EVENTS REPEATS CSV [seal]</pre>
  */
@@ -46,7 +51,8 @@ public final class DrainCapacity {
     SealingKey key = sealed ? SealingKey.create(dir.resolve("seal-key")) : null;
     RealisticCreateEvent event = new RealisticCreateEvent();
     PrintWriter out = csv == null ? null : new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
-    String header = "repeat,kind,events,bytes,written_s,fsynced_s,written_mb_per_s,fsynced_mb_per_s,events_per_s";
+    String header = "repeat,kind,events,bytes,written_s,fsynced_s,written_mb_per_s,fsynced_mb_per_s,events_per_s,"
+        + "writer_cpu_s,sealer_cpu_s";
     System.out.println(header);
     if (out != null) {
       out.println(header);
@@ -57,32 +63,35 @@ public final class DrainCapacity {
     }
     for (int r = 1; r <= repeats; r++) {
       long[] d = drain(dir, event, events, null);
-      row(out, r, "nnaudit", events, d[0], d[1], d[2]);
+      row(out, r, "nnaudit", events, d);
       if (key != null) {
         long[] s = drain(dir, event, events, key);
-        row(out, r, "nnaudit-sealed", events, s[0], s[1], s[2]);
+        row(out, r, "nnaudit-sealed", events, s);
       }
       long[] raw = raw(dir, d[0]);
-      row(out, r, "raw", 0, raw[0], raw[1], raw[2]);
+      row(out, r, "raw", 0, raw);
     }
     if (out != null) {
       out.close();
     }
   }
 
-  private static void row(PrintWriter out, int r, String kind, int events, long bytes, long writtenNs,
-      long fsyncedNs) {
-    double mb = bytes / 1e6;
-    String line = String.format(Locale.ROOT, "%d,%s,%d,%d,%.3f,%.3f,%.1f,%.1f,%.0f", r, kind, events, bytes,
-        writtenNs / 1e9, fsyncedNs / 1e9, mb / (writtenNs / 1e9), mb / (fsyncedNs / 1e9),
-        events == 0 ? 0.0 : events / (fsyncedNs / 1e9));
+  /** {@code d}: as {@link #drain} returns. */
+  private static void row(PrintWriter out, int r, String kind, int events, long[] d) {
+    double mb = d[0] / 1e6;
+    String line = String.format(Locale.ROOT, "%d,%s,%d,%d,%.3f,%.3f,%.1f,%.1f,%.0f,%.3f,%.3f", r, kind, events, d[0],
+        d[1] / 1e9, d[2] / 1e9, mb / (d[1] / 1e9), mb / (d[2] / 1e9), events == 0 ? 0.0 : events / (d[2] / 1e9),
+        d[3] / 1e9, d[4] / 1e9);
     System.out.println(line);
     if (out != null) {
       out.println(line);
     }
   }
 
-  /** Returns {bytes, ns to written, ns to fsynced}. {@code key}: the key to seal with, or null not to seal. */
+  /**
+   * Returns {bytes, ns to written, ns to fsynced, the writer thread's CPU ns to written, the sealing thread's CPU
+   * ns to idle (0 unsealed)}. {@code key}: the key to seal with, or null not to seal.
+   */
   private static long[] drain(Path dir, RealisticCreateEvent event, int events, SealingKey key) throws Exception {
     Path file = dir.resolve("drain.log");
     Files.deleteIfExists(file);
@@ -106,12 +115,19 @@ public final class DrainCapacity {
     for (int i = 0; i < events; i++) {
       event.logTo(logger);
     }
+    Thread writer = ThreadCpuTime.thread("nnaudit-writer");
+    Thread sealer = key != null ? ThreadCpuTime.thread("nnaudit-sealer") : null;
+    long writer0 = ThreadCpuTime.of(writer);
+    long sealer0 = ThreadCpuTime.of(sealer);
     long start = System.nanoTime();
     HeldFileSink.release();
     DrainCapacity.awaitWritten(logger, events);
     long written = System.nanoTime() - start;
+    long writerCpu = ThreadCpuTime.of(writer) - writer0;
     HeldFileSink.forceCurrent();
     long fsynced = System.nanoTime() - start;
+    // The sealing thread hashes up to 16 MiB behind the writer: its CPU is taken once it naps (20 ms naps).
+    long sealerCpu = sealer == null ? 0 : ThreadCpuTime.whenIdle(sealer, 60, 1_000_000) - sealer0;
     logger.pipeline().close(60_000);
     long bytes = Files.size(file);
     if (key != null) {
@@ -124,7 +140,7 @@ public final class DrainCapacity {
       SealingKey.deleteDigest(file);
     }
     Files.delete(file);
-    return new long[] {bytes, written, fsynced};
+    return new long[] {bytes, written, fsynced, writerCpu, sealerCpu};
   }
 
   /** The same number of bytes, written sequentially in 1 MiB writes by one FileChannel. */
@@ -151,7 +167,7 @@ public final class DrainCapacity {
     }
     long fsynced = System.nanoTime() - start;
     Files.delete(file);
-    return new long[] {bytes, written, fsynced};
+    return new long[] {bytes, written, fsynced, 0, 0};
   }
 
   /** Returns once {@code events} events are written (looked at every millisecond); throws if any failed. */

@@ -3,8 +3,6 @@ package io.nnaudit.jmh;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -60,20 +58,18 @@ public final class DrainCompression {
     for (int i = 0; i < POOL; i++) {
       pool.add(mix.next());
     }
-    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-    mx.setThreadCpuTimeEnabled(true);
     String header = "repeat,kind,events,max_size,bytes,rotated_files,written_s,fsynced_s,events_per_s,"
         + "fsynced_mb_per_s,writer_cpu_s,compressor_cpu_s,catch_up_s,compressor_cpu_total_s,gz_files,gz_bytes";
     try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8))) {
       out.println(header);
       System.out.println(header);
-      drain(dir, pool, 50_000, maxSize, false, mx); // warm the JIT; not reported
-      drain(dir, pool, 50_000, maxSize, true, mx);
+      drain(dir, pool, 50_000, maxSize, false); // warm the JIT; not reported
+      drain(dir, pool, 50_000, maxSize, true);
       for (int r = 1; r <= repeats; r++) {
         boolean[] order = r % 2 == 1 ? new boolean[] {false, true} : new boolean[] {true, false};
         for (boolean gzip : order) {
           String line = r + "," + (gzip ? "gzip" : "rotating") + "," + events + "," + maxSize + ","
-              + drain(dir, pool, events, maxSize, gzip, mx);
+              + drain(dir, pool, events, maxSize, gzip);
           System.out.println(line);
           out.println(line);
           out.flush();
@@ -84,8 +80,8 @@ public final class DrainCompression {
   }
 
   /** One drain; the CSV columns from bytes on. */
-  private static String drain(Path dir, List<AuditMix.Event> pool, int events, String maxSize, boolean gzip,
-      ThreadMXBean mx) throws Exception {
+  private static String drain(Path dir, List<AuditMix.Event> pool, int events, String maxSize, boolean gzip)
+      throws Exception {
     clean(dir);
     Path file = dir.resolve("drain.log");
     Configuration conf = new Configuration(false);
@@ -103,18 +99,18 @@ public final class DrainCompression {
     for (int i = 0; i < events; i++) {
       pool.get(i % pool.size()).logTo(logger);
     }
-    Thread writer = thread("nnaudit-writer");
-    Thread compressor = gzip ? thread("nnaudit-compressor") : null;
-    long writer0 = cpu(mx, writer);
-    long comp0 = cpu(mx, compressor);
+    Thread writer = ThreadCpuTime.thread("nnaudit-writer");
+    Thread compressor = gzip ? ThreadCpuTime.thread("nnaudit-compressor") : null;
+    long writer0 = ThreadCpuTime.of(writer);
+    long comp0 = ThreadCpuTime.of(compressor);
     long start = System.nanoTime();
     HeldFileSink.release();
     DrainCapacity.awaitWritten(logger, events);
     long written = System.nanoTime() - start;
     HeldFileSink.forceCurrent();
     long fsynced = System.nanoTime() - start;
-    long writerCpu = cpu(mx, writer) - writer0;
-    long compCpu = cpu(mx, compressor) - comp0;
+    long writerCpu = ThreadCpuTime.of(writer) - writer0;
+    long compCpu = ThreadCpuTime.of(compressor) - comp0;
     long caughtUp = 0;
     if (gzip) { // how long the compressor needs for the backlog the drain left, before close stops it
       long t = System.nanoTime();
@@ -126,26 +122,13 @@ public final class DrainCompression {
       }
       caughtUp = System.nanoTime() - t;
     }
-    long compTotal = cpu(mx, compressor) - comp0;
+    long compTotal = ThreadCpuTime.of(compressor) - comp0;
     logger.pipeline().close(60_000);
     long[] t = trail(dir);
     double s = fsynced / 1e9;
     return String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%d,%d", t[0], t[1],
         written / 1e9, s, events / s, t[0] / 1e6 / s, writerCpu / 1e9, compCpu / 1e9, caughtUp / 1e9,
         compTotal / 1e9, t[2], t[3]);
-  }
-
-  private static Thread thread(String prefix) {
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.getName().startsWith(prefix)) {
-        return t;
-      }
-    }
-    throw new IllegalStateException("no thread named " + prefix + "...");
-  }
-
-  private static long cpu(ThreadMXBean mx, Thread t) {
-    return t == null ? 0 : Math.max(0, mx.getThreadCpuTime(t.getId()));
   }
 
   /** No plain rotated file left ({@code drain.log.N}) and no compression under way. */
