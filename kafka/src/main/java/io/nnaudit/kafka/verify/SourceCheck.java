@@ -39,10 +39,11 @@ final class SourceCheck {
   private final PendingRange pending;
   private final RecentRecords recent;
   /** Seal identities (file, offset, hash) and seal hashes seen: a restart sends the seals of its file again. */
-  private final RecentSet<String> sealIds = new RecentSet<>(10_000);
-  private final RecentSet<String> sealHashes = new RecentSet<>(10_000);
-  private final RecentSet<String> gapIds = new RecentSet<>(10_000);
-  private final RecentFileEnds fileEnds = new RecentFileEnds(10_000);
+  private final RecentMap<String, Boolean> sealIds = new RecentMap<>(10_000);
+  private final RecentMap<String, Boolean> sealHashes = new RecentMap<>(10_000);
+  private final RecentMap<String, Boolean> gapIds = new RecentMap<>(10_000);
+  /** The lengths of the last files of the source that ended (by their file-end): what a copy is compared to. */
+  private final RecentMap<Long, Long> fileEnds = new RecentMap<>(10_000);
 
   private int partition = -1;
   private boolean started;
@@ -355,7 +356,7 @@ final class SourceCheck {
   }
 
   private void gap(StreamRecord r) {
-    if (!gapIds.add(r.file + ":" + r.offset + ":" + r.text())) {
+    if (gapIds.put(r.file + ":" + r.offset + ":" + r.text(), Boolean.TRUE) != null) {
       duplicates++;
       return;
     }
@@ -375,7 +376,7 @@ final class SourceCheck {
       return;
     }
     String hash = s.hash(); // of the line, which is the value byte for byte (it parsed)
-    if (!sealIds.add(r.file + ":" + r.offset + ":" + hash)) {
+    if (sealIds.put(r.file + ":" + r.offset + ":" + hash, Boolean.TRUE) != null) {
       duplicates++;
       return;
     }
@@ -409,7 +410,7 @@ final class SourceCheck {
       pending.reset(s.to, false);
     }
     if (lastSeal != null && place(r.file, r.offset) < firstPlace && !s.prev.equals(lastSeal.hash())
-        && !sealHashes.contains(hash)) { // a seal sent again from before the read's start: not in the chain read
+        && !sealHashes.containsKey(hash)) { // a seal sent again from before the read's start: not in the chain read
       String unsigned = SealSignature.problem(s, keys);
       if (unsigned != null) {
         tamper(r, r.file, r.offset, unsigned);
@@ -429,7 +430,7 @@ final class SourceCheck {
       tamper(r, r.file, r.offset, unsigned);
       return;
     }
-    boolean again = sealHashes.contains(hash);
+    boolean again = sealHashes.containsKey(hash);
     if (again && !chainMayBreak) {
       tamper(r, r.file, r.offset, "seal " + s.number + ", read before, is here again under file " + r.file
           + " with no gap announced: records and seals replayed");
@@ -447,7 +448,7 @@ final class SourceCheck {
     if (!again) {
       lastSeal = s;
       lastSealFile = r.file;
-      sealHashes.add(hash);
+      sealHashes.put(hash, Boolean.TRUE);
       anchor = hash;
       seals++;
       keyIds.add(s.keyId);
