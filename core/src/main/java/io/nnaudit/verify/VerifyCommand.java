@@ -66,72 +66,30 @@ public final class VerifyCommand {
 
   /** Runs verify; returns the exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err, String hmacPassword) {
-    List<String> argv = new ArrayList<>(java.util.Arrays.asList(args));
-    if (!argv.isEmpty() && argv.get(0).equals("verify")) {
-      argv.remove(0);
+    Options o = new Options();
+    ArgumentReader arguments = new ArgumentReader("verify", USAGE_TEXT)
+        .flag("--accept-late", () -> o.acceptLate = true)
+        .option("--cert", o.certs::add)
+        .option("--keystore", v -> o.keystore = v)
+        .option("--storetype", v -> o.storetype = v)
+        .option("--alias", v -> o.alias = v)
+        .option("--anchor", v -> o.anchor = v)
+        .option("--names", v -> o.names = v)
+        .operands(a -> o.paths.add(Paths.get(a)));
+    int read = arguments.read(args, out, err);
+    if (read != ArgumentReader.READ) {
+      return read;
     }
-    List<String> certs = new ArrayList<>();
-    String keystore = null;
-    String storetype = "PKCS12";
-    String alias = "nnaudit-seal";
-    String anchor = null;
-    boolean acceptLate = false;
-    String names = null;
-    List<Path> paths = new ArrayList<>();
-    for (int i = 0; i < argv.size(); i++) {
-      String a = argv.get(i);
-      if (a.equals("-h") || a.equals("--help")) {
-        out.println(USAGE_TEXT);
-        return 0;
-      }
-      if (a.equals("--accept-late")) {
-        acceptLate = true;
-        continue;
-      }
-      if (a.startsWith("--")) {
-        if (i + 1 >= argv.size()) {
-          err.println("nnaudit verify: " + a + " needs a value\n" + USAGE_TEXT);
-          return USAGE;
-        }
-        String v = argv.get(++i);
-        switch (a) {
-          case "--cert":
-            certs.add(v);
-            break;
-          case "--keystore":
-            keystore = v;
-            break;
-          case "--storetype":
-            storetype = v;
-            break;
-          case "--alias":
-            alias = v;
-            break;
-          case "--anchor":
-            anchor = v;
-            break;
-          case "--names":
-            names = v;
-            break;
-          default:
-            err.println("nnaudit verify: unknown option " + a + "\n" + USAGE_TEXT);
-            return USAGE;
-        }
-      } else {
-        paths.add(Paths.get(a));
-      }
-    }
-    if (paths.isEmpty() || certs.isEmpty() == (keystore == null)) {
-      err.println("nnaudit verify: give one of --cert or --keystore, and at least one PATH\n" + USAGE_TEXT);
-      return USAGE;
+    if (o.paths.isEmpty() || o.certs.isEmpty() == (o.keystore == null)) {
+      return arguments.usage(err, "give one of --cert or --keystore, and at least one PATH");
     }
     List<SealKey> keys = new ArrayList<>();
     try {
-      for (String cert : certs) {
+      for (String cert : o.certs) {
         keys.add(certificateKey(Paths.get(cert)));
       }
-      if (keystore != null) {
-        keys.add(secretKey(Paths.get(keystore), storetype, alias, hmacPassword));
+      if (o.keystore != null) {
+        keys.add(secretKey(Paths.get(o.keystore), o.storetype, o.alias, hmacPassword));
       }
     } catch (Exception e) {
       err.println("nnaudit verify: cannot read the key: " + e.getMessage());
@@ -139,9 +97,9 @@ public final class VerifyCommand {
     }
     TrailVerifier verifier;
     try {
-      verifier = new TrailVerifier(keys, anchor, acceptLate, names);
+      verifier = new TrailVerifier(keys, o.anchor, o.acceptLate, o.names);
     } catch (IllegalArgumentException e) {
-      err.println("nnaudit verify: --names " + names + " is not a pattern of rotated names: " + e.getMessage());
+      err.println("nnaudit verify: --names " + o.names + " is not a pattern of rotated names: " + e.getMessage());
       return USAGE;
     }
     int tampered = 0;
@@ -149,7 +107,7 @@ public final class VerifyCommand {
     int verified = 0;
     int notVerified = 0; // files in a directory that no trail accounts for
     try {
-      for (Path p : paths) {
+      for (Path p : o.paths) {
         List<Path> trails;
         if (Files.isDirectory(p)) {
           trails = verifier.trailsOf(p);
@@ -199,6 +157,18 @@ public final class VerifyCommand {
     }
     return tampered > 0 ? VerifyReport.TAMPERED : unsealed + notVerified > 0 ? VerifyReport.UNSEALED
         : VerifyReport.VERIFIED;
+  }
+
+  /** What the command line gave. */
+  private static final class Options {
+    final List<String> certs = new ArrayList<>();
+    String keystore;
+    String storetype = "PKCS12";
+    String alias = "nnaudit-seal";
+    String anchor;
+    boolean acceptLate;
+    String names;
+    final List<Path> paths = new ArrayList<>();
   }
 
   /** Prints what verify found in one trail; returns its exit code. */

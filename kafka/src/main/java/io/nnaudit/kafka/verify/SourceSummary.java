@@ -10,7 +10,7 @@ final class SourceSummary {
   private SourceSummary() {
   }
 
-  static List<String> lines(SourceCheck c) {
+  static List<String> lines(SourceFindings c) {
     List<String> out = new ArrayList<>();
     String counts = c.records + " record" + (c.records == 1 ? "" : "s") + " (" + c.verifiedRecords
         + " verified by " + c.seals + " seal" + (c.seals == 1 ? "" : "s") + "), " + c.files + " file"
@@ -42,7 +42,7 @@ final class SourceSummary {
     }
     if (c.findingsLeftOut > 0) {
       out.add("  note: " + c.findingsLeftOut + " more finding(s) of " + c.source + " not listed (the first "
-          + SourceCheck.MAX_FINDINGS + " are)");
+          + SourceFindings.MAX_FINDINGS + " are)");
     }
     if (c.notCompared > 0) {
       out.add("NOT VERIFIED: " + c.source + ": " + c.notCompared + " record(s) sent again after more records "

@@ -56,8 +56,9 @@ final class StreamCheck {
   /** Prints what was found; returns the exit code. */
   int report(PrintStream out, String topic, TopicReader reader) {
     Map<String, List<String>> trailSources = new HashMap<>();
-    for (SourceCheck c : sources.values()) {
-      c.finish();
+    for (SourceCheck check : sources.values()) {
+      check.finish();
+      SourceFindings c = check.found;
       for (String t : c.trails) {
         trailSources.computeIfAbsent(t, k -> new ArrayList<>()).add(c.source);
       }
@@ -65,7 +66,8 @@ final class StreamCheck {
     int tampered = 0;
     int notVerified = 0;
     int verified = 0;
-    for (SourceCheck c : sources.values()) {
+    for (SourceCheck check : sources.values()) {
+      SourceFindings c = check.found;
       for (String t : c.trails) {
         List<String> others = new ArrayList<>(trailSources.get(t));
         others.remove(c.source);

@@ -6,8 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,6 +18,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 import io.nnaudit.seal.SealKey;
+import io.nnaudit.verify.ArgumentReader;
 import io.nnaudit.verify.VerifyCommand;
 
 /**
@@ -57,92 +58,48 @@ public final class VerifyStreamCommand {
 
   /** Runs verify-stream; returns the exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
-    List<String> argv = new ArrayList<>(Arrays.asList(args));
-    if (!argv.isEmpty() && argv.get(0).equals("verify-stream")) {
-      argv.remove(0);
-    }
-    String bootstrap = null;
-    String topic = null;
-    List<String> certs = new ArrayList<>();
-    Set<String> sources = new LinkedHashSet<>();
-    long fromMillis = -1;
-    String consumerConfig = null;
-    boolean acceptLate = false;
-    long timeoutSeconds = 60;
-    int window = 250_000;
-    int maxPending = 64 << 20;
+    Options o = new Options();
+    ArgumentReader arguments = new ArgumentReader("verify-stream", USAGE_TEXT)
+        .flag("--accept-late", () -> o.acceptLate = true)
+        .option("--bootstrap", v -> o.bootstrap = v)
+        .option("--topic", v -> o.topic = v)
+        .option("--cert", o.certs::add)
+        .option("--source", o.sources::add)
+        .option("--from", v -> o.fromMillis = v.matches("[0-9]+") ? Long.parseLong(v) : Instant.parse(v).toEpochMilli())
+        .option("--consumer-config", v -> o.consumerConfig = v)
+        .option("--timeout", v -> o.timeoutSeconds = Long.parseLong(v))
+        .option("--window", v -> o.window = Integer.parseInt(v))
+        .option("--max-pending-bytes", v -> o.maxPending = Integer.parseInt(v));
     try {
-      for (int i = 0; i < argv.size(); i++) {
-        String a = argv.get(i);
-        if (a.equals("-h") || a.equals("--help")) {
-          out.println(USAGE_TEXT);
-          return 0;
-        }
-        if (a.equals("--accept-late")) {
-          acceptLate = true;
-          continue;
-        }
-        if (!a.startsWith("--") || i + 1 >= argv.size()) {
-          return usage(err, a.startsWith("--") ? a + " needs a value" : "unexpected argument " + a);
-        }
-        String v = argv.get(++i);
-        switch (a) {
-          case "--bootstrap":
-            bootstrap = v;
-            break;
-          case "--topic":
-            topic = v;
-            break;
-          case "--cert":
-            certs.add(v);
-            break;
-          case "--source":
-            sources.add(v);
-            break;
-          case "--from":
-            fromMillis = v.matches("[0-9]+") ? Long.parseLong(v) : Instant.parse(v).toEpochMilli();
-            break;
-          case "--consumer-config":
-            consumerConfig = v;
-            break;
-          case "--timeout":
-            timeoutSeconds = Long.parseLong(v);
-            break;
-          case "--window":
-            window = Integer.parseInt(v);
-            break;
-          case "--max-pending-bytes":
-            maxPending = Integer.parseInt(v);
-            break;
-          default:
-            return usage(err, "unknown option " + a);
-        }
+      int read = arguments.read(args, out, err);
+      if (read != ArgumentReader.READ) {
+        return read;
       }
-    } catch (NumberFormatException | java.time.format.DateTimeParseException e) {
-      return usage(err, "a value does not parse: " + e.getMessage());
+    } catch (NumberFormatException | DateTimeParseException e) {
+      return arguments.usage(err, "a value does not parse: " + e.getMessage());
     }
-    if (topic == null || certs.isEmpty() || timeoutSeconds <= 0 || window <= 0 || maxPending <= 0) {
-      return usage(err, "give --topic and at least one --cert (and positive numbers)");
+    if (o.topic == null || o.certs.isEmpty() || o.timeoutSeconds <= 0 || o.window <= 0 || o.maxPending <= 0) {
+      return arguments.usage(err, "give --topic and at least one --cert (and positive numbers)");
     }
     Properties config = new Properties();
-    if (consumerConfig != null) {
-      try (InputStream in = Files.newInputStream(Paths.get(consumerConfig))) {
+    if (o.consumerConfig != null) {
+      try (InputStream in = Files.newInputStream(Paths.get(o.consumerConfig))) {
         config.load(in);
       } catch (Exception e) {
-        err.println("nnaudit verify-stream: cannot read --consumer-config " + consumerConfig + ": " + e);
+        err.println("nnaudit verify-stream: cannot read --consumer-config " + o.consumerConfig + ": " + e);
         return VerifyCommand.USAGE;
       }
     }
-    if (bootstrap != null) {
-      config.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    if (o.bootstrap != null) {
+      config.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
     }
     if (config.getProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-      return usage(err, "give --bootstrap (or bootstrap.servers in --consumer-config)");
+      return arguments.usage(err, "give --bootstrap (or bootstrap.servers in --consumer-config)");
     }
     Map<String, SealKey> keys = new HashMap<>();
     Map<String, Map<String, SealKey>> sourceKeys = new HashMap<>();
     try {
-      for (String c : certs) {
+      for (String c : o.certs) {
         int eq = c.indexOf('=');
         boolean bound = eq > 0 && !Files.exists(Paths.get(c));
         SealKey k = VerifyCommand.certificateKey(Paths.get(bound ? c.substring(eq + 1) : c));
@@ -152,19 +109,28 @@ public final class VerifyStreamCommand {
       err.println("nnaudit verify-stream: cannot read the certificate: " + e.getMessage());
       return VerifyCommand.USAGE;
     }
-    StreamCheck check = new StreamCheck(keys, sourceKeys, acceptLate, sources, maxPending, window);
-    TopicReader reader = new TopicReader(config, topic, Duration.ofSeconds(timeoutSeconds));
+    StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window);
+    TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
     try {
-      reader.read(fromMillis, r -> check.accept(StreamRecord.of(r)));
+      reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
     } catch (Exception e) {
       err.println("nnaudit verify-stream: could not read the topic: " + e.getMessage());
       return VerifyCommand.USAGE;
     }
-    return check.report(out, topic, reader);
+    return check.report(out, o.topic, reader);
   }
 
-  private static int usage(PrintStream err, String why) {
-    err.println("nnaudit verify-stream: " + why + "\n" + USAGE_TEXT);
-    return VerifyCommand.USAGE;
+  /** What the command line gave. */
+  private static final class Options {
+    String bootstrap;
+    String topic;
+    final List<String> certs = new ArrayList<>();
+    final Set<String> sources = new LinkedHashSet<>();
+    long fromMillis = -1;
+    String consumerConfig;
+    boolean acceptLate;
+    long timeoutSeconds = 60;
+    int window = 250_000;
+    int maxPending = 64 << 20;
   }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -22,6 +23,8 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
@@ -82,146 +85,140 @@ class StreamCheckTest {
         r.output);
   }
 
-  @Test
-  void aTailLongerThanTheLastSealAllowsIsSealsRemoved() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    s.tailRecords = 5;
-    s.tailBytes = 100;
-    for (int i = 1; i <= 10; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL);
-    for (int i = 11; i <= 30; i++) {
-      s.line(i);
-    }
-    Result r = check(s.records, false, 1000, 1 << 20);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), r.output);
-    assertTrue(r.output.contains("20 record(s) after seal 1"), r.output);
-    assertTrue(r.output.contains("more than the source leaves unsealed (5 records, then 100 bytes)"), r.output);
-
-    SyntheticSource within = new SyntheticSource("ns1/nn1", 0, signer); // the same within the bound: unsealed
-    for (int i = 1; i <= 10; i++) {
-      within.line(i);
-    }
-    within.seal(Seal.Kind.INTERVAL);
-    for (int i = 11; i <= 12; i++) {
-      within.line(i);
-    }
-    Result u = check(within.records, false, 1000, 1 << 20);
-    assertEquals(2, u.code, u.output);
-    assertTrue(u.output.contains("UNSEALED: ns1/nn1 file 0 at byte "), u.output);
-    assertTrue(u.output.contains("unsealed tail: 2 record(s) after the last seal"), u.output);
+  /** Streams of one source made in memory, each with what its check must give. */
+  static Stream<Made> streams() {
+    return Stream.of(
+        new Made("a tail longer than the last seal allows is seals removed", s -> {
+          s.tailRecords = 5;
+          s.tailBytes = 100;
+          lines(s, 1, 10);
+          s.seal(Seal.Kind.INTERVAL);
+          lines(s, 11, 30);
+          return s.records;
+        }, 1, "TAMPERED: ns1/nn1 file 0 at byte ", "20 record(s) after seal 1",
+            "more than the source leaves unsealed (5 records, then 100 bytes)"),
+        new Made("a tail within the bound the last seal allows is unsealed", s -> {
+          lines(s, 1, 10);
+          s.seal(Seal.Kind.INTERVAL);
+          lines(s, 11, 12);
+          return s.records;
+        }, 2, "UNSEALED: ns1/nn1 file 0 at byte ", "unsealed tail: 2 record(s) after the last seal"),
+        new Made("a copy older than the window is not compared, and says so", StreamCheckTest::sentAgainLongAfter, 2,
+            "NOT VERIFIED: ns1/nn1: 1 record(s) sent again after more records than verify-stream remembers")
+            .window(10),
+        new Made("a copy within the window is compared", StreamCheckTest::sentAgainLongAfter, 0),
+        new Made("a range longer than the bytes kept is reported not hashed, and the next verifies", s -> {
+          lines(s, 1, 40);
+          s.seal(Seal.Kind.INTERVAL); // about 5 KB of records
+          lines(s, 41, 45);
+          s.seal(Seal.Kind.INTERVAL);
+          s.seal(Seal.Kind.CLOSE);
+          return s.records;
+        }, 2, "40 record(s) up to byte ", "more than 2000 bytes of records waited for their seal",
+            "45 records (5 verified by 3 seals)").maxPending(2000),
+        new Made("a cut record's range cannot be hashed", s -> {
+          s.line(1);
+          s.cutLine(1500);
+          s.line(3);
+          s.seal(Seal.Kind.INTERVAL);
+          s.line(4);
+          s.seal(Seal.Kind.CLOSE);
+          return s.records;
+        }, 2, "3 record(s) up to byte ", "record-cut", "4 records (1 verified by 2 seals)"),
+        new Made("a record no shipper wrote is a change", s -> {
+          s.line(1);
+          ConsumerRecord<byte[], byte[]> bare = s.make(ShipHeaders.RECORD, 0,
+              "planted".getBytes(StandardCharsets.UTF_8));
+          bare.headers().remove(ShipHeaders.FILE);
+          s.records.add(bare);
+          s.seal(Seal.Kind.CLOSE);
+          return s.records;
+        }, 1, "TAMPERED: ns1/nn1", "a record no shipper wrote: it lacks the headers"),
+        new Made("a repeated header is a change", s -> {
+          s.line(1);
+          ConsumerRecord<byte[], byte[]> two = s.line(2);
+          s.seal(Seal.Kind.CLOSE);
+          RecordHeaders h = new RecordHeaders();
+          h.add(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)); // read first by some consumers
+          two.headers().forEach(h::add);
+          List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>(s.records);
+          all.set(all.indexOf(two), new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(),
+              TimestampType.CREATE_TIME, -1, -1, two.key(), two.value(), h, java.util.Optional.empty()));
+          return all;
+        }, 1, "the header nnaudit.type is repeated"),
+        new Made("a record at file 2^23, beyond any place the shipper gives, is a change",
+            s -> forgedAt(s, "8388608", "0"), 1, "a file number or byte beyond any the shipper gives"),
+        new Made("a record at byte 2^42, beyond any place the shipper gives, is a change",
+            s -> forgedAt(s, "1", Long.toString(4L << 40)), 1, "a file number or byte beyond any the shipper gives"),
+        new Made("a killed run's tail, sealed by the next start, is sealed late", StreamCheckTest::recovered, 2,
+            "SEALED LATE: ns1/nn1 file 0 at byte ", "1 record(s) sealed at the start at "),
+        new Made("a killed run's tail, sealed by the next start, is accepted with --accept-late",
+            StreamCheckTest::recovered, 0, "(accepted) 1 record(s) sealed at the start").acceptingLate(),
+        new Made("records no run wrote, found after a close, are inserted", s -> {
+          s.line(1);
+          s.seal(Seal.Kind.CLOSE);
+          s.line(2);
+          s.seal(Seal.Kind.FOUND);
+          return s.records;
+        }, 1, "records inserted: the source's start at "),
+        new Made("records after a close seal are inserted", s -> {
+          closedThenTwoRecords(s);
+          return s.records;
+        }, 1, "records inserted: 2 record(s) after seal 1 ", "closed the file (close)"),
+        new Made("a start's seal after the records after a close came too late: they are inserted", s -> {
+          ConsumerRecord<byte[], byte[]> resume = closedThenTwoRecords(s);
+          s.records.add(resume); // a genuine start writes it before its records
+          s.seal(Seal.Kind.INTERVAL);
+          return s.records;
+        }, 1, "came before seal 2 (resume)"),
+        new Made("a stop and a start are no change", s -> {
+          lines(s, 1, 5);
+          s.seal(Seal.Kind.CLOSE);
+          s.seal(Seal.Kind.RESUME);
+          s.line(6);
+          s.line(7);
+          s.seal(Seal.Kind.CLOSE);
+          return s.records;
+        }, 0),
+        new Made("records after a rotate seal, its file-end cut away, are inserted", s -> {
+          rotatedThenFiveRecords(s);
+          return s.records;
+        }, 1, "records inserted: 5 record(s) after seal 1 ", "ended the file for its rotation (rotate)"),
+        new Made("records after a rotation that failed are covered by the file's next seal", s -> {
+          rotatedThenFiveRecords(s);
+          s.seal(Seal.Kind.INTERVAL); // the file goes on, and its next seal covers them
+          s.seal(Seal.Kind.CLOSE);
+          return s.records;
+        }, 0),
+        new Made("a read that begins at a late seal starts mid-chain", s -> { // --from a time, or retention
+          lines(s, 1, 10);
+          ConsumerRecord<byte[], byte[]> late = s.sealRecord(Seal.Kind.INTERVAL);
+          lines(s, 11, 13); // sent before the seal of the records before them
+          s.records.add(late);
+          lines(s, 14, 20);
+          s.seal(Seal.Kind.INTERVAL);
+          lines(s, 21, 25);
+          s.endFile();
+          return s.records.subList(s.records.indexOf(late), s.records.size());
+        }, 0, "12 records (5 verified by 3 seals), 1 file ended"),
+        new Made("a read that begins at a late seal, the file's last seal next, starts mid-chain", s -> {
+          lines(s, 1, 10);
+          ConsumerRecord<byte[], byte[]> held = s.sealRecord(Seal.Kind.INTERVAL);
+          s.line(11); // sent before the seal of the records before it, and the file's last seal and end after
+          s.records.add(held);
+          s.endFile();
+          return s.records.subList(s.records.indexOf(held), s.records.size());
+        }, 0));
   }
 
-  @Test
-  void aCopyOlderThanTheWindowIsNotComparedAndSaysSo() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    ConsumerRecord<byte[], byte[]> first = s.line(1);
-    for (int i = 2; i <= 50; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL);
-    s.records.add(first); // sent again long after
-    Result small = check(s.records, false, 10, 1 << 20);
-    assertEquals(2, small.code, small.output);
-    assertTrue(small.output.contains("NOT VERIFIED: ns1/nn1: 1 record(s) sent again after more records than "
-        + "verify-stream remembers"), small.output);
-    Result large = check(s.records, false, 1000, 1 << 20);
-    assertEquals(0, large.code, large.output);
-  }
-
-  @Test
-  void aRangeLongerThanTheBytesKeptIsReportedNotHashedAndTheNextVerifies() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    for (int i = 1; i <= 40; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL); // about 5 KB of records
-    for (int i = 41; i <= 45; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL);
-    s.seal(Seal.Kind.CLOSE);
-    Result r = check(s.records, false, 1000, 2000);
-    assertEquals(2, r.code, r.output);
-    assertTrue(r.output.contains("40 record(s) up to byte "), r.output);
-    assertTrue(r.output.contains("more than 2000 bytes of records waited for their seal"), r.output);
-    assertTrue(r.output.contains("45 records (5 verified by 3 seals)"), r.output);
-  }
-
-  @Test
-  void aCutRecordsRangeCannotBeHashed() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    s.line(1);
-    s.cutLine(1500);
-    s.line(3);
-    s.seal(Seal.Kind.INTERVAL);
-    s.line(4);
-    s.seal(Seal.Kind.CLOSE);
-    Result r = check(s.records, false, 1000, 1 << 20);
-    assertEquals(2, r.code, r.output);
-    assertTrue(r.output.contains("3 record(s) up to byte "), r.output);
-    assertTrue(r.output.contains("record-cut"), r.output);
-    assertTrue(r.output.contains("4 records (1 verified by 2 seals)"), r.output);
-  }
-
-  @Test
-  void aRecordNoShipperWroteIsAChange() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    s.line(1);
-    ConsumerRecord<byte[], byte[]> bare = s.make(ShipHeaders.RECORD, 0, "planted".getBytes(StandardCharsets.UTF_8));
-    bare.headers().remove(ShipHeaders.FILE);
-    s.records.add(bare);
-    s.seal(Seal.Kind.CLOSE);
-    Result r = check(s.records, false, 1000, 1 << 20);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
-    assertTrue(r.output.contains("a record no shipper wrote: it lacks the headers"), r.output);
-  }
-
-  @Test
-  void theSealsOfAStartAreReadAsVerifyReadsThem() throws Exception {
-    SyntheticSource late = new SyntheticSource("ns1/nn1", 0, signer);
-    for (int i = 1; i <= 5; i++) {
-      late.line(i);
-    }
-    late.seal(Seal.Kind.INTERVAL);
-    late.line(6);
-    late.seal(Seal.Kind.RECOVER); // a killed run's tail, sealed by the next start
-    late.seal(Seal.Kind.CLOSE);
-    Result r = check(late.records, false, 1000, 1 << 20);
-    assertEquals(2, r.code, r.output);
-    assertTrue(r.output.contains("SEALED LATE: ns1/nn1 file 0 at byte "), r.output);
-    assertTrue(r.output.contains("1 record(s) sealed at the start at "), r.output);
-    Result accepted = check(late.records, true, 1000, 1 << 20);
-    assertEquals(0, accepted.code, accepted.output);
-    assertTrue(accepted.output.contains("(accepted) 1 record(s) sealed at the start"), accepted.output);
-
-    SyntheticSource found = new SyntheticSource("ns1/nn1", 0, signer);
-    found.line(1);
-    found.seal(Seal.Kind.CLOSE);
-    found.line(2);
-    found.seal(Seal.Kind.FOUND); // records no run wrote, after a close
-    Result f = check(found.records, false, 1000, 1 << 20);
-    assertEquals(1, f.code, f.output);
-    assertTrue(f.output.contains("records inserted: the source's start at "), f.output);
-  }
-
-  @Test
-  void aPlaceBeyondAnyTheShipperGivesIsAChange() throws Exception {
-    for (String[] place : new String[][] {{"8388608", "0"}, {"1", Long.toString(4L << 40)}}) {
-      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-      for (int i = 1; i <= 10; i++) {
-        s.line(i);
-      }
-      s.seal(Seal.Kind.INTERVAL);
-      s.records.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), place[0],
-          place[1]));
-      s.seal(Seal.Kind.CLOSE);
-      Result r = check(s.records, false, 1000, 1 << 20);
-      assertEquals(1, r.code, r.output);
-      assertTrue(r.output.contains("a file number or byte beyond any the shipper gives"), r.output);
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("streams")
+  void aStreamIsFoundAsItWasMade(Made made) throws Exception {
+    Result r = check(made.make.records(new SyntheticSource("ns1/nn1", 0, signer)), made.acceptLate, made.window,
+        made.maxPending);
+    assertEquals(made.code, r.code, r.output);
+    for (String text : made.holds) {
+      assertTrue(r.output.contains(text), r.output);
     }
   }
 
@@ -267,57 +264,6 @@ class StreamCheckTest {
     }
     s.seal(Seal.Kind.CLOSE);
     return lines;
-  }
-
-  @Test
-  void recordsAfterACloseOrARotateSealAreInserted() throws Exception {
-    SyntheticSource closed = new SyntheticSource("ns1/nn1", 0, signer);
-    for (int i = 1; i <= 5; i++) {
-      closed.line(i);
-    }
-    closed.seal(Seal.Kind.CLOSE);
-    ConsumerRecord<byte[], byte[]> resume = closed.sealRecord(Seal.Kind.RESUME); // no bytes: at the close's end
-    closed.line(6);
-    closed.line(7);
-    Result r = check(closed.records, false, 1000, 1 << 20);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("records inserted: 2 record(s) after seal 1 "), r.output);
-    assertTrue(r.output.contains("closed the file (close)"), r.output);
-
-    closed.records.add(resume); // a start's seal after them: a genuine start writes it before its records
-    closed.seal(Seal.Kind.INTERVAL);
-    Result late = check(closed.records, false, 1000, 1 << 20);
-    assertEquals(1, late.code, late.output);
-    assertTrue(late.output.contains("came before seal 2 (resume)"), late.output);
-
-    SyntheticSource restarted = new SyntheticSource("ns1/nn1", 0, signer); // a stop and a start: no change
-    for (int i = 1; i <= 5; i++) {
-      restarted.line(i);
-    }
-    restarted.seal(Seal.Kind.CLOSE);
-    restarted.seal(Seal.Kind.RESUME);
-    restarted.line(6);
-    restarted.line(7);
-    restarted.seal(Seal.Kind.CLOSE);
-    assertEquals(0, check(restarted.records, false, 1000, 1 << 20).code);
-
-    SyntheticSource rotated = new SyntheticSource("ns1/nn1", 0, signer);
-    for (int i = 1; i <= 5; i++) {
-      rotated.line(i);
-    }
-    rotated.seal(Seal.Kind.ROTATE); // its file-end cut away, records appended to the rotated file
-    for (int i = 6; i <= 10; i++) {
-      rotated.line(i);
-    }
-    Result rr = check(rotated.records, false, 1000, 1 << 20);
-    assertEquals(1, rr.code, rr.output);
-    assertTrue(rr.output.contains("records inserted: 5 record(s) after seal 1 "), rr.output);
-    assertTrue(rr.output.contains("ended the file for its rotation (rotate)"), rr.output);
-
-    rotated.seal(Seal.Kind.INTERVAL); // a rotation that failed: the file goes on, and its next seal covers them
-    rotated.seal(Seal.Kind.CLOSE);
-    Result failed = check(rotated.records, false, 1000, 1 << 20);
-    assertEquals(0, failed.code, failed.output);
   }
 
   @Test
@@ -380,61 +326,6 @@ class StreamCheckTest {
   }
 
   @Test
-  void aRepeatedHeaderIsAChange() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    s.line(1);
-    ConsumerRecord<byte[], byte[]> two = s.line(2);
-    s.seal(Seal.Kind.CLOSE);
-    RecordHeaders h = new RecordHeaders();
-    h.add(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)); // read first by some consumers
-    two.headers().forEach(h::add);
-    List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>(s.records);
-    all.set(all.indexOf(two), new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(),
-        TimestampType.CREATE_TIME, -1, -1, two.key(), two.value(), h, java.util.Optional.empty()));
-    Result r = check(all, false, 1000, 1 << 20);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("the header nnaudit.type is repeated"), r.output);
-  }
-
-  @Test
-  void aReadThatBeginsAtALateSealStartsMidChain() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    for (int i = 1; i <= 10; i++) {
-      s.line(i);
-    }
-    ConsumerRecord<byte[], byte[]> late = s.sealRecord(Seal.Kind.INTERVAL);
-    for (int i = 11; i <= 13; i++) { // sent before the seal of the records before them
-      s.line(i);
-    }
-    s.records.add(late);
-    for (int i = 14; i <= 20; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL);
-    for (int i = 21; i <= 25; i++) {
-      s.line(i);
-    }
-    s.endFile();
-    List<ConsumerRecord<byte[], byte[]>> fromSeal = s.records.subList(s.records.indexOf(late), s.records.size());
-    Result r = check(fromSeal, false, 1000, 1 << 20); // --from a time, or retention, that begins at the seal
-    assertEquals(0, r.code, r.output);
-    assertTrue(r.output.contains("12 records (5 verified by 3 seals), 1 file ended"), r.output);
-
-    SyntheticSource t = new SyntheticSource("ns1/nn1", 0, signer); // the same with the file's last seal next
-    for (int i = 1; i <= 10; i++) {
-      t.line(i);
-    }
-    ConsumerRecord<byte[], byte[]> held = t.sealRecord(Seal.Kind.INTERVAL);
-    t.line(11); // sent before the seal of the records before it, and the file's last seal and end after
-    t.records.add(held);
-    t.endFile();
-    List<ConsumerRecord<byte[], byte[]>> fromRotate = t.records.subList(t.records.indexOf(held),
-        t.records.size());
-    Result e = check(fromRotate, false, 1000, 1 << 20);
-    assertEquals(0, e.code, e.output);
-  }
-
-  @Test
   void aSourceThatBeginsAtItsChainsFirstSealMustFollowOnFromIt() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN); // the chain's first seal, over no bytes
@@ -454,6 +345,61 @@ class StreamCheckTest {
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), r.output);
     assertEquals(0, headless.indexOf(open));
+  }
+
+  // --- streams
+
+  /** Lines {@code from} to {@code to} of {@code s}. */
+  private static void lines(SyntheticSource s, int from, int to) {
+    for (int i = from; i <= to; i++) {
+      s.line(i);
+    }
+  }
+
+  /** 50 lines, sealed, and the first sent again long after. */
+  private static List<ConsumerRecord<byte[], byte[]>> sentAgainLongAfter(SyntheticSource s) throws Exception {
+    ConsumerRecord<byte[], byte[]> first = s.line(1);
+    lines(s, 2, 50);
+    s.seal(Seal.Kind.INTERVAL);
+    s.records.add(first); // sent again long after
+    return s.records;
+  }
+
+  /** 10 lines, sealed, then a record at file {@code file}, byte {@code offset}, and a close. */
+  private static List<ConsumerRecord<byte[], byte[]>> forgedAt(SyntheticSource s, String file, String offset)
+      throws Exception {
+    lines(s, 1, 10);
+    s.seal(Seal.Kind.INTERVAL);
+    s.records.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), file, offset));
+    s.seal(Seal.Kind.CLOSE);
+    return s.records;
+  }
+
+  /** 5 lines sealed, a sixth that a killed run left, sealed by the next start (recover), and a close. */
+  private static List<ConsumerRecord<byte[], byte[]>> recovered(SyntheticSource s) throws Exception {
+    lines(s, 1, 5);
+    s.seal(Seal.Kind.INTERVAL);
+    s.line(6);
+    s.seal(Seal.Kind.RECOVER); // a killed run's tail, sealed by the next start
+    s.seal(Seal.Kind.CLOSE);
+    return s.records;
+  }
+
+  /** 5 lines, a close, and 2 lines after it; returns a start's seal at the close's end, not added. */
+  private static ConsumerRecord<byte[], byte[]> closedThenTwoRecords(SyntheticSource s) throws Exception {
+    lines(s, 1, 5);
+    s.seal(Seal.Kind.CLOSE);
+    ConsumerRecord<byte[], byte[]> resume = s.sealRecord(Seal.Kind.RESUME); // no bytes: at the close's end
+    s.line(6);
+    s.line(7);
+    return resume;
+  }
+
+  /** 5 lines, a rotate seal with no file-end after it, and 5 lines appended to the rotated file. */
+  private static void rotatedThenFiveRecords(SyntheticSource s) throws Exception {
+    lines(s, 1, 5);
+    s.seal(Seal.Kind.ROTATE); // its file-end cut away, records appended to the rotated file
+    lines(s, 6, 10);
   }
 
   /** {@code r} moved to file {@code file}, byte {@code offset}. */
@@ -476,6 +422,49 @@ class StreamCheckTest {
   }
 
   // --- helpers
+
+  /** Makes a stream of {@code s}: its records, in the order read. */
+  private interface Maker {
+    List<ConsumerRecord<byte[], byte[]>> records(SyntheticSource s) throws Exception;
+  }
+
+  /** A stream made in memory, how it is checked, and what the check must give: its exit code, what it says. */
+  static final class Made {
+    final String name;
+    final Maker make;
+    final int code;
+    final List<String> holds;
+    boolean acceptLate;
+    int window = 1000;
+    int maxPending = 1 << 20;
+
+    Made(String name, Maker make, int code, String... holds) {
+      this.name = name;
+      this.make = make;
+      this.code = code;
+      this.holds = List.of(holds);
+    }
+
+    Made acceptingLate() {
+      acceptLate = true;
+      return this;
+    }
+
+    Made window(int records) {
+      window = records;
+      return this;
+    }
+
+    Made maxPending(int bytes) {
+      maxPending = bytes;
+      return this;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
 
   private static final class Result {
     final int code;

@@ -1,0 +1,70 @@
+package io.nnaudit.kafka.verify;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the check of one source found so far: its findings in order, the change that stopped it, and the counts
+ * its summary prints ({@link SourceSummary}); and the exit code they give, as {@code nnaudit verify}'s.
+ */
+final class SourceFindings {
+  static final int MAX_FINDINGS = 1000;
+
+  final String source;
+  /** What was found, in order; past {@link #MAX_FINDINGS} only counted, so that memory stays bounded. */
+  final List<Finding> findings = new ArrayList<>();
+  long findingsLeftOut;
+  /** The worst exit code of every finding, those left out included. */
+  private int findingsCode;
+  /** The first change found: it stops the source's check, as {@code nnaudit verify} stops a trail's. */
+  Finding tampering;
+  long records;
+  long verifiedRecords;
+  long seals;
+  long duplicates;
+  long notCompared;
+  /** Records before the first one read, dropped as copies a resend sent again: none was compared. */
+  long resentBeforeStart;
+  long gaps;
+  long files;
+  long headRecords;
+  long skipped;
+  long firstMillis = -1;
+  long lastMillis = -1;
+  String anchor;
+  final Set<String> keyIds = new LinkedHashSet<>();
+  final Set<String> trails = new LinkedHashSet<>();
+  String midChain;
+
+  SourceFindings(String source) {
+    this.source = source;
+  }
+
+  void report(Finding f) {
+    findingsCode = Math.max(findingsCode, f.kind.exitCode);
+    if (findings.size() < MAX_FINDINGS) {
+      findings.add(f);
+    } else {
+      findingsLeftOut++;
+    }
+  }
+
+  /** The change found at byte {@code offset} of file {@code f}, shown by {@code r} (null: by no one record). */
+  void tamper(StreamRecord r, long f, long offset, String text) {
+    tampering = new Finding(Finding.Kind.TAMPERED, source, f, offset, r == null ? null : r.place(), text);
+  }
+
+  /** The exit code this source's findings give, as {@code nnaudit verify}'s. */
+  int exitCode() {
+    if (tampering != null) {
+      return 1;
+    }
+    int code = findingsCode;
+    if (notCompared > 0 || resentBeforeStart > 0 || records == 0 && seals == 0) {
+      code = Math.max(code, 2);
+    }
+    return code;
+  }
+}
