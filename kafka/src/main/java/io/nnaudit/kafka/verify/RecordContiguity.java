@@ -255,9 +255,13 @@ final class RecordContiguity {
     }
   }
 
-  /** Whether byte {@code o} of file {@code f} is before the first record read. */
-  boolean beforeStart(long f, long o) {
-    return place(f, o) < firstPlace;
+  /**
+   * Whether a seal up to byte {@code o} of file {@code f} covers nothing read: its range ends at or before the
+   * start of the first record read (a file's first seal, over no bytes, ends where the file's first record
+   * begins).
+   */
+  boolean sealsNothingRead(long f, long o) {
+    return place(f, o) <= firstPlace;
   }
 
   /** A seal of the file being read, up to byte {@code to}, was checked: the file's next seal must continue it. */

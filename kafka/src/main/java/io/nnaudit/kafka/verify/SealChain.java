@@ -63,7 +63,7 @@ final class SealChain {
       return;
     }
     records.sealedUpTo(r.file, s.to);
-    if (lastSeal != null && records.beforeStart(r.file, r.offset) && !s.prev.equals(lastSeal.hash())
+    if (lastSeal != null && records.sealsNothingRead(r.file, r.offset) && !s.prev.equals(lastSeal.hash())
         && !sealHashes.containsKey(hash)) { // a seal sent again from before the read's start: not in the chain read
       String unsigned = SealSignature.problem(s, keys);
       if (unsigned != null) {

@@ -201,6 +201,19 @@ class StreamCheckTest {
           s.endFile();
           return s.records.subList(s.records.indexOf(late), s.records.size());
         }, 0, "12 records (5 verified by 3 seals), 1 file ended"),
+        new Made("a read from a file's first record takes that file's first seal, sent again later, for a copy",
+            s -> { // --from the time of a file's first record; a restarted shipper sends again from the file's start
+              lines(s, 1, 5);
+              s.endFile();
+              ConsumerRecord<byte[], byte[]> resumed = s.seal(Seal.Kind.RESUME); // over no bytes, at byte 0
+              int first = s.records.size();
+              lines(s, 6, 10);
+              s.seal(Seal.Kind.INTERVAL);
+              List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records.subList(first, s.records.size()));
+              read.add(resumed); // the resend, from the checkpoint at the file's start
+              read.addAll(s.records.subList(first, s.records.size()));
+              return read;
+            }, 0, "5 records (5 verified by 1 seal)", "7 duplicate(s) dropped"),
         new Made("a read that begins at a late seal, the file's last seal next, starts mid-chain", s -> {
           lines(s, 1, 10);
           ConsumerRecord<byte[], byte[]> held = s.sealRecord(Seal.Kind.INTERVAL);
