@@ -64,7 +64,7 @@ final class SealChain {
     }
     records.sealedUpTo(r.file, s.to);
     if (lastSeal != null && records.sealsNothingRead(r.file, r.offset) && !s.prev.equals(lastSeal.hash())
-        && !sealHashes.containsKey(hash)) { // a seal sent again from before the read's start: not in the chain read
+        && !sealHashes.containsKey(hash) && earlierInItsTrail(s)) { // sent again from before the read's start
       String unsigned = SealSignature.problem(s, keys);
       if (unsigned != null) {
         found.tamper(r, r.file, r.offset, unsigned);
@@ -108,6 +108,15 @@ final class SealChain {
       found.keyIds.add(s.keyId);
       found.trails.add(s.trail);
     }
+  }
+
+  /**
+   * Whether {@code s} can be a copy of a seal from before the last one read: of another trail, or numbered
+   * before it in the same trail. A seal of the same trail numbered after the last one read, yet not chaining to
+   * it, is a fork or a seal between them removed, whatever its place.
+   */
+  private boolean earlierInItsTrail(Seal s) {
+    return !s.trail.equals(lastSeal.trail) || s.number < lastSeal.number;
   }
 
   /** Whether {@code s} follows the chain read so far (a first seal, or a break a gap explains, are said). */

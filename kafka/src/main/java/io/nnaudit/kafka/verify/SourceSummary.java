@@ -32,6 +32,9 @@ final class SourceSummary {
     if (c.midChain != null) {
       out.add("  note: " + c.midChain + (c.headRecords > 0 ? "; the " + c.headRecords + " record(s) before "
           + "that seal's end are not verified" : ""));
+    } else if (c.headRecords > 0) { // a read that began at its chain's first seal, records sent before it
+      out.add("  note: the read began inside the range of its first seal read: the " + c.headRecords
+          + " record(s) before that seal's end are not verified");
     }
     if (c.duplicates > 0) {
       out.add("  note: " + c.duplicates + " duplicate(s) dropped (records sent again with the same identity and "

@@ -214,6 +214,30 @@ class StreamCheckTest {
               read.addAll(s.records.subList(first, s.records.size()));
               return read;
             }, 0, "5 records (5 verified by 1 seal)", "7 duplicate(s) dropped"),
+        new Made("seals at a file's first byte after a removed close are a change, not copies", s -> {
+          s.seal(Seal.Kind.RESUME); // 1: the chain's first, over no bytes, at byte 0
+          ConsumerRecord<byte[], byte[]> close = s.seal(Seal.Kind.CLOSE); // 2: removed
+          s.seal(Seal.Kind.RESUME); // 3
+          s.seal(Seal.Kind.CLOSE); // 4
+          s.line(1); // appended after the close
+          s.line(2);
+          s.records.remove(close);
+          return s.records;
+        }, 1, "seal 3 does not follow seal 1"),
+        new Made("a read that begins at its chain's first seal over records says what it could not hash", s -> {
+          lines(s, 1, 3);
+          ConsumerRecord<byte[], byte[]> adopt = s.seal(Seal.Kind.ADOPT); // the chain's first, over records 1-3
+          lines(s, 4, 6);
+          ConsumerRecord<byte[], byte[]> seventh = s.line(7);
+          s.line(8);
+          s.seal(Seal.Kind.INTERVAL);
+          s.seal(Seal.Kind.CLOSE);
+          List<ConsumerRecord<byte[], byte[]>> read =
+              new ArrayList<>(s.records.subList(s.records.indexOf(seventh), s.records.size()));
+          read.add(0, adopt); // the read begins at the seal; records 4-6 were sent before it
+          return read;
+        }, 0, "the read began inside the range of its first seal read: the 2 record(s) before that seal's end "
+            + "are not verified").acceptingLate(),
         new Made("a read that begins at a late seal, the file's last seal next, starts mid-chain", s -> {
           lines(s, 1, 10);
           ConsumerRecord<byte[], byte[]> held = s.sealRecord(Seal.Kind.INTERVAL);
