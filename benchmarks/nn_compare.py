@@ -2,10 +2,10 @@
 """NameNode throughput and NameNode CPU per operation, audit variant by audit variant, side by side.
 
 Runs Hadoop's unmodified NNThroughputBenchmark (hadoop-hdfs tests jar) in remote mode, over RPC, against one
-NameNode JVM per (variant, thread count, repeat). Repeats are interleaved (A B C ... A B C ...). The NameNode
-is pinned to CPU 0 and the benchmark client to CPU 1 (taskset), which steadies the figures on 2 cores. One
-client JVM per NameNode (io.nnaudit.bench.NnCompareClient) runs the ops one after another: a warm-up pass,
-then the measured pass. For each measured op it records ops/s from the benchmark, the NameNode's CPU time
+NameNode JVM per (variant, thread count, repeat). Repeats are interleaved, each starting one variant later
+(A B C, B C A, ...). The NameNode is pinned to CPU 0 and the benchmark client to CPU 1 (taskset), which
+steadies the figures on 2 cores. One client JVM per NameNode (io.nnaudit.bench.NnCompareClient) runs the ops
+one after another: a warm-up pass, then the measured pass. For each measured op it records ops/s from the benchmark, the NameNode's CPU time
 (nanoseconds on the CPU from /proc/PID/task/*/schedstat) over the benchmark's timed window only, and the audit records on disk
 against the operations performed.
 
@@ -523,7 +523,9 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
                    + ["ship_topic_records", "ship_topic_match", "seal_verify_exit", "seals"])
         for t in threads:
             for r in range(1, repeats + 1):
-                for v in variants:  # interleaved: A B C ... then A B C ... again
+                # Interleaved, each repeat starting one variant later (A B C, B C A, C A B, ...), so that no
+                # variant always runs right after the same other one (a stopped NameNode's writeback, say).
+                for v in variants[(r - 1) % len(variants):] + variants[:(r - 1) % len(variants)]:
                     run_dir = os.path.join(WORK, "%s-t%d-r%d" % (v, t, r))
                     os.makedirs(run_dir)
                     nn, port, http = start_namenode(cp, v, t, run_dir, kafka)
