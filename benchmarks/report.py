@@ -168,14 +168,46 @@ def deferral_run(groups):
     return any(k[2] == "nnaudit-block-deferral" for k in groups)
 
 
-def ratio_text(groups, op, t, with_v, without_v, field):
-    """Ratio of medians, and the min–max of the ratios of runs of the same repeat (interleaved side by side)."""
+def ratios(groups, op, t, with_v, without_v, field):
+    """(ratio of medians, [ratios of runs of the same repeat, interleaved side by side]), or None."""
     a, b = groups.get((op, t, with_v)), groups.get((op, t, without_v))
     if not a or not b:
-        return "–"
+        return None
     by_repeat = {r["repeat"]: float(r[field]) for r in b}
     pairs = [float(r[field]) / by_repeat[r["repeat"]] for r in a if r["repeat"] in by_repeat]
-    return "%.2f (%.2f–%.2f)" % (med(a, field)[0] / med(b, field)[0], min(pairs), max(pairs))
+    return med(a, field)[0] / med(b, field)[0], pairs
+
+
+def ratio_text(groups, op, t, with_v, without_v, field):
+    """Ratio of medians, and the min–max of the ratios of runs of the same repeat (interleaved side by side)."""
+    r = ratios(groups, op, t, with_v, without_v, field)
+    if r is None or not r[1]:
+        return "–"
+    return "%.2f (%.2f–%.2f)" % (r[0], min(r[1]), max(r[1]))
+
+
+FEATURE_TARGETS = {"defaults × do-nothing logger": "≤ 1.05", "seals on × off": "≤ 1.02",
+                   "shipping on × off": "≤ 1.05", "everything on × do-nothing logger": "≤ 1.10"}
+
+
+def feature_summary(groups, field, base):
+    """Each feature over every (op, threads) cell: the median of the cells' ratios of medians, their range, and
+    the range of the per-repeat ratios, beside its target."""
+    cells = sorted({(op, t) for (op, t, v) in groups})
+    out = ["", "Each feature over the %d cells (op and thread count): the median of the cells' ratios, their "
+           "range, and the range of every per-repeat ratio:" % len(cells), "",
+           "| feature | target | median of the cells | the cells | per-repeat ratios |", "|---|---:|---:|---|---|"]
+    for name, w, wo in FEATURES:
+        got = [ratios(groups, op, t, w, wo.format(base=base), field) for op, t in cells]
+        got = [g for g in got if g is not None and g[1]]
+        if not got:
+            continue
+        meds = [g[0] for g in got]
+        pairs = [p for g in got for p in g[1]]
+        out.append("| %s | %s | **%.2f** | %.2f–%.2f | %.2f–%.2f |" % (
+            name, FEATURE_TARGETS.get(name, "–"), statistics.median(meds), min(meds), max(meds), min(pairs),
+            max(pairs)))
+    return out
 
 
 def feature_table(groups, title):
@@ -193,6 +225,7 @@ def feature_table(groups, title):
         cells = [ratio_text(groups, op, t, w, wo.format(base=base), field) for _, w, wo in FEATURES]
         out.append("| %s | %d | %s | %s |" % (op, t, "%.1f" % med(floor, field)[0] if floor else "–",
                                               " | ".join(cells)))
+    out += feature_summary(groups, field, base)
     variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-block-deferral", "nnaudit-sealed",
                             "nnaudit-kafka", "nnaudit-all")
                 if any(k[2] == v for k in groups)]
