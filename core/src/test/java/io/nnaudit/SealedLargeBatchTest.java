@@ -17,8 +17,8 @@ import io.nnaudit.verify.Verification;
 import io.nnaudit.verify.VerifyReport;
 
 /**
- * A sealed trail written by the whole pipeline in batches of megabytes, whose buffers the writer lends to the
- * sealing thread and goes on formatting in others: queues filled behind a stalled write, drained, three times
+ * A sealed trail written by the whole pipeline in chunks of a megabyte, each handed to the sealing thread while
+ * the writer formats the next into its reused buffer: queues filled behind a stalled write, drained, three times
  * over, with rotations; then the trail verifies and holds every record.
  */
 class SealedLargeBatchTest {
@@ -29,7 +29,7 @@ class SealedLargeBatchTest {
   final LoggerFixture audit = new LoggerFixture();
 
   @Test
-  void aTrailWrittenInLentChunksVerifies() throws Exception {
+  void aTrailWrittenInMegabyteChunksVerifies() throws Exception {
     String pad = String.join("", Collections.nCopies(200, "p"));
     QueuedAuditLogger l = audit.start(c -> {
       c.setInt(NnauditConfigKeys.QUEUE_CAPACITY_KEY, 40_000);

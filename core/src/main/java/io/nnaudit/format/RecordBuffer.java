@@ -49,11 +49,6 @@ public final class RecordBuffer {
     return ByteBuffer.wrap(buf, 0, len);
   }
 
-  /** Whether {@code b} reads this buffer's array now (as one from {@link #asByteBuffer} or a duplicate does). */
-  public boolean backs(ByteBuffer b) {
-    return b.hasArray() && b.array() == buf;
-  }
-
   /** The bytes held, decoded (for tests and messages). */
   @Override
   public String toString() {

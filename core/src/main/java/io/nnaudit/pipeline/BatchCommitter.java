@@ -9,7 +9,6 @@ import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.FailurePolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.AuditSink;
-import io.nnaudit.sink.ChunkLease;
 import io.nnaudit.throttle.RateLimitedLog;
 
 /**
@@ -101,12 +100,11 @@ final class BatchCommitter {
    * not, the events are given up under the failure policy, except after a leading handler's single try
    * ({@link CommitMode#triesOnce}), which leaves them untouched, tickets pending, for the writer thread. An
    * interrupt that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
-   * {@code lease} offers the sink the buffer behind {@code bytes} for each try (see {@link AuditSink#lend}).
    */
-  boolean commit(ByteBuffer bytes, ChunkLease lease, List<AuditEvent> events, CommitMode mode) {
+  boolean commit(ByteBuffer bytes, List<AuditEvent> events, CommitMode mode) {
     Call call = new Call(mode);
     try {
-      return commit(bytes, lease, events, call);
+      return commit(bytes, events, call);
     } finally {
       if (call.interrupted && mode.keepsInterrupts()) {
         Thread.currentThread().interrupt(); // after the write and its fsync: the handler's flag, for its caller
@@ -114,11 +112,11 @@ final class BatchCommitter {
     }
   }
 
-  private boolean commit(ByteBuffer bytes, ChunkLease lease, List<AuditEvent> events, Call call) {
+  private boolean commit(ByteBuffer bytes, List<AuditEvent> events, Call call) {
     int n = events.size();
     // An abandoned writer (given up on by close or the shutdown hook, whose replacement or successor may hold
     // the file now) writes nothing more: its chunk fails as a refused write does.
-    if (life.abandoned || !writeWithRetry(bytes, lease, n, call)) {
+    if (life.abandoned || !writeWithRetry(bytes, n, call)) {
       if (!call.mode.triesOnce()) {
         giveUp(events, call); // a leading handler's chunk goes back, tickets pending, to the writer thread
       }
@@ -219,11 +217,10 @@ final class BatchCommitter {
     }
   }
 
-  private boolean writeWithRetry(ByteBuffer bytes, ChunkLease lease, int events, Call call) {
+  private boolean writeWithRetry(ByteBuffer bytes, int events, Call call) {
     while (true) {
       long start = System.nanoTime();
       try {
-        sink.lend(lease);
         sink.write(bytes);
         metrics.writeLatency(System.nanoTime() - start);
         return true;

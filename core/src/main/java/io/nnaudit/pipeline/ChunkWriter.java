@@ -11,11 +11,9 @@ import io.nnaudit.format.RecordFormatter;
 import io.nnaudit.throttle.RateLimitedLog;
 
 /**
- * Formats a batch as UTF-8 into a reused buffer and hands it to the {@link BatchCommitter} in chunks of about
+ * Formats a batch as UTF-8 into one reused buffer and hands it to the {@link BatchCommitter} in chunks of about
  * {@link #WRITE_CHUNK_BYTES}, one write call each; a pending drop report goes ahead of the batch's records. There
- * is no user-space buffer in which records could wait: a chunk is formatted and committed in one call. A sink
- * may keep a chunk's buffer past its write instead of copying it ({@link ChunkBuffers}); the writer then goes on
- * in another.
+ * is no user-space buffer in which records could wait: a chunk is formatted and committed in one call.
  *
  * <p>Design note. Nothing here blocks but the commit (see BatchCommitter) and nothing takes a lock: the caller
  * is the writing thread, one thread at a time (see AuditWriter's notes), which owns every mutable field. What
@@ -34,10 +32,10 @@ final class ChunkWriter {
   private final AuditMetrics metrics;
   /** The failures of every writing thread, rate-limited. Any thread. */
   private final RateLimitedLog failures;
-  /** The events whose records are in the current buffer now. The writing thread. */
+  /** The events whose records are in {@link #text} now. The writing thread. */
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
-  /** The buffer of the chunk being formatted, and those a sink gave back. The writing thread. */
-  private final ChunkBuffers buffers = new ChunkBuffers();
+  /** The records of the chunk being formatted; replaced when a hostile record made it large. The writing thread. */
+  private RecordBuffer text = new RecordBuffer();
 
   ChunkWriter(RecordFormatter formatter, BatchCommitter committer, DropTracker drops, AuditMetrics metrics,
       RateLimitedLog failures) {
@@ -56,7 +54,7 @@ final class ChunkWriter {
    * record).
    */
   List<AuditEvent> write(List<AuditEvent> events, DropReport report, CommitMode mode) {
-    RecordBuffer records = buffers.current();
+    RecordBuffer records = text;
     records.setLength(0);
     chunkEvents.clear();
     if (report != null) {
@@ -85,18 +83,17 @@ final class ChunkWriter {
             + "is not acknowledged; " + metrics.writeFailed() + " events failed in all", t);
       }
       if (records.length() >= WRITE_CHUNK_BYTES) {
-        if (!flush(report, mode)) {
+        if (!flush(records, report, mode)) {
           return unwritten(events.subList(i + 1, events.size()));
         }
         report = null;
-        records = buffers.current(); // another buffer if the sink kept that one
       }
     }
-    if (!flush(report, mode)) {
+    if (!flush(records, report, mode)) {
       return unwritten(Collections.emptyList());
     }
-    if (buffers.current().capacity() > ChunkBuffers.LARGEST_POOLED) {
-      buffers.replace(); // a hostile record made it large: let it go
+    if (records.capacity() > 2 * WRITE_CHUNK_BYTES) {
+      text = new RecordBuffer(); // a hostile record made it large: let it go
     }
     return null;
   }
@@ -107,26 +104,18 @@ final class ChunkWriter {
    */
   void reset() {
     chunkEvents.clear();
-    buffers.replace();
+    text = new RecordBuffer();
   }
 
   /**
-   * One write for everything in the current buffer: the records of {@link #chunkEvents}, after {@code report}'s,
-   * which is settled once written. The sink may keep the buffer (see {@link ChunkBuffers}); the next chunk is
-   * then formatted into another. Returns false only when a single try failed: the chunk's events are then
-   * still in {@link #chunkEvents}, untouched, for {@link #unwritten}.
+   * One write for everything in {@code records}: those of {@link #chunkEvents}, after {@code report}'s, which
+   * is settled once written. Returns false only when a single try failed: the chunk's events are then still in
+   * {@link #chunkEvents}, untouched, for {@link #unwritten}.
    */
-  private boolean flush(DropReport report, CommitMode mode) {
-    RecordBuffer records = buffers.current();
+  private boolean flush(RecordBuffer records, DropReport report, CommitMode mode) {
     if (records.length() > 0) {
-      ChunkBuffers.Lease lease = buffers.lease();
-      boolean written;
-      try {
-        written = committer.commit(records.asByteBuffer(), lease, chunkEvents, mode);
-      } finally {
-        buffers.returned(lease);
-      }
-      buffers.current().setLength(0);
+      boolean written = committer.commit(records.asByteBuffer(), chunkEvents, mode);
+      records.setLength(0);
       if (written && report != null) {
         drops.reported(report);
       } else if (!written && mode.triesOnce()) {

@@ -11,23 +11,20 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.nnaudit.sink.ChunkLease;
-
 /**
  * Runs a {@link Sealer} on a thread of its own, so that hashing what is written (SHA-256 over every byte) and
  * signing seals costs the writing thread, which may be a NameNode handler holding the pipeline's write lock,
- * at most a copy of the bytes it wrote. The file sink hands over, in the order it writes them, the written
- * bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the sealing thread
- * applies them to the Sealer in that order, and seals by itself when the interval in records or time is
- * reached. A chunk of at least {@link #KEEP_MIN_BYTES} whose buffer the writer lends is kept, not copied, and
- * given back once hashed; a smaller one is copied, which costs less than a buffer in flight.
+ * only a copy of the bytes it wrote. The file sink hands over, in the order it writes them, copies of the
+ * written bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
+ * sealing thread applies them to the Sealer in that order, and seals by itself when the interval in records or
+ * time is reached.
  *
  * <p>Design note.
  * <ul>
  * <li>What blocks: a write only copies its bytes and queues them, without waking the sealing thread, which
  * naps {@code NAP_NANOS} (20 ms) whenever it has hashed everything. The sink's writing thread waits (a) in
  * {@link #written} while more than
- * {@link #MAX_QUEUED_BYTES} of copies and kept buffers (counted whole) wait to be hashed, until the sealing thread has hashed enough (it hashes
+ * {@link #MAX_QUEUED_BYTES} of copies wait to be hashed, until the sealing thread has hashed enough (it hashes
  * several hundred MB/s), and (b) in a request, until the sealing thread has hashed everything before it and
  * done it: a seal before a rotation, at close, at the shutdown hook's hand-over and after each direct write
  * after it. Wait (a) lasts as long as hashing what is queued takes (milliseconds), or, like the write(2) and
@@ -43,20 +40,13 @@ import io.nnaudit.sink.ChunkLease;
  * <li>Who owns what: the Sealer and everything in it belong to the sealing thread once it runs (before, to the
  * thread that built the sink, which resumed the chain; after it has ended, to the thread that closes), handed
  * over by {@link Sealer#handTo}, which the Sealer's assertions check; the queue and the byte count are thread-safe;
- * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread. A kept
- * buffer is read by the sealing thread alone from when it is queued until its release, which the sealing
- * thread runs once the Sealer has hashed it; one still queued when the thread ends is never released, and the
- * writer never gets it back.</li>
+ * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread.</li>
  * </ul>
  */
 public final class SealingThread {
   private static final Logger LOG = LoggerFactory.getLogger(SealingThread.class);
-  /**
-   * Copies of written bytes and kept buffers waiting to be hashed, at most (one larger than this goes in alone).
-   */
+  /** Copies of written bytes waiting to be hashed, at most (one copy larger than this goes in alone). */
   static final long MAX_QUEUED_BYTES = 16L << 20;
-  /** A lent chunk this long or longer is kept instead of copied. */
-  static final int KEEP_MIN_BYTES = 64 * 1024;
   /**
    * The longest a request waits for the sealing thread (which may be in a hung fsync of the digest); then it
    * fails as a seal that cannot be written does.
@@ -137,46 +127,18 @@ public final class SealingThread {
     }
   }
 
-  /** Written bytes the writer lent: hashed from its buffer, which is then given back. Immutable. */
-  private static final class Kept {
-    final ByteBuffer bytes;
-    final Runnable release;
-    /** What it counts against {@link #MAX_QUEUED_BYTES}: its whole array. */
-    final int size;
-
-    Kept(ByteBuffer bytes, Runnable release) {
-      this.bytes = bytes;
-      this.release = release;
-      this.size = bytes.array().length;
-    }
-  }
-
-  /**
-   * The remaining bytes of {@code bytes}, just written, for the sealing thread to hash: kept under {@code lease}
-   * (null: none) when they are many, else copied. Waits while too much is queued.
-   */
-  public void written(ByteBuffer bytes, ChunkLease lease) {
+  /** A copy of the bytes just written, for the sealing thread to hash; waits while too much is queued. */
+  public void written(ByteBuffer bytes) {
     if (!thread.isAlive()) {
       return; // sealing is over (closed): nothing will hash it
     }
-    Runnable release = lease != null && bytes.remaining() >= KEEP_MIN_BYTES ? lease.keep(bytes) : null;
-    Object item;
-    int size;
-    if (release != null) {
-      Kept kept = new Kept(bytes.duplicate(), release);
-      item = kept;
-      size = kept.size;
-    } else {
-      byte[] copy = new byte[bytes.remaining()];
-      bytes.duplicate().get(copy);
-      item = copy;
-      size = copy.length;
-    }
-    if (full(size)) {
+    byte[] copy = new byte[bytes.remaining()];
+    bytes.duplicate().get(copy);
+    if (full(copy.length)) {
       LockSupport.unpark(thread);
       synchronized (space) {
         boolean interrupted = false;
-        while (full(size) && thread.isAlive()) {
+        while (full(copy.length) && thread.isAlive()) {
           try {
             space.wait(10);
           } catch (InterruptedException e) {
@@ -188,8 +150,8 @@ public final class SealingThread {
         }
       }
     }
-    queuedBytes.addAndGet(size);
-    queue.add(item);
+    queuedBytes.addAndGet(copy.length);
+    queue.add(copy);
   }
 
   /**
@@ -325,16 +287,11 @@ public final class SealingThread {
           try {
             sealer.written(ByteBuffer.wrap(b));
           } finally {
-            hashed(b.length);
-          }
-          sealWhenDue();
-        } else if (next instanceof Kept) {
-          Kept k = (Kept) next;
-          try {
-            sealer.written(k.bytes);
-          } finally {
-            k.release.run(); // the Sealer keeps nothing of it: the writer may format into it again
-            hashed(k.size);
+            if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
+              synchronized (space) {
+                space.notifyAll();
+              }
+            }
           }
           sealWhenDue();
         } else if (next instanceof Request) {
@@ -358,15 +315,6 @@ public final class SealingThread {
       } catch (Throwable t) {
         failure = new IOException("the sealing thread failed: " + t, t);
         LOG.error("nnaudit: the sealing thread caught an unexpected error; it goes on", t);
-      }
-    }
-  }
-
-  /** {@code size} bytes of the queue are hashed: a writer waiting for room may go on. */
-  private void hashed(int size) {
-    if (queuedBytes.addAndGet(-size) <= MAX_QUEUED_BYTES) {
-      synchronized (space) {
-        space.notifyAll();
       }
     }
   }

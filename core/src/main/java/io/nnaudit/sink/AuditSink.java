@@ -41,14 +41,6 @@ public interface AuditSink extends Closeable {
   void write(ByteBuffer chunk) throws IOException;
 
   /**
-   * Offers the buffer of the chunk the next {@link #write} is given, which a sink may keep past that write
-   * instead of copying what it needs of it (see {@link ChunkLease}); called by the writing thread just before
-   * that write, and good for it alone. A sink that keeps nothing ignores it, as the default does.
-   */
-  default void lend(ChunkLease lease) {
-  }
-
-  /**
    * Whether a failed {@link #write} is meant to leave the destination as it was (the first way above), so
    * that the chunk's records may be formatted again and written by another thread. Only then may the
    * NameNode's handlers lead writes; a sink that keeps records of a failed chunk is written by the writer

@@ -20,7 +20,6 @@ import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealSettings;
 import io.nnaudit.seal.Sealer;
 import io.nnaudit.seal.SealingThread;
-import io.nnaudit.sink.ChunkLease;
 import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
@@ -116,10 +115,10 @@ final class DigestSealing implements Sealing {
   }
 
   @Override
-  public void written(ByteBuffer chunk, int start, ChunkLease lease) {
+  public void written(ByteBuffer chunk, int start) {
     ByteBuffer written = chunk.duplicate();
     written.position(start);
-    thread.written(written, lease);
+    thread.written(written);
   }
 
   @Override

@@ -16,7 +16,6 @@ import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
-import io.nnaudit.sink.ChunkLease;
 import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.trail.DatedNames;
@@ -70,8 +69,6 @@ public class RollingFileSink implements AuditSink {
   private final LongSupplier clock;
   private final LiveFile live;
   private final Sealing sealing;
-  /** The buffer offered for the next write, or null. The writing thread. */
-  private ChunkLease lent;
   private final ReplacedFileFollower follower;
   private final Rotation rotation;
   private final TimeTrigger time;
@@ -142,16 +139,8 @@ public class RollingFileSink implements AuditSink {
     }
   }
 
-  /** The sealing thread may keep the next chunk's buffer instead of copying it: see {@link Sealing#written}. */
-  @Override
-  public void lend(ChunkLease lease) {
-    lent = lease;
-  }
-
   @Override
   public void write(ByteBuffer chunk) throws IOException {
-    ChunkLease lease = lent;
-    lent = null; // good for this write alone, whatever it does
     if (!live.isOpen()) {
       follower.reopen();
     }
@@ -164,7 +153,7 @@ public class RollingFileSink implements AuditSink {
     if (dated) {
       lastWriteMillis = wall.millis();
     }
-    sealing.written(chunk, start, lease);
+    sealing.written(chunk, start);
   }
 
   /**

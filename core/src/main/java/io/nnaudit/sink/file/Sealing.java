@@ -7,7 +7,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 
-import io.nnaudit.sink.ChunkLease;
 import io.nnaudit.sink.SinkContext;
 
 /**
@@ -46,11 +45,8 @@ interface Sealing {
   /** Before a write: throws when the write may not happen (a seal owed, or failing under fail-closed). */
   void checkBeforeWrite() throws IOException;
 
-  /**
-   * After a write: the bytes of {@code chunk} from {@code start} to its position are in the file. They may be
-   * kept under {@code lease} (null: none offered) instead of copied.
-   */
-  void written(ByteBuffer chunk, int start, ChunkLease lease);
+  /** After a write: the bytes of {@code chunk} from {@code start} to its position are in the file. */
+  void written(ByteBuffer chunk, int start);
 
   /** Seals everything written so far. */
   void flush() throws IOException;
@@ -110,7 +106,7 @@ interface Sealing {
     }
 
     @Override
-    public void written(ByteBuffer chunk, int start, ChunkLease lease) {
+    public void written(ByteBuffer chunk, int start) {
     }
 
     @Override
