@@ -1,5 +1,7 @@
 package io.nnaudit.kafka.verify;
 
+import java.util.function.IntPredicate;
+
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
 
@@ -21,6 +23,8 @@ final class RecordContiguity {
   /** The lengths of the last files of the source that ended (by their file-end): what a copy is compared to. */
   private final RecentMap<Long, Long> fileEnds = new RecentMap<>(10_000);
   private final ResendBeforeStart resend;
+  /** Whether a partition was read from its first offset ever written: nothing of it was sent before the read. */
+  private final IntPredicate readFromItsStart;
 
   private boolean started;
   /** The stream's file being read, and the byte its next record must start at. */
@@ -40,8 +44,9 @@ final class RecordContiguity {
   boolean fileSealed;
   long fileSealedTo;
 
-  RecordContiguity(SourceFindings found, int maxPendingBytes, int window) {
+  RecordContiguity(SourceFindings found, int maxPendingBytes, int window, IntPredicate readFromItsStart) {
     this.found = found;
+    this.readFromItsStart = readFromItsStart;
     this.pending = new PendingRange(maxPendingBytes);
     this.recent = new RecentRecords(window);
     this.resend = new ResendBeforeStart(found, fileEnds);
@@ -228,10 +233,12 @@ final class RecordContiguity {
     if (!started) {
       begin(r.file, r.offset);
       pending.reset(r.offset, false);
-      // A chain's first seal over no bytes is the seal a start writes before its first record: nothing of its
-      // chain was sent before it, so its file's next records must follow from its end. Any other seal may come
-      // after records that follow its range.
-      startedAtSeal = !(Seal.GENESIS.equals(s.prev) && s.from == s.to);
+      // A chain's first seal over no bytes is the seal a start writes before its first record. Read first in a
+      // partition read from its first offset ever, nothing of its chain was sent before it, so its file's next
+      // records must follow from its end. Anywhere else it may be a copy that a restarted shipper sent again
+      // (it sends its file's seals again), its file's records sent before the read's start; and any other seal
+      // may come after records that follow its range.
+      startedAtSeal = !(Seal.GENESIS.equals(s.prev) && s.from == s.to && readFromItsStart.test(r.partition));
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap
       if (r.file != file) {

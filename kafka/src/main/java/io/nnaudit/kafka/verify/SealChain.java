@@ -1,5 +1,6 @@
 package io.nnaudit.kafka.verify;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import io.nnaudit.seal.Seal;
@@ -23,6 +24,11 @@ final class SealChain {
   /** Seal identities (file, offset, hash) and seal hashes seen: a restart sends the seals of its file again. */
   private final RecentMap<String, Boolean> sealIds = new RecentMap<>(10_000);
   private final RecentMap<String, Boolean> sealHashes = new RecentMap<>(10_000);
+  /**
+   * The identity of each chain's first seal read, by trail (a few: one a chain): a restart sends its file's seals
+   * again, the first seal of the chain among them, however many seals ago it was read.
+   */
+  private final Map<String, String> firstSealIds = new HashMap<>();
   /** A gap came since the last seal: the next seal may chain to seals that went with the gap. */
   boolean chainMayBreak;
   Seal lastSeal;
@@ -52,7 +58,8 @@ final class SealChain {
       return;
     }
     String hash = s.hash(); // of the line, which is the value byte for byte (it parsed)
-    if (sealIds.put(r.file + ":" + r.offset + ":" + hash, Boolean.TRUE) != null) {
+    String id = r.file + ":" + r.offset + ":" + hash;
+    if (sealIds.put(id, Boolean.TRUE) != null || id.equals(firstSealIds.get(s.trail))) {
       found.duplicates++;
       return;
     }
@@ -99,6 +106,9 @@ final class SealChain {
       return;
     }
     records.sealChecked(s.to);
+    if (Seal.GENESIS.equals(s.prev)) {
+      firstSealIds.putIfAbsent(s.trail, id);
+    }
     if (!again) {
       lastSeal = s;
       lastSealFile = r.file;
@@ -128,7 +138,12 @@ final class SealChain {
             + "start was deleted, or the trail was sealed before shipping began)";
       }
     } else if (!s.prev.equals(lastSeal.hash())) {
-      if (Seal.GENESIS.equals(s.prev)) {
+      if (Seal.GENESIS.equals(s.prev) && found.trails.contains(s.trail)) {
+        found.tamper(r, r.file, s.from, "seal " + s.number + " begins the chain of trail " + s.trail + " again, "
+            + "after seal " + lastSeal.number + " of trail " + lastSeal.trail + ": every new chain has a trail of its "
+            + "own, so this is a chain's start replayed");
+        return false;
+      } else if (Seal.GENESIS.equals(s.prev)) {
         found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, s.from, r.place(), "a new seal chain "
             + "(trail " + s.trail + ") begins at seal " + s.number + " (" + s.kind.text() + ") after seal "
             + lastSeal.number + " of trail " + lastSeal.trail + ": the source lost its digest or sealing was "

@@ -1,6 +1,7 @@
 package io.nnaudit.kafka.verify;
 
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.SealKey;
@@ -31,9 +32,11 @@ final class SourceCheck {
   private final SealChain seals;
   private int partition = -1;
 
-  SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window) {
+  /** {@code readFromItsStart}: whether a partition was read from its first offset ever written (see TopicReader). */
+  SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window,
+      IntPredicate readFromItsStart) {
     this.found = new SourceFindings(source);
-    this.records = new RecordContiguity(found, maxPendingBytes, window);
+    this.records = new RecordContiguity(found, maxPendingBytes, window, readFromItsStart);
     this.seals = new SealChain(found, records, keys, acceptLate);
   }
 

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.IntPredicate;
 
 import io.nnaudit.seal.SealKey;
 
@@ -25,10 +27,16 @@ final class StreamCheck {
   private final Set<String> only;
   private final int maxPending;
   private final int window;
+  private final IntPredicate readFromItsStart;
   private final Map<String, SourceCheck> sources = new TreeMap<>();
 
+  /**
+   * {@code only}: the sources to check (empty: all); {@code readFromItsStart}: whether a partition was read from
+   * its first offset ever written.
+   */
   StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
-      Set<String> only, int maxPending, int window) {
+      Set<String> only, int maxPending, int window, IntPredicate readFromItsStart) {
+    this.readFromItsStart = readFromItsStart;
     this.keys = keys;
     this.sourceKeys = sourceKeys;
     this.acceptLate = acceptLate;
@@ -47,7 +55,8 @@ final class StreamCheck {
     }
     SourceCheck c = sources.get(name);
     if (c == null) {
-      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window);
+      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window,
+          readFromItsStart);
       sources.put(name, c);
     }
     c.accept(r);
@@ -85,6 +94,16 @@ final class StreamCheck {
       notVerified += code == 2 ? 1 : 0;
       verified += code == 0 ? 1 : 0;
     }
+    Set<String> named = new TreeSet<>(sourceKeys.keySet()); // a source bound to a key, or asked for by name
+    named.addAll(only);
+    named.removeAll(sources.keySet());
+    if (!only.isEmpty()) {
+      named.retainAll(only);
+    }
+    for (String missing : named) {
+      out.println("NOT VERIFIED: " + missing + ": no record of the source in the topic");
+      notVerified++;
+    }
     long deleted = 0;
     for (Map.Entry<Integer, Long> e : reader.logStart.entrySet()) {
       deleted += e.getValue();
@@ -94,7 +113,9 @@ final class StreamCheck {
         + reader.endOffsets.size() + " partition(s)" + (deleted > 0 ? "; " + deleted + " records before them "
         + "deleted from the topic" : "") + ")");
     if (sources.isEmpty()) {
-      out.println("NOT VERIFIED: no record " + (only.isEmpty() ? "in the topic" : "of " + only + " in the topic"));
+      if (named.isEmpty()) {
+        out.println("NOT VERIFIED: no record in the topic");
+      }
       return 2;
     }
     return tampered > 0 ? 1 : notVerified > 0 ? 2 : 0;

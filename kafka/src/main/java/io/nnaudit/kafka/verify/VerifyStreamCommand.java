@@ -109,8 +109,10 @@ public final class VerifyStreamCommand {
       err.println("nnaudit verify-stream: cannot read the certificate: " + e.getMessage());
       return VerifyCommand.USAGE;
     }
-    StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window);
     TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
+    long from = o.fromMillis;
+    StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window,
+        p -> from < 0 && Long.valueOf(0).equals(reader.logStart.get(p)));
     try {
       reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
     } catch (Exception e) {

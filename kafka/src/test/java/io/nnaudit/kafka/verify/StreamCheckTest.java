@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -384,6 +385,79 @@ class StreamCheckTest {
     assertEquals(0, headless.indexOf(open));
   }
 
+  @Test
+  void aReadThatBeginsAtTheChainsFirstSealSentAgainTakesItsRecordsForSentBefore() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN);
+    lines(s, 1, 10);
+    ConsumerRecord<byte[], byte[]> second = s.seal(Seal.Kind.INTERVAL);
+    ConsumerRecord<byte[], byte[]> openAgain = s.withValue(open, open.value()); // a restart sends its file's seals
+    s.records.add(openAgain);
+    s.records.add(s.withValue(second, second.value()));
+    lines(s, 11, 20);
+    s.seal(Seal.Kind.INTERVAL);
+    s.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(openAgain), s.records.size());
+
+    Result from = check(read, false, 1000, 1 << 20, false); // read --from the restart's time
+    assertFalse(from.output.contains("TAMPERED"), from.output);
+    assertEquals(0, from.code, from.output);
+    assertTrue(from.output.contains("10 records (10 verified by 4 seals)"), from.output);
+
+    // The same records as a partition's whole history: the records after the chain's first seal were deleted.
+    Result whole = check(read, false, 1000, 1 << 20, true);
+    assertEquals(1, whole.code, whole.output);
+    assertTrue(whole.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), whole.output);
+  }
+
+  @Test
+  void aChainsFirstSealsReplayedAsANewChainAreAChange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> firstRun = new ArrayList<>();
+    firstRun.add(s.seal(Seal.Kind.OPEN));
+    for (int i = 1; i <= 10; i++) {
+      firstRun.add(s.line(i));
+    }
+    firstRun.add(s.seal(Seal.Kind.INTERVAL));
+    s.endFile();
+    ConsumerRecord<byte[], byte[]> fileOne = s.line(11);
+    lines(s, 12, 20);
+    s.seal(Seal.Kind.INTERVAL);
+    s.endFile();
+    // Retention deleted file 0; its records and seals are sent again as file 2, as if a new chain began there.
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records.subList(s.records.indexOf(fileOne),
+        s.records.size()));
+    for (ConsumerRecord<byte[], byte[]> r : firstRun) {
+      String offset = new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8);
+      read.add(at(s.withValue(r, r.value()), "2", offset));
+    }
+    Result r = check(read, false, 1000, 1 << 20, false);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 2 at byte 0"), r.output);
+    assertTrue(r.output.contains("begins the chain of trail"), r.output);
+  }
+
+  @Test
+  void aSourceNamedButWithNoRecordInTheTopicIsNotVerified() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.seal(Seal.Kind.OPEN);
+    lines(s, 1, 5);
+    s.seal(Seal.Kind.CLOSE);
+    Map<String, Map<String, SealKey>> bound = new HashMap<>();
+    bound.put("ns1/nn1", keys);
+    bound.put("ns2/nn1", keys);
+    Result r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> true),
+        s.records);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("verified: ns1/nn1: 5 records"), r.output);
+    assertTrue(r.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), r.output);
+
+    Result asked = check(new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns2/nn1"),
+        1 << 20, 1000, p -> true), s.records);
+    assertEquals(2, asked.code, asked.output);
+    assertTrue(asked.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), asked.output);
+  }
+
   // --- streams
 
   /** Lines {@code from} to {@code to} of {@code s}. */
@@ -537,8 +611,17 @@ class StreamCheckTest {
 
   private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
       int maxPending) {
-    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
-        window);
+    return check(records, acceptLate, window, maxPending, true);
+  }
+
+  /** {@code fromItsStart}: the partitions were read from their first offset ever (not --from, none deleted). */
+  private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
+      int maxPending, boolean fromItsStart) {
+    return check(new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
+        window, p -> fromItsStart), records);
+  }
+
+  private static Result check(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
     TopicReader reader = new TopicReader(new Properties(), "t", Duration.ofSeconds(1));
     for (ConsumerRecord<byte[], byte[]> r : records) {
       reader.recordsRead++;
