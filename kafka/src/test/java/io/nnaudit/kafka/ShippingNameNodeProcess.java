@@ -7,13 +7,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
 import io.nnaudit.ChildJvm;
+import io.nnaudit.MkdirsLoad;
 
 /**
- * A NameNode that ships its audit file, in a child JVM ({@link ShippingNameNodeMain}), which a test can kill
- * with SIGKILL. It prints {@code READY port=N} once it serves RPC, then a {@code STATS} line of the shipper's
+ * A NameNode that ships its audit file, in a child JVM ({@link ShippingNameNodeMain}), which a test can stop with
+ * SIGTERM (its shutdown hooks run) or kill with SIGKILL. It prints {@code READY port=N} once it serves RPC, then a {@code STATS} line of the shipper's
  * figures every 100 ms.
  */
 final class ShippingNameNodeProcess implements AutoCloseable {
@@ -39,6 +45,21 @@ final class ShippingNameNodeProcess implements AutoCloseable {
   /** As above, its rotated files compressed as {@code compress} says ({@code none} or {@code gzip}). */
   static ShippingNameNodeProcess start(File baseDir, File auditDir, String bootstrapServers, String topic,
       boolean format, String compress, long startTimeoutMs) throws Exception {
+    return start(startTimeoutMs, baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
+        String.valueOf(format), compress);
+  }
+
+  /**
+   * As above, as the NameNode {@code source} ({@code NS/NN}), its file sealed with the key in {@code keystore}
+   * (made by SealKeys.ec) every {@code sealInterval} records.
+   */
+  static ShippingNameNodeProcess startSealed(File baseDir, File auditDir, String bootstrapServers, String topic,
+      boolean format, String source, File keystore, int sealInterval, long startTimeoutMs) throws Exception {
+    return start(startTimeoutMs, baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
+        String.valueOf(format), "none", source, keystore.getPath(), String.valueOf(sealInterval));
+  }
+
+  private static ShippingNameNodeProcess start(long startTimeoutMs, String... args) throws Exception {
     List<String> options = new ArrayList<>();
     options.add("-Xmx1g");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -47,8 +68,7 @@ final class ShippingNameNodeProcess implements AutoCloseable {
       }
     }
     ChildJvm child = new ChildJvm(options, ChildJvm.testClassPath(entry -> true),
-        ShippingNameNodeMain.class.getName(), baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
-        String.valueOf(format), compress);
+        ShippingNameNodeMain.class.getName(), args);
     try {
       return new ShippingNameNodeProcess(child, startTimeoutMs);
     } catch (Throwable t) {
@@ -92,6 +112,37 @@ final class ShippingNameNodeProcess implements AutoCloseable {
   /** Everything it printed so far (stdout and stderr). */
   String output() {
     return child.output();
+  }
+
+  /** {@code n} mkdirs under {@code dir}, each acknowledged before the next. */
+  void mkdirs(String dir, int n) throws Exception {
+    Configuration c = MkdirsLoad.failFastClientConf();
+    try (FileSystem fs = FileSystem.newInstance(uri, c)) {
+      for (int i = 0; i < n; i++) {
+        if (!fs.mkdirs(new Path(dir + "/d" + i))) {
+          throw new AssertionError("mkdirs " + dir + "/d" + i);
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits until the shipper has nothing left to ship, twice over a second apart, so that the interval seal the
+   * sealing thread writes a moment after the last records (at most 300 ms) is shipped too.
+   */
+  void awaitShipped(long timeoutMs) throws Exception {
+    for (int k = 0; k < 2; k++) {
+      awaitStats(s -> s.get("lagBytes") == 0 && s.get("filesWaiting") == 0 && s.get("lagRecords") == 0, timeoutMs);
+      Thread.sleep(1200);
+    }
+  }
+
+  /** SIGTERM, as a service stop: the JVM's shutdown hooks run. Returns once the JVM has exited. */
+  void stop() throws InterruptedException {
+    child.process.destroy();
+    if (!child.process.waitFor(60, TimeUnit.SECONDS)) {
+      throw new AssertionError("the NameNode JVM did not exit on SIGTERM");
+    }
   }
 
   /** SIGKILL, as {@code kill -9}: no shutdown hook runs. Returns once the JVM is gone. */
