@@ -273,6 +273,7 @@ final class SealChain {
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
       if (why == null) {
         found.headRecords += n; // the stream starts mid-chain: the head up to the first seal's end, not a change
+        found.unreadRecords += Math.max(0, s.records - n); // the rest of its range, sent before the read's start
       } else {
         found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, Math.max(s.from, pending.start),
             r.place(), n + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from

@@ -29,7 +29,10 @@ final class SourceFindings {
   long resentBeforeStart;
   long gaps;
   long files;
+  /** Records read before the end of the first seal whose range began before the read: not hashed. */
   long headRecords;
+  /** Records that such seals sealed and the read did not hold: sent before the read's start. */
+  long unreadRecords;
   long skipped;
   long firstMillis = -1;
   long lastMillis = -1;

@@ -29,12 +29,14 @@ final class SourceSummary {
     if (c.anchor != null) {
       out.add("  last verified seal: " + c.anchor);
     }
+    String unread = c.unreadRecords > 0 ? "; " + c.unreadRecords + " record(s) sealed up to there were sent before "
+        + "the read's start, not read" : "";
     if (c.midChain != null) {
       out.add("  note: " + c.midChain + (c.headRecords > 0 ? "; the " + c.headRecords + " record(s) before "
-          + "that seal's end are not verified" : ""));
-    } else if (c.headRecords > 0) { // a read that began at its chain's first seal, records sent before it
-      out.add("  note: the read began inside the range of its first seal read: the " + c.headRecords
-          + " record(s) before that seal's end are not verified");
+          + "that seal's end are not verified" : "") + unread);
+    } else if (c.headRecords > 0 || c.unreadRecords > 0) { // a read that began in its chain, records sent before it
+      out.add("  note: the read began inside the range of its first seal over records: the " + c.headRecords
+          + " record(s) read before that seal's end are not verified" + unread);
     }
     if (c.duplicates > 0) {
       out.add("  note: " + c.duplicates + " duplicate(s) dropped (records sent again with the same identity and "

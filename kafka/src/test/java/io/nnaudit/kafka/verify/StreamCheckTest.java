@@ -237,8 +237,9 @@ class StreamCheckTest {
               new ArrayList<>(s.records.subList(s.records.indexOf(seventh), s.records.size()));
           read.add(0, adopt); // the read begins at the seal; records 4-6 were sent before it
           return read;
-        }, 0, "the read began inside the range of its first seal read: the 2 record(s) before that seal's end "
-            + "are not verified").acceptingLate(),
+        }, 0, "the read began inside the range of its first seal over records: the 2 record(s) read before that "
+            + "seal's end are not verified; 6 record(s) sealed up to there were sent before the read's start")
+            .acceptingLate(),
         new Made("a read that begins at a late seal, the file's last seal next, starts mid-chain", s -> {
           lines(s, 1, 10);
           ConsumerRecord<byte[], byte[]> held = s.sealRecord(Seal.Kind.INTERVAL);
@@ -403,6 +404,9 @@ class StreamCheckTest {
     assertFalse(from.output.contains("TAMPERED"), from.output);
     assertEquals(0, from.code, from.output);
     assertTrue(from.output.contains("10 records (10 verified by 4 seals)"), from.output);
+    assertTrue(from.output.contains("note: the read began inside the range of its first seal over records: the 0 "
+        + "record(s) read before that seal's end are not verified; 10 record(s) sealed up to there were sent before "
+        + "the read's start, not read"), from.output);
 
     // The same records as a partition's whole history: the records after the chain's first seal were deleted.
     Result whole = check(read, false, 1000, 1 << 20, true);
