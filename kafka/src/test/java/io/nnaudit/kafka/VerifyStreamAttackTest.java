@@ -1,12 +1,14 @@
 package io.nnaudit.kafka;
 
+import static io.nnaudit.kafka.StreamEdits.appendForged;
+import static io.nnaudit.kafka.StreamEdits.lastOf;
+import static io.nnaudit.kafka.StreamEdits.lastRecord;
+import static io.nnaudit.kafka.StreamEdits.nth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.nnaudit.kafka.verify.VerifyStreamCommand;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 
@@ -138,7 +139,7 @@ class VerifyStreamAttackTest {
 
   @Test
   void theShippedStreamVerifies() throws Exception {
-    Run r = verify(TOPIC);
+    VerifyStreamRun r = verify(TOPIC);
     assertFalse(r.output.contains("TAMPERED"), r.output);
     assertEquals(0, r.code, r.output);
   }
@@ -163,7 +164,7 @@ class VerifyStreamAttackTest {
     }
     List<String> wrong = new ArrayList<>();
     for (long t : times) {
-      Run r = verify(TOPIC, "--source", S1, "--from", Instant.ofEpochMilli(t).toString());
+      VerifyStreamRun r = verify(TOPIC, "--source", S1, "--from", Instant.ofEpochMilli(t).toString());
       if (r.code == 1 || r.output.contains("TAMPERED")) {
         wrong.add("--from " + Instant.ofEpochMilli(t) + " -> " + r.code + "\n" + r.output);
       }
@@ -187,7 +188,8 @@ class VerifyStreamAttackTest {
       if (n++ % 3 != 0) {
         continue;
       }
-      Run r = verify(TOPIC, "--source", S1, "--from", Instant.ofEpochMilli(t).toString(), "--accept-late");
+      VerifyStreamRun r = verify(TOPIC, "--source", S1, "--from", Instant.ofEpochMilli(t).toString(),
+          "--accept-late");
       if (r.code == 1 || r.output.contains("TAMPERED")) {
         wrong.add("--from " + Instant.ofEpochMilli(t) + " -> " + r.code + ": " + r.output.split("\n")[0]);
       }
@@ -207,7 +209,7 @@ class VerifyStreamAttackTest {
       all.removeIf(c -> S1.equals(c.source()));
       return all;
     });
-    Run r = run(topic, List.of("--bootstrap", broker.bootstrapServers(), "--topic", topic, "--cert",
+    VerifyStreamRun r = VerifyStreamRun.of(List.of("--bootstrap", broker.bootstrapServers(), "--topic", topic, "--cert",
         S1 + "=" + key1.certificate, "--cert", source2 + "=" + key2.certificate, "--timeout", "30"));
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("NOT VERIFIED: " + S1 + ": no record of the source in the topic"), r.output);
@@ -248,7 +250,7 @@ class VerifyStreamAttackTest {
       out.addAll(last + 1, replay);
       return out;
     });
-    Run r = verify(topic, "--source", S1);
+    VerifyStreamRun r = verify(topic, "--source", S1);
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("begins the chain of trail"), r.output);
   }
@@ -260,8 +262,8 @@ class VerifyStreamAttackTest {
    */
   @Test
   void recordsAppendedAfterAStoppedNameNodesLastRecordAreNotVouchedFor() throws Exception {
-    String topic = copy(all -> appendForged(all, 3));
-    Run r = verify(topic, "--source", S1);
+    String topic = copy(all -> appendForged(all, S1, 3));
+    VerifyStreamRun r = verify(topic, "--source", S1);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("UNSEALED: " + S1 + " file "), r.output);
     assertTrue(r.output.contains("unsealed tail: 3 record(s) after the last seal"), r.output);
@@ -386,39 +388,19 @@ class VerifyStreamAttackTest {
       all.add(resume + 5, theirs);
       return all;
     });
-    Run bound = run(topic, List.of("--bootstrap", broker.bootstrapServers(), "--topic", topic, "--cert",
-        S1 + "=" + key1.certificate, "--cert", source2 + "=" + key2.certificate, "--timeout", "30", "--source", S1,
-        "--from", Instant.ofEpochMilli(from[0]).toString()));
+    VerifyStreamRun bound = VerifyStreamRun.of(List.of("--bootstrap", broker.bootstrapServers(), "--topic", topic,
+        "--cert", S1 + "=" + key1.certificate, "--cert", source2 + "=" + key2.certificate, "--timeout", "30",
+        "--source", S1, "--from", Instant.ofEpochMilli(from[0]).toString()));
     assertEquals(1, bound.code, bound.output);
   }
 
   // ------------------------------------------------------------------ helpers
 
-  static final class Run {
-    final int code;
-    final String output;
-
-    Run(int code, String output) {
-      this.code = code;
-      this.output = output;
-    }
-  }
-
-  static Run verify(String topic, String... extra) {
+  static VerifyStreamRun verify(String topic, String... extra) {
     List<String> args = new ArrayList<>(List.of("--bootstrap", broker.bootstrapServers(), "--topic", topic,
         "--cert", key1.certificate.toString(), "--cert", key2.certificate.toString(), "--timeout", "30"));
     args.addAll(List.of(extra));
-    return run(topic, args);
-  }
-
-  static Run run(String topic, List<String> args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true, StandardCharsets.UTF_8);
-    int code = VerifyStreamCommand.run(args.toArray(new String[0]), p, p);
-    String text = out.toString(StandardCharsets.UTF_8);
-    System.out.println("verify-stream " + topic + " " + String.join(" ", args.subList(4, args.size())) + " -> "
-        + code + "\n" + text);
-    return new Run(code, text);
+    return VerifyStreamRun.of(args);
   }
 
   static String copy(UnaryOperator<List<CopiedRecord>> change) throws Exception {
@@ -427,24 +409,7 @@ class VerifyStreamAttackTest {
     return topic;
   }
 
-  static int nth(List<CopiedRecord> all, String source, String type, int n) {
-    int seen = 0;
-    for (int i = 0; i < all.size(); i++) {
-      if (all.get(i).is(source, type) && ++seen == n) {
-        return i;
-      }
-    }
-    throw new AssertionError("no " + n + "th " + type + " of " + source);
-  }
 
-  static int lastOf(List<CopiedRecord> all, String source) {
-    for (int i = all.size() - 1; i >= 0; i--) {
-      if (source.equals(all.get(i).source())) {
-        return i;
-      }
-    }
-    return -1;
-  }
 
   static long epoch(CopiedRecord c) {
     return epochs.indexOf(Long.parseLong(c.header(ShipHeaders.EPOCH)));
@@ -461,27 +426,5 @@ class VerifyStreamAttackTest {
     throw new AssertionError("no seal " + number + " of start " + epoch);
   }
 
-  static CopiedRecord lastRecord(List<CopiedRecord> all, String source) {
-    for (int i = all.size() - 1; i >= 0; i--) {
-      if (all.get(i).is(source, ShipHeaders.RECORD)) {
-        return all.get(i);
-      }
-    }
-    throw new AssertionError("no record of " + source);
-  }
 
-  /** {@code n} forged records after S1's last item, each where the one before ends. */
-  static List<CopiedRecord> appendForged(List<CopiedRecord> all, int n) {
-    CopiedRecord l = lastRecord(all, S1);
-    long off = l.offset() + l.value.length + 1;
-    int at = lastOf(all, S1) + 1;
-    for (int i = 0; i < n; i++) {
-      CopiedRecord f = new CopiedRecord(l);
-      f.value = l.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
-      f.header(ShipHeaders.OFFSET, Long.toString(off));
-      off += f.value.length + 1;
-      all.add(at++, f);
-    }
-    return all;
-  }
 }

@@ -1,11 +1,13 @@
 package io.nnaudit.kafka;
 
+import static io.nnaudit.kafka.StreamEdits.appendForged;
+import static io.nnaudit.kafka.StreamEdits.forgedFrom;
+import static io.nnaudit.kafka.StreamEdits.lastOf;
+import static io.nnaudit.kafka.StreamEdits.nth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import io.nnaudit.kafka.verify.VerifyStreamCommand;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKeys;
 import io.nnaudit.verify.Verification;
@@ -57,7 +58,7 @@ class VerifyStreamTest {
 
   @Test
   void theShippedStreamVerifiesAndItsAnchorsVerifyTheHostsFiles() throws Exception {
-    Run r = verify(SealedStream.TOPIC);
+    VerifyStreamRun r = verify(SealedStream.TOPIC);
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
     assertTrue(r.output.contains("verified: " + stream.source2 + ": "), r.output);
@@ -76,7 +77,7 @@ class VerifyStreamTest {
 
   @Test
   void onlyTheSourceAskedForIsChecked() throws Exception {
-    Run r = verify(SealedStream.TOPIC, "--source", stream.source2);
+    VerifyStreamRun r = verify(SealedStream.TOPIC, "--source", stream.source2);
     assertEquals(0, r.code, r.output);
     assertFalse(r.output.contains(S1), r.output);
     assertTrue(r.output.contains("sources: 1 verified"), r.output);
@@ -172,7 +173,7 @@ class VerifyStreamTest {
   @MethodSource("changesNamedAtTheirPlace")
   void aChangeIsNamedAtItsPlace(ChangeAt change) throws Exception {
     long[] at = new long[2];
-    Run r = copyAndVerify(all -> {
+    VerifyStreamRun r = copyAndVerify(all -> {
       try {
         long[] place = change.make.apply(all);
         at[0] = place[0];
@@ -229,7 +230,7 @@ class VerifyStreamTest {
               return all;
             }, 1, "TAMPERED: " + S1, "the header nnaudit.type is repeated"),
         new ChangeSeen("records appended after the last seal, a close (the NameNode was stopped)",
-            all -> appendForged(all, 5), 1, "records inserted: 5 record(s) after seal ", "closed the file (close)"),
+            all -> appendForged(all, S1, 5), 1, "records inserted: 5 record(s) after seal ", "closed the file (close)"),
         new ChangeSeen("records appended after a rotate seal, its file's end and what follows cut away", all -> {
           int fe = nth(all, S1, ShipHeaders.FILE_END, 2);
           List<CopiedRecord> out = new ArrayList<>();
@@ -238,7 +239,7 @@ class VerifyStreamTest {
               out.add(all.get(k));
             }
           }
-          return appendForged(out, 5);
+          return appendForged(out, S1, 5);
         }, 1, "records inserted: 5 record(s) after seal ", "ended the file for its rotation (rotate)"),
         new ChangeSeen("a seal the broker refused, announced in its place",
             all -> announcedInPlace(all, ShipHeaders.SEAL, 7, "the seal was refused by the broker"), 2,
@@ -259,7 +260,7 @@ class VerifyStreamTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("changesSeen")
   void aChangedCopyIsSeenForWhatItIs(ChangeSeen change) throws Exception {
-    Run r = copyAndVerify(change.make);
+    VerifyStreamRun r = copyAndVerify(change.make);
     assertEquals(change.code, r.code, r.output);
     for (String text : change.holds) {
       assertTrue(r.output.contains(text), r.output);
@@ -271,7 +272,7 @@ class VerifyStreamTest {
 
   @Test
   void sealsThatStopBeforeAFileEndIsNamed() throws Exception {
-    Run r = copyAndVerify(all -> {
+    VerifyStreamRun r = copyAndVerify(all -> {
       int from = nth(all, S1, ShipHeaders.SEAL, 8);
       List<CopiedRecord> out = new ArrayList<>();
       for (int i = 0; i < all.size(); i++) {
@@ -288,7 +289,7 @@ class VerifyStreamTest {
 
   @Test
   void theLastSealsRemovedLeaveAnUnsealedTail() throws Exception {
-    Run r = copyAndVerify(all -> {
+    VerifyStreamRun r = copyAndVerify(all -> {
       for (int i = all.size() - 1; i >= 0; i--) { // up to and including the last seal that covers records
         CopiedRecord c = all.get(i);
         if (c.is(S1, ShipHeaders.SEAL)) {
@@ -325,7 +326,7 @@ class VerifyStreamTest {
       }
       return out;
     };
-    Run both = copyAndVerify(replace);
+    VerifyStreamRun both = copyAndVerify(replace);
     assertEquals(1, both.code, both.output);
     assertTrue(both.output.contains("whose seals " + stream.source2 + " has too"), both.output);
 
@@ -336,9 +337,9 @@ class VerifyStreamTest {
           out.removeIf(c -> stream.source2.equals(c.source()));
           return out;
         });
-    Run alone = verify(topic);
+    VerifyStreamRun alone = verify(topic);
     assertEquals(0, alone.code, "a stream alone cannot tell whose it is without the keys bound: " + alone.output);
-    Run bound = verify(topic, "--cert", S1 + "=" + stream.key1.certificate);
+    VerifyStreamRun bound = verify(topic, "--cert", S1 + "=" + stream.key1.certificate);
     assertEquals(1, bound.code, bound.output);
     assertTrue(bound.output.contains("TAMPERED: " + S1 + " file "), bound.output);
     assertTrue(bound.output.contains("bad signature"), bound.output);
@@ -348,7 +349,8 @@ class VerifyStreamTest {
   void readFromATimeTheSourcesStartMidChain() throws Exception {
     List<CopiedRecord> all = TopicCopy.read(stream.broker, SealedStream.TOPIC, stream.size);
     CopiedRecord middle = all.get(nth(all, S1, ShipHeaders.RECORD, 300));
-    Run r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(middle.timestamp).toString());
+    VerifyStreamRun r = verify(SealedStream.TOPIC, "--from",
+        java.time.Instant.ofEpochMilli(middle.timestamp).toString());
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("verified: " + S1 + ": "), r.output);
     assertTrue(r.output.contains("note: starts mid-chain: its first seal read"), r.output);
@@ -362,7 +364,7 @@ class VerifyStreamTest {
       times.add(all.get(k).timestamp);
     }
     for (long t : times) {
-      Run r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(t).toString());
+      VerifyStreamRun r = verify(SealedStream.TOPIC, "--from", java.time.Instant.ofEpochMilli(t).toString());
       assertFalse(r.code == 1 || r.output.contains("TAMPERED"), r.output);
     }
   }
@@ -370,7 +372,7 @@ class VerifyStreamTest {
   @Test
   void aGapIsReportedAsTheLossTheSourceAnnounced() throws Exception {
     long[] lost = new long[1];
-    Run r = copyAndVerify(all -> {
+    VerifyStreamRun r = copyAndVerify(all -> {
       long f = all.get(nth(all, S1, ShipHeaders.RECORD, 150)).file();
       lost[0] = f;
       List<CopiedRecord> out = new ArrayList<>();
@@ -540,27 +542,17 @@ class VerifyStreamTest {
     }
   }
 
+  /** A copy of the {@code n}th record of {@link #S1} with another value. */
+  private static CopiedRecord forged(List<CopiedRecord> all, int n) {
+    return forgedFrom(all.get(nth(all, S1, ShipHeaders.RECORD, n)));
+  }
+
   /** The file and byte of {@code c}. */
   private static long[] placeOf(CopiedRecord c) {
     return new long[] {c.file(), c.offset()};
   }
 
-  /** A copy of the {@code n}th record of {@link #S1} with another value. */
-  private static CopiedRecord forged(List<CopiedRecord> all, int n) {
-    CopiedRecord c = new CopiedRecord(all.get(nth(all, S1, ShipHeaders.RECORD, n)));
-    c.value = c.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
-    return c;
-  }
 
-  /** The index of the last record of {@code source}. */
-  private static int lastOf(List<CopiedRecord> all, String source) {
-    for (int i = all.size() - 1; i >= 0; i--) {
-      if (source.equals(all.get(i).source())) {
-        return i;
-      }
-    }
-    return -1;
-  }
 
   /** {@code all} without the records of {@link #S1} up to its {@code through}th audit record. */
   private static List<CopiedRecord> dropHead(List<CopiedRecord> all, int through) {
@@ -574,66 +566,22 @@ class VerifyStreamTest {
     return out;
   }
 
-  /** {@code n} forged records after {@link #S1}'s last record of the stream, each where the one before ends. */
-  private static List<CopiedRecord> appendForged(List<CopiedRecord> all, int n) {
-    int last = -1;
-    for (int k = 0; k < all.size(); k++) {
-      if (all.get(k).is(S1, ShipHeaders.RECORD)) {
-        last = k;
-      }
-    }
-    CopiedRecord l = all.get(last);
-    long off = l.offset() + l.value.length + 1;
-    int at = lastOf(all, S1) + 1;
-    for (int i = 0; i < n; i++) {
-      CopiedRecord f = new CopiedRecord(l);
-      f.value = l.text().replace("mkdirs", "delete").getBytes(StandardCharsets.UTF_8);
-      f.header(ShipHeaders.OFFSET, Long.toString(off));
-      off += f.value.length + 1;
-      all.add(at++, f);
-    }
-    return all;
-  }
 
-  static final class Run {
-    final int code;
-    final String output;
 
-    Run(int code, String output) {
-      this.code = code;
-      this.output = output;
-    }
-  }
-
-  static Run verify(String topic, String... extra) {
+  static VerifyStreamRun verify(String topic, String... extra) {
     List<String> args = new ArrayList<>(List.of("--bootstrap", stream.broker.bootstrapServers(), "--topic", topic,
         "--cert", stream.key1.certificate.toString(), "--cert", stream.key2.certificate.toString(),
         "--timeout", "30"));
     args.addAll(List.of(extra));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrintStream p = new PrintStream(out, true, StandardCharsets.UTF_8);
-    int code = VerifyStreamCommand.run(args.toArray(new String[0]), p, p);
-    String text = out.toString(StandardCharsets.UTF_8);
-    System.out.println("verify-stream " + topic + " -> " + code + "\n" + text);
-    return new Run(code, text);
+    return VerifyStreamRun.of(args);
   }
 
-  private static Run copyAndVerify(UnaryOperator<List<CopiedRecord>> change) throws Exception {
+  private static VerifyStreamRun copyAndVerify(UnaryOperator<List<CopiedRecord>> change) throws Exception {
     String topic = "copy-" + (++copies);
     TopicCopy.copy(stream.broker, SealedStream.TOPIC, topic, SealedStream.PARTITIONS, stream.size, change);
     return verify(topic);
   }
 
-  /** The index of the {@code n}th record (from 1) of {@code source} of {@code type}. */
-  private static int nth(List<CopiedRecord> all, String source, String type, int n) {
-    int seen = 0;
-    for (int i = 0; i < all.size(); i++) {
-      if (all.get(i).is(source, type) && ++seen == n) {
-        return i;
-      }
-    }
-    throw new AssertionError("no " + n + "th " + type + " of " + source);
-  }
 
   private static Seal covering(List<CopiedRecord> seals, CopiedRecord record) {
     for (CopiedRecord c : seals) {
@@ -645,7 +593,7 @@ class VerifyStreamTest {
     throw new AssertionError("no seal covers " + record);
   }
 
-  private static void assertTampered(Run r, String source, long file, long offset, String what) {
+  private static void assertTampered(VerifyStreamRun r, String source, long file, long offset, String what) {
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.startsWith("TAMPERED: " + source + " file " + file + " at byte " + offset + " ")
         || r.output.contains("\nTAMPERED: " + source + " file " + file + " at byte " + offset + " "), r.output);
