@@ -18,6 +18,11 @@ final class CopiedRecord {
   byte[] value;
   long timestamp;
   final List<Header> headers = new ArrayList<>();
+  /**
+   * Written, then deleted from the partition's start as retention deletes (its offset kept, below the log
+   * start): only the first records of a partition may be.
+   */
+  boolean deletedFromStart;
 
   CopiedRecord(ConsumerRecord<byte[], byte[]> r) {
     this.partition = r.partition();
@@ -35,6 +40,7 @@ final class CopiedRecord {
     this.value = r.value;
     this.timestamp = r.timestamp;
     this.headers.addAll(r.headers);
+    this.deletedFromStart = r.deletedFromStart;
   }
 
   String header(String name) {

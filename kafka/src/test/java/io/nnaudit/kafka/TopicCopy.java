@@ -2,14 +2,19 @@ package io.nnaudit.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -30,7 +35,10 @@ final class TopicCopy {
     return out;
   }
 
-  /** Writes {@code records} to a new topic {@code to} of {@code partitions} partitions. */
+  /**
+   * Writes {@code records} to a new topic {@code to} of {@code partitions} partitions; then deletes those marked
+   * {@link CopiedRecord#deletedFromStart} with Kafka's delete-records, as retention would.
+   */
   static void write(KafkaTestBroker broker, String to, int partitions, List<CopiedRecord> records)
       throws Exception {
     broker.createTopic(to, partitions);
@@ -44,6 +52,32 @@ final class TopicCopy {
         producer.send(new ProducerRecord<>(to, r.partition, r.timestamp, r.key, r.value, r.headers));
       }
       producer.flush();
+    }
+    long[] deleted = new long[partitions];
+    long[] written = new long[partitions];
+    for (CopiedRecord r : records) {
+      if (r.deletedFromStart) {
+        if (deleted[r.partition] != written[r.partition]) {
+          throw new IllegalArgumentException("only a partition's first records can be deleted from its start");
+        }
+        deleted[r.partition]++;
+      }
+      written[r.partition]++;
+    }
+    for (int part = 0; part < partitions; part++) {
+      if (deleted[part] > 0) {
+        deleteBefore(broker, to, part, deleted[part]);
+      }
+    }
+  }
+
+  /** Deletes the records of {@code topic}'s {@code partition} before {@code offset}: its log start moves there. */
+  static void deleteBefore(KafkaTestBroker broker, String topic, int partition, long offset) throws Exception {
+    Properties p = new Properties();
+    p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      admin.deleteRecords(Collections.singletonMap(new TopicPartition(topic, partition),
+          RecordsToDelete.beforeOffset(offset))).all().get();
     }
   }
 

@@ -477,18 +477,15 @@ class VerifyStreamTest {
     }
   }
 
-  /** Retention took the older half of each partition, mid-range. */
+  /** Retention took the older half of each partition, mid-range (deleted from the partitions' starts). */
   private static List<CopiedRecord> olderHalfDeleted(List<CopiedRecord> all) {
-    List<CopiedRecord> out = new ArrayList<>();
     int[] seen = new int[SealedStream.PARTITIONS];
     int[] total = new int[SealedStream.PARTITIONS];
     all.forEach(c -> total[c.partition]++);
     for (CopiedRecord c : all) {
-      if (seen[c.partition]++ >= total[c.partition] / 2 + 7) { // retention took the older half, mid-range
-        out.add(c);
-      }
+      c.deletedFromStart = seen[c.partition]++ < total[c.partition] / 2 + 7;
     }
-    return out;
+    return all;
   }
 
   // --- helpers

@@ -1,6 +1,6 @@
 package io.nnaudit.kafka.verify;
 
-import java.util.function.IntPredicate;
+import java.util.function.IntToLongFunction;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
@@ -23,8 +23,8 @@ final class RecordContiguity {
   /** The lengths of the last files of the source that ended (by their file-end): what a copy is compared to. */
   private final RecentMap<Long, Long> fileEnds = new RecentMap<>(10_000);
   private final ResendBeforeStart resend;
-  /** Whether a partition was read from its first offset ever written: nothing of it was sent before the read. */
-  private final IntPredicate readFromItsStart;
+  /** The offset a partition's read began at: no more of its records than that were sent before the read. */
+  final IntToLongFunction offsetsBeforeRead;
 
   private boolean started;
   /** The stream's file being read, and the byte its next record must start at. */
@@ -44,9 +44,9 @@ final class RecordContiguity {
   boolean fileSealed;
   long fileSealedTo;
 
-  RecordContiguity(SourceFindings found, int maxPendingBytes, int window, IntPredicate readFromItsStart) {
+  RecordContiguity(SourceFindings found, int maxPendingBytes, int window, IntToLongFunction offsetsBeforeRead) {
     this.found = found;
-    this.readFromItsStart = readFromItsStart;
+    this.offsetsBeforeRead = offsetsBeforeRead;
     this.pending = new PendingRange(maxPendingBytes);
     this.recent = new RecentRecords(window);
     this.resend = new ResendBeforeStart(found, fileEnds);
@@ -233,12 +233,10 @@ final class RecordContiguity {
     if (!started) {
       begin(r.file, r.offset);
       pending.reset(r.offset, false);
-      // A chain's first seal over no bytes is the seal a start writes before its first record. Read first in a
-      // partition read from its first offset ever, nothing of its chain was sent before it, so its file's next
-      // records must follow from its end. Anywhere else it may be a copy that a restarted shipper sent again
-      // (it sends its file's seals again), its file's records sent before the read's start; and any other seal
-      // may come after records that follow its range.
-      startedAtSeal = !(Seal.GENESIS.equals(s.prev) && s.from == s.to && readFromItsStart.test(r.partition));
+      // Any seal read first may come after records that follow its range, sent before the read's start: a seal
+      // comes a moment after its bytes, and a restarted shipper sends its file's seals again, the chain's first
+      // among them. How many such records the partition can have held before the read is SealChain's to judge.
+      startedAtSeal = true;
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap
       if (r.file != file) {

@@ -114,6 +114,7 @@ final class SealChain {
       lastSealFile = r.file;
       sealHashes.put(hash, Boolean.TRUE);
       found.anchor = hash;
+      found.anchorMillis = s.timeMillis;
       found.seals++;
       found.keyIds.add(s.keyId);
       found.trails.add(s.trail);
@@ -138,7 +139,7 @@ final class SealChain {
             + "start was deleted, or the trail was sealed before shipping began)";
       }
     } else if (!s.prev.equals(lastSeal.hash())) {
-      if (Seal.GENESIS.equals(s.prev) && found.trails.contains(s.trail)) {
+      if (Seal.GENESIS.equals(s.prev) && found.trails.contains(s.trail) && !chainMayBreak) {
         found.tamper(r, r.file, s.from, "seal " + s.number + " begins the chain of trail " + s.trail + " again, "
             + "after seal " + lastSeal.number + " of trail " + lastSeal.trail + ": every new chain has a trail of its "
             + "own, so this is a chain's start replayed");
@@ -273,7 +274,7 @@ final class SealChain {
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
       if (why == null) {
         found.headRecords += n; // the stream starts mid-chain: the head up to the first seal's end, not a change
-        found.unreadRecords += Math.max(0, s.records - n); // the rest of its range, sent before the read's start
+        unread(r, s, Math.max(0, s.records - n)); // the rest of its range, sent before the read's start
       } else {
         found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, Math.max(s.from, pending.start),
             r.place(), n + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from
@@ -282,5 +283,23 @@ final class SealChain {
     }
     pending.dropThrough(s.to);
     return true;
+  }
+
+  /**
+   * {@code n} more records that seals read at the stream's head sealed, not read: sent before the read's start,
+   * in offsets of the partition before the one its read began at. More of them than those offsets were never in
+   * the partition before the read: not verified (shipped to another topic, or the topic rewritten without them).
+   */
+  private void unread(StreamRecord r, Seal s, long n) {
+    long before = records.offsetsBeforeRead.applyAsLong(r.partition);
+    long was = found.unreadRecords;
+    found.unreadRecords += n;
+    if (was <= before && found.unreadRecords > before) {
+      found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, s.from, r.place(), found.unreadRecords
+          + " record(s) sealed up to seal " + s.number + " (file " + r.file + " byte " + s.to + ") are not in the "
+          + "read, more than the " + before + " offset(s) of partition " + r.partition + " before the read's start "
+          + "can hold: they were not in this topic before the read (shipped to another topic, or the topic rewritten "
+          + "without them)"));
+    }
   }
 }

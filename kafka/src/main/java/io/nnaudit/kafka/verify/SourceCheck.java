@@ -1,7 +1,7 @@
 package io.nnaudit.kafka.verify;
 
 import java.util.Map;
-import java.util.function.IntPredicate;
+import java.util.function.IntToLongFunction;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.SealKey;
@@ -32,11 +32,11 @@ final class SourceCheck {
   private final SealChain seals;
   private int partition = -1;
 
-  /** {@code readFromItsStart}: whether a partition was read from its first offset ever written (see TopicReader). */
+  /** {@code offsetsBeforeRead}: the offset a partition's read began at (see TopicReader). */
   SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window,
-      IntPredicate readFromItsStart) {
+      IntToLongFunction offsetsBeforeRead) {
     this.found = new SourceFindings(source);
-    this.records = new RecordContiguity(found, maxPendingBytes, window, readFromItsStart);
+    this.records = new RecordContiguity(found, maxPendingBytes, window, offsetsBeforeRead);
     this.seals = new SealChain(found, records, keys, acceptLate);
   }
 

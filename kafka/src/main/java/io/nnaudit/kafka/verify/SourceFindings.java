@@ -37,6 +37,8 @@ final class SourceFindings {
   long firstMillis = -1;
   long lastMillis = -1;
   String anchor;
+  /** When the seal {@link #anchor} names was made (ms since the epoch). */
+  long anchorMillis;
   final Set<String> keyIds = new LinkedHashSet<>();
   final Set<String> trails = new LinkedHashSet<>();
   String midChain;

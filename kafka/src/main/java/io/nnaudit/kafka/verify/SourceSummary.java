@@ -10,7 +10,7 @@ final class SourceSummary {
   private SourceSummary() {
   }
 
-  static List<String> lines(SourceFindings c) {
+  static List<String> lines(SourceFindings c, long fromMillis) {
     List<String> out = new ArrayList<>();
     String counts = c.records + " record" + (c.records == 1 ? "" : "s") + " (" + c.verifiedRecords
         + " verified by " + c.seals + " seal" + (c.seals == 1 ? "" : "s") + "), " + c.files + " file"
@@ -28,6 +28,11 @@ final class SourceSummary {
     }
     if (c.anchor != null) {
       out.add("  last verified seal: " + c.anchor);
+      if (fromMillis >= 0 && c.anchorMillis < fromMillis) {
+        out.add("  note: the last verified seal was made at " + Seal.formatTime(c.anchorMillis) + ", before --from: "
+            + "no seal the source made after that time was read (what was read may be copies of older records; "
+            + "compare the seal with the NameNode's LatestSealHash)");
+      }
     }
     String unread = c.unreadRecords > 0 ? "; " + c.unreadRecords + " record(s) sealed up to there were sent before "
         + "the read's start, not read" : "";

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.IntPredicate;
+import java.util.function.IntToLongFunction;
 
 import io.nnaudit.seal.SealKey;
 
@@ -27,16 +27,16 @@ final class StreamCheck {
   private final Set<String> only;
   private final int maxPending;
   private final int window;
-  private final IntPredicate readFromItsStart;
+  private final IntToLongFunction offsetsBeforeRead;
   private final Map<String, SourceCheck> sources = new TreeMap<>();
 
   /**
-   * {@code only}: the sources to check (empty: all); {@code readFromItsStart}: whether a partition was read from
-   * its first offset ever written.
+   * {@code only}: the sources to check (empty: all); {@code offsetsBeforeRead}: the offset a partition's read began
+   * at, which bounds how many of its records were sent before the read's start.
    */
   StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
-      Set<String> only, int maxPending, int window, IntPredicate readFromItsStart) {
-    this.readFromItsStart = readFromItsStart;
+      Set<String> only, int maxPending, int window, IntToLongFunction offsetsBeforeRead) {
+    this.offsetsBeforeRead = offsetsBeforeRead;
     this.keys = keys;
     this.sourceKeys = sourceKeys;
     this.acceptLate = acceptLate;
@@ -56,7 +56,7 @@ final class StreamCheck {
     SourceCheck c = sources.get(name);
     if (c == null) {
       c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window,
-          readFromItsStart);
+          offsetsBeforeRead);
       sources.put(name, c);
     }
     c.accept(r);
@@ -86,7 +86,7 @@ final class StreamCheck {
               + "replayed under another's key");
         }
       }
-      for (String line : SourceSummary.lines(c)) {
+      for (String line : SourceSummary.lines(c, reader.fromMillis)) {
         out.println(line);
       }
       int code = c.exitCode();

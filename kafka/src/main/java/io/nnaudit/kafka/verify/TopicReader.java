@@ -26,6 +26,13 @@ final class TopicReader {
   /** What the read found about where each partition starts: records before it were deleted (retention). */
   final Map<Integer, Long> logStart = new HashMap<>();
   final Map<Integer, Long> endOffsets = new HashMap<>();
+  /**
+   * The offset each partition's read begins at (its log start, or the first offset at or after --from): the
+   * records of the partition sent before the read's start number no more than that.
+   */
+  final Map<Integer, Long> readStart = new HashMap<>();
+  /** The time the read began at (--from), or -1 for the partitions' beginnings. */
+  long fromMillis = -1;
   long recordsRead;
 
   private final Properties config;
@@ -47,6 +54,7 @@ final class TopicReader {
    * negative. Throws {@link IllegalStateException} saying why when the topic cannot be read to its end in time.
    */
   void read(long fromMillis, Consumer<ConsumerRecord<byte[], byte[]>> each) {
+    this.fromMillis = fromMillis;
     try (KafkaConsumer<byte[], byte[]> consumer =
              new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
@@ -66,6 +74,7 @@ final class TopicReader {
       }
       if (fromMillis < 0) {
         consumer.seekToBeginning(partitions);
+        readStart.putAll(logStart);
       } else {
         Map<TopicPartition, Long> times = new HashMap<>();
         for (TopicPartition p : partitions) {
@@ -74,7 +83,9 @@ final class TopicReader {
         Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(times, timeout);
         for (TopicPartition p : partitions) {
           OffsetAndTimestamp o = at.get(p);
-          consumer.seek(p, o == null ? ends.get(p) : o.offset());
+          long start = o == null ? ends.get(p) : o.offset();
+          readStart.put(p.partition(), start);
+          consumer.seek(p, start);
         }
       }
       long deadline = System.nanoTime() + timeout.toNanos();

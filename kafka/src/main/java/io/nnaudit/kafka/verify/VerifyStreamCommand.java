@@ -110,9 +110,8 @@ public final class VerifyStreamCommand {
       return VerifyCommand.USAGE;
     }
     TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
-    long from = o.fromMillis;
     StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window,
-        p -> from < 0 && Long.valueOf(0).equals(reader.logStart.get(p)));
+        p -> reader.readStart.getOrDefault(p, Long.MAX_VALUE));
     try {
       reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
     } catch (Exception e) {

@@ -365,7 +365,7 @@ class StreamCheckTest {
   }
 
   @Test
-  void aSourceThatBeginsAtItsChainsFirstSealMustFollowOnFromIt() throws Exception {
+  void recordsSealedAtTheHeadThatThePartitionCannotHaveHeldAreNotVerified() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN); // the chain's first seal, over no bytes
     List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
@@ -380,10 +380,12 @@ class StreamCheckTest {
 
     List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>(s.records); // its first records deleted
     headless.removeAll(lines.subList(0, 3));
-    Result r = check(headless, false, 1000, 1 << 20);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), r.output);
+    Result r = check(headless, false, 1000, 1 << 20, 0);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 "), r.output);
+    assertTrue(r.output.contains("3 record(s) sealed up to seal 2"), r.output);
     assertEquals(0, headless.indexOf(open));
+    assertEquals(0, check(headless, false, 1000, 1 << 20, 3).code, "three offsets deleted from the log's start");
   }
 
   @Test
@@ -400,7 +402,8 @@ class StreamCheckTest {
     s.seal(Seal.Kind.CLOSE);
     List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(openAgain), s.records.size());
 
-    Result from = check(read, false, 1000, 1 << 20, false); // read --from the restart's time
+    // read --from the restart's time: the partition's offsets before it held the first run's records
+    Result from = check(read, false, 1000, 1 << 20, s.records.indexOf(openAgain));
     assertFalse(from.output.contains("TAMPERED"), from.output);
     assertEquals(0, from.code, from.output);
     assertTrue(from.output.contains("10 records (10 verified by 4 seals)"), from.output);
@@ -408,10 +411,19 @@ class StreamCheckTest {
         + "record(s) read before that seal's end are not verified; 10 record(s) sealed up to there were sent before "
         + "the read's start, not read"), from.output);
 
-    // The same records as a partition's whole history: the records after the chain's first seal were deleted.
-    Result whole = check(read, false, 1000, 1 << 20, true);
-    assertEquals(1, whole.code, whole.output);
-    assertTrue(whole.output.contains("TAMPERED: ns1/nn1 file 0 at byte "), whole.output);
+    // The same records as a partition's whole history: the records the resent seal sealed were never in it (a
+    // stream shipped on to a new topic, or a topic rewritten without them).
+    Result whole = check(read, false, 1000, 1 << 20, 0);
+    assertEquals(2, whole.code, whole.output);
+    assertTrue(whole.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 (partition 0, offset "), whole.output);
+    assertTrue(whole.output.contains("10 record(s) sealed up to seal 2 (file 0 byte "), whole.output);
+    assertTrue(whole.output.contains("more than the 0 offset(s) of partition 0 before the read's start can hold"),
+        whole.output);
+
+    // Read from a log start of 3: no more than 3 of those 10 records can have been deleted from its start.
+    Result three = check(read, false, 1000, 1 << 20, 3);
+    assertEquals(2, three.code, three.output);
+    assertTrue(three.output.contains("more than the 3 offset(s) of partition 0"), three.output);
   }
 
   @Test
@@ -435,7 +447,7 @@ class StreamCheckTest {
       String offset = new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8);
       read.add(at(s.withValue(r, r.value()), "2", offset));
     }
-    Result r = check(read, false, 1000, 1 << 20, false);
+    Result r = check(read, false, 1000, 1 << 20, read.get(0).offset());
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 2 at byte 0"), r.output);
     assertTrue(r.output.contains("begins the chain of trail"), r.output);
@@ -450,14 +462,14 @@ class StreamCheckTest {
     Map<String, Map<String, SealKey>> bound = new HashMap<>();
     bound.put("ns1/nn1", keys);
     bound.put("ns2/nn1", keys);
-    Result r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> true),
+    Result r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> 0),
         s.records);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("verified: ns1/nn1: 5 records"), r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), r.output);
 
     Result asked = check(new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns2/nn1"),
-        1 << 20, 1000, p -> true), s.records);
+        1 << 20, 1000, p -> 0), s.records);
     assertEquals(2, asked.code, asked.output);
     assertTrue(asked.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), asked.output);
   }
@@ -615,14 +627,17 @@ class StreamCheckTest {
 
   private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
       int maxPending) {
-    return check(records, acceptLate, window, maxPending, true);
+    return check(records, acceptLate, window, maxPending, Long.MAX_VALUE);
   }
 
-  /** {@code fromItsStart}: the partitions were read from their first offset ever (not --from, none deleted). */
+  /**
+   * {@code offsetsBefore}: the offset each partition's read began at (its log start, or the first at or after
+   * --from); by default as many as any record read first may need.
+   */
   private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
-      int maxPending, boolean fromItsStart) {
+      int maxPending, long offsetsBefore) {
     return check(new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
-        window, p -> fromItsStart), records);
+        window, p -> offsetsBefore), records);
   }
 
   private static Result check(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
