@@ -136,7 +136,7 @@ class VerifyStreamHeadTest {
       removeRecordsAfter(cut, g, n);
       VerifyStreamRun whole = verify(copy(cut), "--source", S1); // the copy read from offset 0
       assertEquals(2, whole.code, whole.output);
-      assertTrue(whole.output.contains("more than the 0 offset(s) of partition "), whole.output);
+      assertTrue(whole.output.contains("more than the 0 offset(s) before its first record read"), whole.output);
 
       List<CopiedRecord> padded = new ArrayList<>(cut);
       CopiedRecord junk = new CopiedRecord(all.get(g));
@@ -148,7 +148,7 @@ class VerifyStreamHeadTest {
       VerifyStreamRun r = verify(topic, "--source", S1);
       assertTrue(r.output.contains("1 records before them deleted from the topic"), r.output);
       assertEquals(2, r.code, r.output);
-      assertTrue(r.output.contains("more than the 1 offset(s) of partition "), r.output);
+      assertTrue(r.output.contains("more than the 1 offset(s) before its first record read"), r.output);
     }
   }
 

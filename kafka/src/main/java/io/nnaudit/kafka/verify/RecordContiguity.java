@@ -1,7 +1,5 @@
 package io.nnaudit.kafka.verify;
 
-import java.util.function.IntToLongFunction;
-
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
 
@@ -23,8 +21,6 @@ final class RecordContiguity {
   /** The lengths of the last files of the source that ended (by their file-end): what a copy is compared to. */
   private final RecentMap<Long, Long> fileEnds = new RecentMap<>(10_000);
   private final ResendBeforeStart resend;
-  /** The offset a partition's read began at: no more of its records than that were sent before the read. */
-  final IntToLongFunction offsetsBeforeRead;
 
   private boolean started;
   /** The stream's file being read, and the byte its next record must start at. */
@@ -44,9 +40,8 @@ final class RecordContiguity {
   boolean fileSealed;
   long fileSealedTo;
 
-  RecordContiguity(SourceFindings found, int maxPendingBytes, int window, IntToLongFunction offsetsBeforeRead) {
+  RecordContiguity(SourceFindings found, int maxPendingBytes, int window) {
     this.found = found;
-    this.offsetsBeforeRead = offsetsBeforeRead;
     this.pending = new PendingRange(maxPendingBytes);
     this.recent = new RecentRecords(window);
     this.resend = new ResendBeforeStart(found, fileEnds);
@@ -235,7 +230,7 @@ final class RecordContiguity {
       pending.reset(r.offset, false);
       // Any seal read first may come after records that follow its range, sent before the read's start: a seal
       // comes a moment after its bytes, and a restarted shipper sends its file's seals again, the chain's first
-      // among them. How many such records the partition can have held before the read is SealChain's to judge.
+      // among them. How many such records the partition can have held before the read is StreamCheck's to judge.
       startedAtSeal = true;
     }
     if (afterGap && place(r.file, r.offset) > place(file, next)) { // what it seals up to went with the gap

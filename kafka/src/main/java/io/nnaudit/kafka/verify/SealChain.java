@@ -272,9 +272,14 @@ final class SealChain {
     } else {
       long n = pending.recordsThrough(s.to);
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
+      if (why == null && n > s.records) { // what was sent before the read cannot make the count larger
+        found.tamper(r, r.file, pending.start, "records inserted: " + n + " record(s) read before the end of seal "
+            + s.number + " (bytes " + s.from + "-" + s.to + "), which sealed " + s.records);
+        return false;
+      }
       if (why == null) {
         found.headRecords += n; // the stream starts mid-chain: the head up to the first seal's end, not a change
-        unread(r, s, Math.max(0, s.records - n)); // the rest of its range, sent before the read's start
+        unread(r, s, s.records - n); // the rest of its range, sent before the read's start
       } else {
         found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, Math.max(s.from, pending.start),
             r.place(), n + " record(s) up to byte " + s.to + ", sealed by seal " + s.number + " (bytes " + s.from
@@ -286,20 +291,15 @@ final class SealChain {
   }
 
   /**
-   * {@code n} more records that seals read at the stream's head sealed, not read: sent before the read's start,
-   * in offsets of the partition before the one its read began at. More of them than those offsets were never in
-   * the partition before the read: not verified (shipped to another topic, or the topic rewritten without them).
+   * {@code n} more records that a seal read at the stream's head sealed, not read: sent before the read's start,
+   * in offsets of the partition below its first read. Whether the partition can have held them all, with those
+   * of the other sources in it, is {@link StreamCheck}'s to judge at the end.
    */
   private void unread(StreamRecord r, Seal s, long n) {
-    long before = records.offsetsBeforeRead.applyAsLong(r.partition);
-    long was = found.unreadRecords;
-    found.unreadRecords += n;
-    if (was <= before && found.unreadRecords > before) {
-      found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, s.from, r.place(), found.unreadRecords
-          + " record(s) sealed up to seal " + s.number + " (file " + r.file + " byte " + s.to + ") are not in the "
-          + "read, more than the " + before + " offset(s) of partition " + r.partition + " before the read's start "
-          + "can hold: they were not in this topic before the read (shipped to another topic, or the topic rewritten "
-          + "without them)"));
+    if (n > 0 && found.unreadRecords == 0) {
+      found.unreadAt = new Finding(Finding.Kind.NOT_VERIFIED, found.source, r.file, s.from, r.place(), "");
     }
+    found.unreadRecords += n;
   }
+
 }

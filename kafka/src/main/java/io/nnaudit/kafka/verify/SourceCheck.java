@@ -1,7 +1,6 @@
 package io.nnaudit.kafka.verify;
 
 import java.util.Map;
-import java.util.function.IntToLongFunction;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.SealKey;
@@ -30,13 +29,12 @@ final class SourceCheck {
   final SourceFindings found;
   private final RecordContiguity records;
   private final SealChain seals;
-  private int partition = -1;
+  /** The partition of the source's records (-1 before the first). */
+  int partition = -1;
 
-  /** {@code offsetsBeforeRead}: the offset a partition's read began at (see TopicReader). */
-  SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window,
-      IntToLongFunction offsetsBeforeRead) {
+  SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window) {
     this.found = new SourceFindings(source);
-    this.records = new RecordContiguity(found, maxPendingBytes, window, offsetsBeforeRead);
+    this.records = new RecordContiguity(found, maxPendingBytes, window);
     this.seals = new SealChain(found, records, keys, acceptLate);
   }
 

@@ -33,6 +33,8 @@ final class SourceFindings {
   long headRecords;
   /** Records that such seals sealed and the read did not hold: sent before the read's start. */
   long unreadRecords;
+  /** Where the first of those seals' ranges begins (a finding with no text yet), or null. */
+  Finding unreadAt;
   long skipped;
   long firstMillis = -1;
   long lastMillis = -1;

@@ -31,8 +31,8 @@ final class StreamCheck {
   private final Map<String, SourceCheck> sources = new TreeMap<>();
 
   /**
-   * {@code only}: the sources to check (empty: all); {@code offsetsBeforeRead}: the offset a partition's read began
-   * at, which bounds how many of its records were sent before the read's start.
+   * {@code only}: the sources to check (empty: all); {@code offsetsBeforeRead}: the offset of a partition's first
+   * record read, which bounds how many of its records were sent before the read's start (asked at the report).
    */
   StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
       Set<String> only, int maxPending, int window, IntToLongFunction offsetsBeforeRead) {
@@ -55,11 +55,41 @@ final class StreamCheck {
     }
     SourceCheck c = sources.get(name);
     if (c == null) {
-      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window,
-          offsetsBeforeRead);
+      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window);
       sources.put(name, c);
     }
     c.accept(r);
+  }
+
+  /**
+   * Records that the first seals read sealed and the read did not hold were sent before its start, in offsets of
+   * their partition below its first record read, which the sources of the partition share. Where they are more
+   * than those offsets, they were never in the topic there (the stream was shipped on to another topic, or the
+   * topic rewritten without them): each source of the partition with such records is not verified.
+   */
+  private void unreadBeyondPartitions(TopicReader reader) {
+    Map<Integer, Long> unread = new HashMap<>();
+    for (SourceCheck check : sources.values()) {
+      if (check.partition >= 0) {
+        unread.merge(check.partition, check.found.unreadRecords, Long::sum);
+      }
+    }
+    for (SourceCheck check : sources.values()) {
+      SourceFindings c = check.found;
+      if (c.tampering != null || c.unreadAt == null) {
+        continue;
+      }
+      long total = unread.get(check.partition);
+      long before = offsetsBeforeRead.applyAsLong(check.partition);
+      if (total > before) {
+        Finding at = c.unreadAt;
+        c.report(new Finding(Finding.Kind.NOT_VERIFIED, c.source, at.file, at.offset, at.place, c.unreadRecords
+            + " record(s) sealed by the first seals read are not in the read, and the sources of partition "
+            + check.partition + " have " + total + " such, more than the " + before + " offset(s) before its first "
+            + "record read can hold: they were not in this topic before the read (shipped to another topic, or the "
+            + "topic rewritten without them)"));
+      }
+    }
   }
 
   /** Prints what was found; returns the exit code. */
@@ -72,6 +102,7 @@ final class StreamCheck {
         trailSources.computeIfAbsent(t, k -> new ArrayList<>()).add(c.source);
       }
     }
+    unreadBeyondPartitions(reader);
     int tampered = 0;
     int notVerified = 0;
     int verified = 0;

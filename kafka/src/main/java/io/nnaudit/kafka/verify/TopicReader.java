@@ -27,10 +27,10 @@ final class TopicReader {
   final Map<Integer, Long> logStart = new HashMap<>();
   final Map<Integer, Long> endOffsets = new HashMap<>();
   /**
-   * The offset each partition's read begins at (its log start, or the first offset at or after --from): the
-   * records of the partition sent before the read's start number no more than that.
+   * The offset of the first record read in each partition that had one: the partition's records sent before the
+   * read's start (deleted from its start, or before --from) number no more than that.
    */
-  final Map<Integer, Long> readStart = new HashMap<>();
+  final Map<Integer, Long> firstRead = new HashMap<>();
   /** The time the read began at (--from), or -1 for the partitions' beginnings. */
   long fromMillis = -1;
   long recordsRead;
@@ -74,7 +74,6 @@ final class TopicReader {
       }
       if (fromMillis < 0) {
         consumer.seekToBeginning(partitions);
-        readStart.putAll(logStart);
       } else {
         Map<TopicPartition, Long> times = new HashMap<>();
         for (TopicPartition p : partitions) {
@@ -83,9 +82,7 @@ final class TopicReader {
         Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(times, timeout);
         for (TopicPartition p : partitions) {
           OffsetAndTimestamp o = at.get(p);
-          long start = o == null ? ends.get(p) : o.offset();
-          readStart.put(p.partition(), start);
-          consumer.seek(p, start);
+          consumer.seek(p, o == null ? ends.get(p) : o.offset());
         }
       }
       long deadline = System.nanoTime() + timeout.toNanos();
@@ -99,6 +96,7 @@ final class TopicReader {
           Long end = ends.get(new TopicPartition(r.topic(), r.partition()));
           if (r.offset() < end) {
             recordsRead++;
+            firstRead.putIfAbsent(r.partition(), r.offset());
             each.accept(r);
             deadline = System.nanoTime() + timeout.toNanos();
           }

@@ -111,7 +111,7 @@ public final class VerifyStreamCommand {
     }
     TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
     StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window,
-        p -> reader.readStart.getOrDefault(p, Long.MAX_VALUE));
+        p -> reader.firstRead.getOrDefault(p, Long.MAX_VALUE));
     try {
       reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
     } catch (Exception e) {

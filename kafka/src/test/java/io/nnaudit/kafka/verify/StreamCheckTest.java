@@ -383,9 +383,88 @@ class StreamCheckTest {
     Result r = check(headless, false, 1000, 1 << 20, 0);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 "), r.output);
-    assertTrue(r.output.contains("3 record(s) sealed up to seal 2"), r.output);
+    assertTrue(r.output.contains("3 record(s) sealed by the first seals read are not in the read"), r.output);
     assertEquals(0, headless.indexOf(open));
     assertEquals(0, check(headless, false, 1000, 1 << 20, 3).code, "three offsets deleted from the log's start");
+  }
+
+  /**
+   * Two sources share a partition whose read began at offset 10: the records that the first seals of both sealed,
+   * not read, all had to be in those 10 offsets. Eight of each (16) cannot have been: some of them were never in
+   * the topic there, as for one source with 11.
+   */
+  @Test
+  void sourcesSharingAPartitionShareTheOffsetsBeforeTheRead() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>();
+    for (String name : new String[] {"ns1/nn1", "ns2/nn1"}) {
+      SyntheticSource s = new SyntheticSource(name, 0, signer);
+      s.seal(Seal.Kind.OPEN);
+      List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+      for (int i = 1; i <= 20; i++) {
+        lines.add(s.line(i));
+        if (i % 10 == 0) {
+          s.seal(Seal.Kind.INTERVAL);
+        }
+      }
+      s.seal(Seal.Kind.CLOSE);
+      List<ConsumerRecord<byte[], byte[]>> cut = new ArrayList<>(s.records);
+      cut.removeAll(lines.subList(0, 8)); // each source's first 8 records deleted after its chain's first seal
+      assertEquals(0, check(cut, false, 1000, 1 << 20, 10).code, "8 records fit in 10 offsets");
+      headless.addAll(cut);
+    }
+    Result r = check(headless, false, 1000, 1 << 20, 10);
+    assertFalse(r.output.contains("TAMPERED"), r.output);
+    assertEquals(2, r.code, "16 records sealed before the read cannot fit in the 10 offsets before it:\n"
+        + r.output);
+    assertTrue(r.output.contains("they were not in this topic before the read"), r.output);
+  }
+
+  /**
+   * A read that begins mid-chain (its first 4 offsets deleted): the 7 records read before the first seal's end
+   * replaced by 12 over the same bytes. The seal sealed 10 records in all; 12 before its end cannot be its
+   * records, whatever was sent before the read: records inserted.
+   */
+  @Test
+  void moreRecordsAtTheHeadThanTheFirstSealSealedAreInserted() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN);
+    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      lines.add(s.line(i));
+      if (i % 10 == 0) {
+        s.seal(Seal.Kind.INTERVAL);
+      }
+    }
+    s.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records);
+    read.remove(open);
+    read.removeAll(lines.subList(0, 3));
+    assertEquals(0, check(read, false, 1000, 1 << 20, 4).code);
+
+    long start = Long.parseLong(new String(lines.get(3).headers().lastHeader(ShipHeaders.OFFSET).value(),
+        StandardCharsets.UTF_8));
+    long total = 0;
+    for (ConsumerRecord<byte[], byte[]> l : lines.subList(3, 10)) {
+      total += l.value().length + 1;
+    }
+    List<ConsumerRecord<byte[], byte[]>> forged = new ArrayList<>();
+    long at = start;
+    for (int k = 0; k < 12; k++) {
+      long size = k < 11 ? total / 12 : total - 11 * (total / 12);
+      StringBuilder b = new StringBuilder("2026-11-26 10:00:00,000 INFO FSNamesystem.audit: allowed=true\tugi=eve\t"
+          + "cmd=delete\tsrc=/x");
+      while (b.length() < size - 1) {
+        b.append('x');
+      }
+      forged.add(s.make(ShipHeaders.RECORD, at, b.toString().getBytes(StandardCharsets.UTF_8)));
+      at += size;
+    }
+    assertEquals(start + total, at);
+    int i = read.indexOf(lines.get(3));
+    read.removeAll(lines.subList(3, 10));
+    read.addAll(i, forged);
+    Result r = check(read, false, 1000, 1 << 20, 4);
+    assertEquals(1, r.code, "12 records before the end of a seal of 10:\n" + r.output);
   }
 
   @Test
@@ -416,14 +495,15 @@ class StreamCheckTest {
     Result whole = check(read, false, 1000, 1 << 20, 0);
     assertEquals(2, whole.code, whole.output);
     assertTrue(whole.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 (partition 0, offset "), whole.output);
-    assertTrue(whole.output.contains("10 record(s) sealed up to seal 2 (file 0 byte "), whole.output);
-    assertTrue(whole.output.contains("more than the 0 offset(s) of partition 0 before the read's start can hold"),
+    assertTrue(whole.output.contains("10 record(s) sealed by the first seals read are not in the read"),
+        whole.output);
+    assertTrue(whole.output.contains("more than the 0 offset(s) before its first record read can hold"),
         whole.output);
 
     // Read from a log start of 3: no more than 3 of those 10 records can have been deleted from its start.
     Result three = check(read, false, 1000, 1 << 20, 3);
     assertEquals(2, three.code, three.output);
-    assertTrue(three.output.contains("more than the 3 offset(s) of partition 0"), three.output);
+    assertTrue(three.output.contains("more than the 3 offset(s) before its first record read"), three.output);
   }
 
   @Test
