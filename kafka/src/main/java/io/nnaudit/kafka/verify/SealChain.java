@@ -22,8 +22,8 @@ final class SealChain {
   private final Map<String, SealKey> keys;
   private final boolean acceptLate;
   /** Seal identities (file, offset, hash) and seal hashes seen: a restart sends the seals of its file again. */
-  private final RecentMap<String, Boolean> sealIds = new RecentMap<>(10_000);
-  private final RecentMap<String, Boolean> sealHashes = new RecentMap<>(10_000);
+  private final RecentMap<String, Boolean> sealIds;
+  private final RecentMap<String, Boolean> sealHashes;
   /**
    * The identity of each chain's first seal read, by trail (a few: one a chain): a restart sends its file's seals
    * again, the first seal of the chain among them, however many seals ago it was read.
@@ -35,7 +35,11 @@ final class SealChain {
   /** The stream's file the last seal is of. */
   private long lastSealFile = -1;
 
-  SealChain(SourceFindings found, RecordContiguity records, Map<String, SealKey> keys, boolean acceptLate) {
+  /** {@code remembered}: how many of the last seals' identities and hashes are kept. */
+  SealChain(SourceFindings found, RecordContiguity records, Map<String, SealKey> keys, boolean acceptLate,
+      int remembered) {
+    this.sealIds = new RecentMap<>(remembered);
+    this.sealHashes = new RecentMap<>(remembered);
     this.found = found;
     this.records = records;
     this.pending = records.pending;
@@ -70,8 +74,7 @@ final class SealChain {
       return;
     }
     records.sealedUpTo(r.file, s.to);
-    if (lastSeal != null && records.sealsNothingRead(r.file, r.offset) && !s.prev.equals(lastSeal.hash())
-        && !sealHashes.containsKey(hash) && earlierInItsTrail(s)) { // sent again from before the read's start
+    if (sentAgain(r, s, hash)) {
       String unsigned = SealSignature.problem(s, keys);
       if (unsigned != null) {
         found.tamper(r, r.file, r.offset, unsigned);
@@ -119,6 +122,31 @@ final class SealChain {
       found.keyIds.add(s.keyId);
       found.trails.add(s.trail);
     }
+  }
+
+  /**
+   * Whether {@code s}, at {@code r}, is a copy of a seal that covers nothing left to check, to be dropped once
+   * its signature is checked. A restart sends again every seal of the file it resumes in, more of them than
+   * {@link #sealIds} remembers in a file of many seals, and a resend may begin before the read's start:
+   * <ul>
+   * <li>sent again from before the read's start: its range ends at or before the first record read, and it is
+   * not the next seal of the chain read (of a file before the one the read began in, when no seal was read
+   * yet);</li>
+   * <li>of the file being read, the last seal read or one numbered before it in the same chain and file, and
+   * ending where the file's checked seals already reach.</li>
+   * </ul>
+   */
+  private boolean sentAgain(StreamRecord r, Seal s, String hash) {
+    boolean beforeRead = records.sealsNothingRead(r.file, r.offset);
+    if (lastSeal == null) {
+      return beforeRead && r.file < records.file;
+    }
+    if (beforeRead && !s.prev.equals(lastSeal.hash()) && !sealHashes.containsKey(hash) && earlierInItsTrail(s)) {
+      return true;
+    }
+    return r.file == records.file && r.file == lastSealFile && records.fileSealed && s.trail.equals(lastSeal.trail)
+        && s.file == lastSeal.file && (s.number < lastSeal.number || hash.equals(lastSeal.hash()))
+        && s.to <= records.fileSealedTo;
   }
 
   /**

@@ -32,10 +32,18 @@ final class SourceCheck {
   /** The partition of the source's records (-1 before the first). */
   int partition = -1;
 
+  /** Seals whose identity and hash each source remembers: the last ten thousand. */
+  static final int SEALS_REMEMBERED = 10_000;
+
   SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window) {
+    this(source, keys, acceptLate, maxPendingBytes, window, SEALS_REMEMBERED);
+  }
+
+  SourceCheck(String source, Map<String, SealKey> keys, boolean acceptLate, int maxPendingBytes, int window,
+      int sealsRemembered) {
     this.found = new SourceFindings(source);
     this.records = new RecordContiguity(found, maxPendingBytes, window);
-    this.seals = new SealChain(found, records, keys, acceptLate);
+    this.seals = new SealChain(found, records, keys, acceptLate, sealsRemembered);
   }
 
   void accept(StreamRecord r) {

@@ -29,6 +29,8 @@ final class StreamCheck {
   private final int window;
   private final IntToLongFunction offsetsBeforeRead;
   private final Map<String, SourceCheck> sources = new TreeMap<>();
+  /** Seals whose identity and hash each source remembers (fewer only in tests). */
+  int sealsRemembered = SourceCheck.SEALS_REMEMBERED;
 
   /**
    * {@code only}: the sources to check (empty: all); {@code offsetsBeforeRead}: the offset of a partition's first
@@ -45,17 +47,19 @@ final class StreamCheck {
     this.window = window;
   }
 
+  /**
+   * Hands {@code r} to its source's check. Every source is checked, also those not asked for with --source:
+   * the sources of a partition share the offsets that bound what was sent before the read.
+   */
   void accept(StreamRecord r) {
     String name = r.source != null ? r.source : r.key != null ? r.key : NO_SOURCE;
-    if (!only.isEmpty() && !only.contains(name) && !(r.key != null && only.contains(r.key))) {
-      return;
-    }
     if (r.key != null && only.contains(r.key)) {
       name = r.key; // a record under this key that says it is another source's: the key's source reports it
     }
     SourceCheck c = sources.get(name);
     if (c == null) {
-      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window);
+      c = new SourceCheck(name, sourceKeys.getOrDefault(name, keys), acceptLate, maxPending, window,
+          sealsRemembered);
       sources.put(name, c);
     }
     c.accept(r);
@@ -67,10 +71,10 @@ final class StreamCheck {
    * than those offsets, they were never in the topic there (the stream was shipped on to another topic, or the
    * topic rewritten without them): each source of the partition with such records is not verified.
    */
-  private void unreadBeyondPartitions(TopicReader reader) {
+  private void unreadBeyondPartitions() {
     Map<Integer, Long> unread = new HashMap<>();
     for (SourceCheck check : sources.values()) {
-      if (check.partition >= 0) {
+      if (check.partition >= 0 && check.found.tampering == null) { // a changed source's counts prove nothing
         unread.merge(check.partition, check.found.unreadRecords, Long::sum);
       }
     }
@@ -79,7 +83,7 @@ final class StreamCheck {
       if (c.tampering != null || c.unreadAt == null) {
         continue;
       }
-      long total = unread.get(check.partition);
+      long total = unread.getOrDefault(check.partition, 0L);
       long before = offsetsBeforeRead.applyAsLong(check.partition);
       if (total > before) {
         Finding at = c.unreadAt;
@@ -94,6 +98,12 @@ final class StreamCheck {
 
   /** Prints what was found; returns the exit code. */
   int report(PrintStream out, String topic, TopicReader reader) {
+    List<SourceCheck> asked = new ArrayList<>();
+    for (SourceCheck check : sources.values()) {
+      if (only.isEmpty() || only.contains(check.found.source)) {
+        asked.add(check);
+      }
+    }
     Map<String, List<String>> trailSources = new HashMap<>();
     for (SourceCheck check : sources.values()) {
       check.finish();
@@ -102,10 +112,6 @@ final class StreamCheck {
         trailSources.computeIfAbsent(t, k -> new ArrayList<>()).add(c.source);
       }
     }
-    unreadBeyondPartitions(reader);
-    int tampered = 0;
-    int notVerified = 0;
-    int verified = 0;
     for (SourceCheck check : sources.values()) {
       SourceFindings c = check.found;
       for (String t : c.trails) {
@@ -117,6 +123,13 @@ final class StreamCheck {
               + "replayed under another's key");
         }
       }
+    }
+    unreadBeyondPartitions();
+    int tampered = 0;
+    int notVerified = 0;
+    int verified = 0;
+    for (SourceCheck check : asked) {
+      SourceFindings c = check.found;
       for (String line : SourceSummary.lines(c, reader.fromMillis)) {
         out.println(line);
       }
@@ -127,7 +140,9 @@ final class StreamCheck {
     }
     Set<String> named = new TreeSet<>(sourceKeys.keySet()); // a source bound to a key, or asked for by name
     named.addAll(only);
-    named.removeAll(sources.keySet());
+    for (SourceCheck check : asked) {
+      named.remove(check.found.source);
+    }
     if (!only.isEmpty()) {
       named.retainAll(only);
     }
@@ -143,7 +158,7 @@ final class StreamCheck {
         + " tampered (topic " + topic + ": " + reader.recordsRead + " records read from "
         + reader.endOffsets.size() + " partition(s)" + (deleted > 0 ? "; " + deleted + " records before them "
         + "deleted from the topic" : "") + ")");
-    if (sources.isEmpty()) {
+    if (asked.isEmpty()) {
       if (named.isEmpty()) {
         out.println("NOT VERIFIED: no record in the topic");
       }

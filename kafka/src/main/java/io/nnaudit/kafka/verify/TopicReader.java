@@ -45,6 +45,8 @@ final class TopicReader {
     this.config.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     this.config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "nnaudit-verify-stream");
     this.config.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(4 << 20));
+    // Records deleted under the read (retention passing its position) must stop it, not send it to the end.
+    this.config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     this.topic = topic;
     this.timeout = timeout;
   }

@@ -417,6 +417,58 @@ class StreamCheckTest {
     assertEquals(2, r.code, "16 records sealed before the read cannot fit in the 10 offsets before it:\n"
         + r.output);
     assertTrue(r.output.contains("they were not in this topic before the read"), r.output);
+
+    StreamCheck one = new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns1/nn1"), 1 << 20,
+        1000, p -> 10); // --source ns1/nn1: the other source's records still share the offsets
+    Result asked = check(one, headless);
+    assertEquals(2, asked.code, asked.output);
+    assertFalse(asked.output.contains("ns2/nn1"), asked.output);
+  }
+
+  @Test
+  void sealsAFileSendsAgainPastWhatIsRememberedAreCopies() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> seals = new ArrayList<>();
+    seals.add(s.seal(Seal.Kind.OPEN));
+    for (int i = 1; i <= 40; i++) {
+      s.line(i);
+      if (i % 5 == 0) {
+        seals.add(s.seal(Seal.Kind.INTERVAL));
+      }
+    }
+    for (ConsumerRecord<byte[], byte[]> seal : seals) { // a restart in the same file sends its seals again
+      s.records.add(s.withValue(seal, seal.value()));
+    }
+    lines(s, 41, 45);
+    s.seal(Seal.Kind.CLOSE);
+    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000,
+        p -> 0);
+    c.sealsRemembered = 4; // fewer than the file's seals, as ten thousand are in a file of more
+    Result r = check(c, s.records);
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("45 records (45 verified by 10 seals)"), r.output);
+  }
+
+  @Test
+  void aFilesSealsSentAgainAfterAReadThatBeganInTheNextFileAreCopies() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> fileZeroSeals = new ArrayList<>();
+    fileZeroSeals.add(s.seal(Seal.Kind.OPEN));
+    lines(s, 1, 10);
+    fileZeroSeals.add(s.seal(Seal.Kind.INTERVAL));
+    s.endFile();
+    fileZeroSeals.add(s.records.get(s.records.size() - 2)); // its rotate seal
+    ConsumerRecord<byte[], byte[]> first = s.line(11); // the read --from begins here
+    lines(s, 12, 13);
+    for (ConsumerRecord<byte[], byte[]> seal : fileZeroSeals) { // a resend from a checkpoint in file 0
+      s.records.add(s.withValue(seal, seal.value()));
+    }
+    lines(s, 14, 15);
+    s.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(first), s.records.size());
+    Result r = check(read, false, 1000, 1 << 20, s.records.indexOf(first));
+    assertFalse(r.output.contains("TAMPERED"), r.output);
+    assertEquals(0, r.code, r.output);
   }
 
   /**
