@@ -842,6 +842,8 @@ def main():
             print("plot: " + make_plot())
         except ImportError:
             print("(matplotlib is not installed: pip install matplotlib, for the plots)")
+        except ValueError as e:  # a table whose figures a plot cannot show (a log scale over none above 0)
+            print("(no plot of %s: %s)" % (p, e))
         print()
 
 
