@@ -1,6 +1,7 @@
 package io.nnaudit.sink.file;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -33,9 +34,9 @@ import io.nnaudit.trail.TrailNames;
  * {@link TrailRenameLock} while a rotation holds it; the sink's writing thread only calls {@link #wake}, which
  * takes the monitor for a moment (the compressor's thread holds it only to wait on it). What drops: nothing; a
  * file not compressed stays plain. Shut-down ({@link #stop}, from the sink's close, before sealing and the live
- * file close): interrupt, then a join of at most {@link #JOIN_MS}; a copy stopped half-way is left under its
- * temporary name for the next start to delete, and a commit stopped half-way leaves the plain file, or both
- * (the next start keeps the {@code .gz}). Who owns what: {@link #woken} is guarded by {@link #monitor};
+ * file close): interrupt, then a join of at most {@link #JOIN_MS}; a copy stopped half-way, or complete but not
+ * yet renamed, is deleted (a kill leaves it under its temporary name for the next start to delete), and a commit
+ * stopped after the rename leaves both files (the next start keeps the {@code .gz}). Who owns what: {@link #woken} is guarded by {@link #monitor};
  * {@link #retryAt} belongs to the compressor's thread; {@link #thread} (volatile) is set by the thread that
  * builds the sink and read by the one that closes it; {@link #counters} are written by the compressor's thread
  * and read by anyone.
@@ -167,6 +168,18 @@ final class GzipCompressor {
     return leftBehind;
   }
 
+  /**
+   * The sink is closing: a copy that has not taken its name goes (after the rename the name is the .gz's, and
+   * nothing is at {@code temp}).
+   */
+  private static void deleteUnnamed(Path temp) {
+    try {
+      Files.deleteIfExists(temp);
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not delete {}, a compression stopped by the close; the next start deletes it", temp);
+    }
+  }
+
   /** Compresses one file; false when it was left for the next look (not a failure, which is retried later). */
   private boolean compress(RotatedFiles.Backup listed, String key) throws InterruptedException {
     Path temp = TrailNames.compressing(live, Long.toString(System.currentTimeMillis()));
@@ -194,6 +207,7 @@ final class GzipCompressor {
       return true;
     } catch (IOException | RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
+        deleteUnnamed(temp);
         throw new InterruptedException();
       }
       counters.failed();

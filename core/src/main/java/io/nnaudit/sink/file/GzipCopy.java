@@ -23,8 +23,8 @@ import io.nnaudit.trail.RotatedFiles;
  * The gzip of one rotated file, written to a temporary name ({@code file.compressing-T}) and fsynced: the plain
  * file is opened without following links and must still be the file that was listed (device and inode) once
  * open; the temporary file is created, never reused, with the sink's file mode. The plain file is only read.
- * Stateless; run on the compressor's thread. An interrupt (the sink closing) stops it with the temporary file
- * left as it is, for the next start to delete; any other failure deletes it.
+ * Stateless; run on the compressor's thread. Any failure deletes the temporary file, an interrupt (the sink
+ * closing) too: a stop leaves no half copy behind; a kill may, for the next start to delete.
  */
 final class GzipCopy {
   private static final int BUFFER = 64 * 1024;
@@ -105,7 +105,7 @@ final class GzipCopy {
       }
       return new Copy(temp, key, read, after);
     } catch (IOException | RuntimeException e) {
-      if (created && !Thread.currentThread().isInterrupted()) {
+      if (created) {
         try {
           Files.deleteIfExists(temp);
         } catch (IOException ex) {
