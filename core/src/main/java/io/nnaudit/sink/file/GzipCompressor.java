@@ -36,10 +36,10 @@ import io.nnaudit.trail.TrailNames;
  * file not compressed stays plain. Shut-down ({@link #stop}, from the sink's close, before sealing and the live
  * file close): interrupt, then a join of at most {@link #JOIN_MS}; a copy stopped half-way, or complete but not
  * yet renamed, is deleted (a kill leaves it under its temporary name for the next start to delete), and a commit
- * stopped after the rename leaves both files (the next start keeps the {@code .gz}). Who owns what: {@link #woken} is guarded by {@link #monitor};
- * {@link #retryAt} belongs to the compressor's thread; {@link #thread} (volatile) is set by the thread that
- * builds the sink and read by the one that closes it; {@link #counters} are written by the compressor's thread
- * and read by anyone.
+ * stopped after the rename leaves both files (the next start keeps the {@code .gz}). Who owns what:
+ * {@link #woken} is guarded by {@link #monitor}; {@link #retryAt} belongs to the compressor's thread;
+ * {@link #thread} (volatile) is set by the thread that builds the sink and read by the one that closes it;
+ * {@link #counters} are written by the compressor's thread and read by anyone.
  */
 final class GzipCompressor {
   private static final Logger LOG = LoggerFactory.getLogger(RollingFileSink.class);
