@@ -9,13 +9,11 @@ import java.util.List;
  * <p>Design note. Nothing blocks. The shipper's thread looks at the files ({@link #observe}) several times a
  * second while it works, and at each pass while it waits; the metrics thread computes the bytes from a look of its
  * own ({@link #of}, static), so that they are current even while the shipper's thread is held in a send. Who owns
- * what: the clock and {@link #lastLagBytes} are the shipper's thread's; {@link #lastObserveMillis} and
+ * what: the clock is the shipper's thread's; {@link #lastObserveMillis} and
  * {@link #oldestUnackedSince} are written by it, volatile, and read by the metrics.
  */
 final class ShipLag {
   private final LagClock clock = new LagClock();
-  /** The lag in bytes at the thread's last look: whether a stop is caught up when no file is open. */
-  private long lastLagBytes = -1;
   /** A lower bound of the lag's age while the shipper's thread is held. */
   private volatile long lastObserveMillis;
   /** When the oldest unacknowledged record was first seen (ms since the epoch), 0 for none; see {@link LagClock}. */
@@ -30,7 +28,6 @@ final class ShipLag {
       liveSeq = a.fileSeq + (i >= 0 ? files.size() - 1 - i : 0);
       liveSize = files.get(files.size() - 1).size;
     }
-    lastLagBytes = of(files, a)[0];
     clock.note(ShipPosition.global(liveSeq, liveSize), now);
     oldestUnackedSince = clock.oldestSince(a.global(), now);
   }
@@ -42,11 +39,6 @@ final class ShipLag {
 
   long lastObserveMillis() {
     return lastObserveMillis;
-  }
-
-  /** The lag in bytes at the shipper's last look; -1 before it. Its thread only. */
-  long lastLagBytes() {
-    return lastLagBytes;
   }
 
   /** Bytes not yet acknowledged and the files holding them, from {@code a} on, in {@code files}. */

@@ -94,9 +94,20 @@ final class TrailReader {
     read = to;
   }
 
-  /** Whether everything there is was read: the open file has no byte past the position and no seal waiting. */
-  boolean drained(long lastLagBytes) {
-    return channel != null ? readableBytes() == 0 && !seals.waiting(read.offset) : lastLagBytes == 0;
+  /**
+   * Whether everything there is was read, from a look at the files now (a stop asks it at each pass): the open
+   * file has no byte past the position and no seal waiting, and is the live file, since a rotated one read to
+   * its end has a successor to read; with no file open, no file has a byte past the position.
+   */
+  boolean drained() throws IOException {
+    if (channel == null) {
+      return ShipLag.of(dir.list(), read)[0] == 0;
+    }
+    if (readableBytes() != 0 || seals.waiting(read.offset)) {
+      return false;
+    }
+    SpoolFile live = dir.liveFile();
+    return live != null && live.key.equals(read.fileKey);
   }
 
   private long readableBytes() {
