@@ -87,7 +87,9 @@ import io.nnaudit.sink.AuditSink;
  * record, and every record its seal. The waits of (6) end at {@code nnaudit.shutdown.timeout.ms}; past it (a handler
  * held in write(2)) the sink stays open and that handler's record may be left unsealed when the JVM halts.
  * SHUTDOWN_MSG's hook shuts log4j down, so the last hook writes its one line to standard error, and the refusals
- * after (5) are counted but not logged. The shipper stops after (3).</li>
+ * after (5) are counted but not logged. The shipper goes on reading the file through (4) to (7) and stops after
+ * (7), within {@code nnaudit.kafka.stop.timeout.ms}: the records handlers wrote themselves and the CLOSE seal
+ * reach the topic before the JVM halts, so the stream ends sealed as the file does.</li>
  * <li>{@link #close}, for a re-initialize that replaces the pipeline and for embedders: (1) refuse new events
  * (the logger follows its slot to the replacement, or refuses the event); (2) wait for handlers already
  * inside {@code offer}; (3) the writer, seeing the pipeline closed, quiet and empty, writes what is left,
@@ -187,9 +189,9 @@ public final class AuditPipeline {
     shipping.make();
     try {
       ShutdownHookManager.get().addShutdownHook(shutdownHook, SHUTDOWN_HOOK_PRIORITY,
-          settings.shutdownTimeoutMs() + shipping.hookExtraMs() + 1000, TimeUnit.MILLISECONDS);
+          settings.shutdownTimeoutMs() + 1000, TimeUnit.MILLISECONDS);
       ShutdownHookManager.get().addShutdownHook(closeHook, CLOSE_HOOK_PRIORITY,
-          settings.shutdownTimeoutMs() + CLOSE_HOOK_SLACK_MS, TimeUnit.MILLISECONDS);
+          settings.shutdownTimeoutMs() + CLOSE_HOOK_SLACK_MS + shipping.hookExtraMs(), TimeUnit.MILLISECONDS);
     } catch (IllegalStateException shutdownInProgress) {
       LOG.warn("nnaudit: the JVM is already stopping; {} gets no shutdown hook", settings.file());
     }
@@ -325,20 +327,22 @@ public final class AuditPipeline {
     if (done) {
       handOver.handOver();
     }
-    shipping.stop(); // what handlers write from now on is shipped at the next start
-    return done;
+    return done; // the shipper goes on: it stops in the last hook, once the sink is closed and sealed
   }
 
   /**
    * The last of Hadoop's shutdown hooks, after which the JVM halts: ends the handlers' direct writes and closes
    * the sink, so that nothing is written after its last seal (see the design note, steps 5 to 7). Waits, for at
    * most {@code nnaudit.shutdown.timeout.ms} in all, for a writer thread the first hook abandoned and for the
-   * write lock; an interrupt (Hadoop cancels a hook past its timeout) ends the wait. Does nothing for a
-   * pipeline that never went direct: {@link #close} or its writer closes that sink. Returns whether it closed
-   * the sink without an error.
+   * write lock; an interrupt (Hadoop cancels a hook past its timeout) ends the wait. Does nothing to the sink of
+   * a pipeline that never went direct: {@link #close} or its writer closes that sink. Then stops the shipper,
+   * if it still runs, which ships what is left, the sink's last seal included, for at most
+   * {@code nnaudit.kafka.stop.timeout.ms}. Returns whether it closed the sink without an error.
    */
   public boolean closeAtExit() {
-    return handOver.endDirectWrites(settings.shutdownTimeoutMs(), true);
+    boolean closed = handOver.endDirectWrites(settings.shutdownTimeoutMs(), true);
+    shipping.stopAtExit(); // after the sink's last seal, so that the seal is shipped too
+    return closed;
   }
 
   /**
@@ -357,6 +361,7 @@ public final class AuditPipeline {
     if (already) {
       boolean done = !writerThread.started() || writerThread.join(timeoutMs);
       handOver.endDirectWrites(timeoutMs, false);
+      shipping.stop(); // once the sink is closed: its last seal is shipped too
       return done;
     }
     boolean done = finishWriter(timeoutMs);

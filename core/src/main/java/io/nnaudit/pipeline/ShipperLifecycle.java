@@ -1,5 +1,8 @@
 package io.nnaudit.pipeline;
 
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,10 +22,12 @@ import io.nnaudit.sink.SinkContext;
  * <p>Design note. What blocks: {@link #stop}, for at most {@code nnaudit.kafka.stop.timeout.ms} (plus what a
  * send blocked in the producer takes: {@link #STOP_SLACK_MS}); nothing else here waits, and no handler ever
  * waits for the shipper. What drops: nothing here; a shipper that cannot be made leaves the records in the file,
- * unshipped until the next start, and says so. Shut-down order: the shipper stops after the writer has finished
- * (close, or the shutdown hook after its hand-over), so what handlers write after that is shipped at the next
- * start. Who owns what: {@link #shipper} is written once by the pipeline's open (under the registry's lock) and
- * read by anyone; the guard is thread-safe itself.
+ * unshipped until the next start, and says so. Shut-down order: the shipper stops once the sink is closed, so
+ * that it ships the sink's last seal: after the writer has finished and closed it ({@link AuditPipeline#close}),
+ * or, at the JVM's exit, in the last hook after the handlers' own writes have ended and the sink is closed
+ * ({@link #stopAtExit}); what no stop ships in its time is shipped at the next start. Who owns what:
+ * {@link #shipper} is written once by the pipeline's open (under the registry's lock) and read by anyone;
+ * {@link #stopped} is set by the first stop; the guard is thread-safe itself.
  */
 final class ShipperLifecycle {
   /** The pipeline's log: its lines keep the logger name operators know. */
@@ -38,6 +43,8 @@ final class ShipperLifecycle {
   private final SpoolGuard spoolGuard;
   /** Written once by {@link #make} (null when nothing is shipped, or its shipper could not be made). */
   private volatile Shipper shipper;
+  /** Set by the first stop: a pipeline closed before the JVM's exit has no shipper left for the last hook. */
+  private final AtomicBoolean stopped = new AtomicBoolean();
 
   ShipperLifecycle(NnauditSettings settings) {
     this.settings = settings;
@@ -75,7 +82,7 @@ final class ShipperLifecycle {
     }
   }
 
-  /** What the first shutdown hook may take beyond nnaudit.shutdown.timeout.ms for the shipper's stop. */
+  /** What the last shutdown hook may take beyond its own work for the shipper's stop. */
   long hookExtraMs() {
     return shipper == null ? 0 : settings.shipStopTimeoutMs() + STOP_SLACK_MS;
   }
@@ -88,12 +95,31 @@ final class ShipperLifecycle {
     }
   }
 
-  /** After the writer has finished: ships for at most nnaudit.kafka.stop.timeout.ms more, then stops. */
+  /** After the writer has closed the sink: ships for at most nnaudit.kafka.stop.timeout.ms more, then stops. */
   void stop() {
     Shipper sh = shipper;
-    if (sh != null) {
+    if (sh != null && stopped.compareAndSet(false, true)) {
       sh.stop(settings.shipStopTimeoutMs());
     }
+  }
+
+  /**
+   * In the last hook, once the sink is closed: stops the shipper as {@link #stop} does, and says on standard
+   * error (log4j is shut down by then) what it had shipped and what is left for the next start.
+   */
+  void stopAtExit() {
+    Shipper sh = shipper;
+    if (sh == null || !stopped.compareAndSet(false, true)) {
+      return;
+    }
+    sh.stop(settings.shipStopTimeoutMs());
+    ShipStats s = sh.stats();
+    boolean all = s.lagRecords == 0 && s.lagBytes == 0;
+    String left = all ? ", every record of the file acknowledged"
+        : s.lagBytes < 0 ? "; it had not begun, so the next start ships what the file holds"
+        : "; " + s.lagRecords + " records (" + s.lagBytes + " bytes) are left for the next start";
+    System.err.println(Instant.now() + (all ? " INFO" : " WARN") + " nnaudit: stopped shipping " + settings.file()
+        + " as the NameNode stops: " + s.shippedRecords + " records shipped since the start" + left);
   }
 
   /** The shipper's counts and lag now, or null when nothing is shipped. */

@@ -52,10 +52,11 @@ import io.nnaudit.ship.SpoolGuard;
  * passed, an authorization error) makes the thread rewind: close the producer, go back to the last acknowledged
  * record, and send again from there; records after it may reach Kafka twice, with the same identity. What
  * cannot be shipped as written is announced by a gap record (see {@link TrailReader}, {@link SealForwarder}).</li>
- * <li>Stop ({@link #stop}), after the pipeline's writer has finished: the thread ships what the file holds until
- * it is caught up or the time given has passed, closes the producer within what is left of it (waiting for
- * acknowledgements in flight), writes the checkpoint and ends. One shipper per checkpoint at a time in a JVM:
- * a replacement waits for the one before it to end.</li>
+ * <li>Stop ({@link #stop}), once the pipeline has closed the file (its last seal written; at a SIGTERM, in the
+ * last shutdown hook): the thread ships what the files hold until it is caught up (the live file read to its
+ * end, its seals sent, everything acknowledged) or the time given has passed, closes the producer within what
+ * is left of it (waiting for acknowledgements in flight), writes the checkpoint and ends. One shipper per
+ * checkpoint at a time in a JVM: a replacement waits for the one before it to end.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -294,9 +295,14 @@ public final class KafkaShipper implements Shipper {
     return reader.step();
   }
 
+  /** While stopping: whether everything the files hold is acknowledged; a failed look at them is not. */
   private boolean caughtUp() {
-    return !acks.isBroken() && gaps.isEmpty() && acks.acknowledged().global() == reader.position().global()
-        && reader.drained(lag.lastLagBytes());
+    try {
+      return !acks.isBroken() && gaps.isEmpty() && acks.acknowledged().global() == reader.position().global()
+          && reader.drained();
+    } catch (IOException e) {
+      return false; // the pass reads again, until the stop's time is up
+    }
   }
 
   /** Lag, files waiting, the guard's hold and the checkpoint, from one look at the files. */

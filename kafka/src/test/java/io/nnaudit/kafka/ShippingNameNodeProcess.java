@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import org.apache.hadoop.conf.Configuration;
@@ -139,10 +138,9 @@ final class ShippingNameNodeProcess implements AutoCloseable {
 
   /** SIGTERM, as a service stop: the JVM's shutdown hooks run. Returns once the JVM has exited. */
   void stop() throws InterruptedException {
-    child.process.destroy();
-    if (!child.process.waitFor(60, TimeUnit.SECONDS)) {
-      throw new AssertionError("the NameNode JVM did not exit on SIGTERM");
-    }
+    // Process.destroy would close the pipe of its output as well, and lose what the shutdown hooks print
+    child.process.toHandle().destroy();
+    child.awaitExit(60_000); // and what it printed to the end, the shutdown hooks' lines included
   }
 
   /** SIGKILL, as {@code kill -9}: no shutdown hook runs. Returns once the JVM is gone. */

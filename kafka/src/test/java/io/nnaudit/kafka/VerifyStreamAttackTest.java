@@ -256,17 +256,16 @@ class VerifyStreamAttackTest {
   }
 
   /**
-   * Records appended after the last records of a NameNode stopped by SIGTERM. Its close seal is written after
-   * the shipper stopped and reaches the stream at the next start, so until then the end of the stream cannot
-   * vouch for itself: the records read as an unsealed tail, never as verified.
+   * Records appended after the last records of a NameNode stopped by SIGTERM. Its stop shipped the file's close
+   * seal before the JVM halted, so they are records after a close seal.
    */
   @Test
-  void recordsAppendedAfterAStoppedNameNodesLastRecordAreNotVouchedFor() throws Exception {
+  void recordsAppendedAfterAStoppedNameNodesCloseSealAreInserted() throws Exception {
     String topic = copy(all -> appendForged(all, S1, 3));
     VerifyStreamRun r = verify(topic, "--source", S1);
-    assertEquals(2, r.code, r.output);
-    assertTrue(r.output.contains("UNSEALED: " + S1 + " file "), r.output);
-    assertTrue(r.output.contains("unsealed tail: 3 record(s) after the last seal"), r.output);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("records inserted: 3 record(s) after seal"), r.output);
+    assertTrue(r.output.contains("which closed the file (close)"), r.output);
   }
 
   // ------------------------------------------------------------------ planted, moved, spliced
@@ -331,11 +330,15 @@ class VerifyStreamAttackTest {
     assertEquals(1, verify(topic, "--source", S1).code);
   }
 
-  /** The close seal (sent by the second start) removed: the resume seal's prev names it. */
+  /**
+   * The first run's close seal removed, both as its stop sent it and as the second start sent it again: the resume
+   * seal's prev names it.
+   */
   @Test
   void theCloseSealRemovedIsAChange() throws Exception {
     String topic = copy(all -> {
       all.remove(sealIndex(all, 5, 1));
+      all.remove(sealIndex(all, 5, 0));
       return all;
     });
     assertEquals(1, verify(topic, "--source", S1).code);
