@@ -270,6 +270,89 @@ class VerifyStreamHeadTest {
     assertTrue(r.output.contains("before --from: no seal the source made after that time was read"), r.output);
   }
 
+  // ------------------------------------------------------------------ a read that begins at a seal's range
+
+  /**
+   * A new topic (nothing deleted from it) that begins at the first record of a seal's range: every record of that
+   * range is read, so its bytes are hashed. As shipped it verifies; with each record of the range forged, the
+   * range is a change.
+   */
+  @Test
+  void aTopicBeginningWhereASealsRangeBeginsHasThatRangeHashed() throws Exception {
+    List<CopiedRecord> all = TopicCopy.read(broker, OLD, oldSize);
+    int k = sealInsideTheFile(all);
+    VerifyStreamRun genuine = verify(copy(fromRangeOf(all, k, false)));
+    assertEquals(0, genuine.code, genuine.output);
+    VerifyStreamRun forged = verify(copy(fromRangeOf(all, k, true)));
+    assertEquals(1, forged.code, forged.output);
+    assertTrue(forged.output.contains("modified bytes: the range sealed by seal"), forged.output);
+  }
+
+  /**
+   * The source went idle; a writer appends records over a seal's whole range, forged, then a copy of that seal,
+   * later than the source's last record. Read --from that time, with the source's key bound: the range read
+   * whole is hashed, and it is a change.
+   */
+  @Test
+  void forgedRecordsOverAnOldSealsRangeAppendedAfterAnIdleSourceAreAChange() throws Exception {
+    List<CopiedRecord> all = TopicCopy.read(broker, OLD, oldSize);
+    long after = 0;
+    for (CopiedRecord c : all) {
+      after = Math.max(after, c.timestamp + 1);
+    }
+    int k = sealInsideTheFile(all);
+    Seal s = Seal.parse(all.get(k).text());
+    List<CopiedRecord> appended = new ArrayList<>(all);
+    long t = after;
+    for (CopiedRecord c : fromRangeOf(all, k, true)) {
+      boolean ofTheRange = c.is(S1, ShipHeaders.RECORD) && c.offset() < s.to
+          || c.is(S1, ShipHeaders.SEAL) && Seal.parse(c.text()).number == s.number;
+      if (ofTheRange) {
+        c.timestamp = t++;
+        appended.add(c);
+      }
+    }
+    VerifyStreamRun r = VerifyStreamRun.of(List.of("--bootstrap", broker.bootstrapServers(), "--topic",
+        copy(appended), "--cert", S1 + "=" + key1.certificate, "--from", Long.toString(after), "--timeout", "30"));
+    assertEquals(1, r.code, r.output);
+  }
+
+  /** The index of S1's first seal over records whose range starts inside its file. */
+  static int sealInsideTheFile(List<CopiedRecord> all) {
+    for (int i = 0; i < all.size(); i++) {
+      if (all.get(i).is(S1, ShipHeaders.SEAL)) {
+        Seal s = Seal.parse(all.get(i).text());
+        if (s.from > 0 && s.records > 0) {
+          return i;
+        }
+      }
+    }
+    throw new AssertionError("no seal over records inside the file");
+  }
+
+  /**
+   * S1's items from the first record of the range of the seal at {@code k} on, the seals numbered before it left
+   * out; {@code forge}: each record of that range forged.
+   */
+  static List<CopiedRecord> fromRangeOf(List<CopiedRecord> all, int k, boolean forge) {
+    Seal s = Seal.parse(all.get(k).text());
+    long file = all.get(k).file();
+    List<CopiedRecord> out = new ArrayList<>();
+    boolean on = false;
+    for (CopiedRecord c : all) {
+      if (!S1.equals(c.source())) {
+        continue;
+      }
+      on |= c.is(S1, ShipHeaders.RECORD) && c.file() == file && c.offset() == s.from;
+      if (!on || c.is(S1, ShipHeaders.SEAL) && Seal.parse(c.text()).number < s.number) {
+        continue;
+      }
+      boolean inRange = c.is(S1, ShipHeaders.RECORD) && c.file() == file && c.offset() < s.to;
+      out.add(forge && inRange ? StreamEdits.forgedFrom(c) : new CopiedRecord(c));
+    }
+    return out;
+  }
+
   static String anchorOf(String output) {
     for (String line : output.split("\n")) {
       if (line.startsWith("  last verified seal: ")) {

@@ -266,10 +266,11 @@ final class PendingRange {
 
   /**
    * Whether the records of a range from {@code from} can be counted and their ends told, whether or not their
-   * bytes are held: it starts where the held records do, a known start, with no records lost among them.
+   * bytes are held: it starts where the held records do, with no records lost among them. A read, or the trail
+   * after a gap, that begins exactly where a seal's range begins holds every record of that range.
    */
   boolean countable(long from) {
-    return from == start && startKnown && !holed && !endsLost;
+    return from == start && !holed && !endsLost;
   }
 
   /** Where the {@code k}-th record held (from 1) ends, or -1 when not known. */

@@ -102,6 +102,7 @@ final class SealChain {
       return;
     }
     boolean gapBefore = chainMayBreak;
+    boolean afterHead = found.headRecords > 0; // the head's seal was checked before this one
     if (!again && !chains(r, s)) {
       return;
     }
@@ -109,6 +110,7 @@ final class SealChain {
       return;
     }
     records.sealChecked(s.to);
+    found.sealedAfterHead |= afterHead && !again;
     if (Seal.GENESIS.equals(s.prev)) {
       firstSealIds.putIfAbsent(s.trail, id);
     }
@@ -133,7 +135,10 @@ final class SealChain {
    * not the next seal of the chain read (of a file before the one the read began in, when no seal was read
    * yet);</li>
    * <li>of the file being read, the last seal read or one numbered before it in the same chain and file, and
-   * ending where the file's checked seals already reach.</li>
+   * ending where the file's checked seals already reach;</li>
+   * <li>of a file the stream has ended already, numbered before the last seal read in the same chain: a restart
+   * from a checkpoint in a rotated file sends that file's seals again, then its end, then the next file's
+   * records.</li>
    * </ul>
    */
   private boolean sentAgain(StreamRecord r, Seal s, String hash) {
@@ -143,6 +148,9 @@ final class SealChain {
     }
     if (beforeRead && !s.prev.equals(lastSeal.hash()) && !sealHashes.containsKey(hash) && earlierInItsTrail(s)) {
       return true;
+    }
+    if (r.file < records.file) { // a file ended already: its seals all came before its end
+      return s.trail.equals(lastSeal.trail) && s.number < lastSeal.number;
     }
     return r.file == records.file && r.file == lastSealFile && records.fileSealed && s.trail.equals(lastSeal.trail)
         && s.file == lastSeal.file && (s.number < lastSeal.number || hash.equals(lastSeal.hash()))
@@ -300,9 +308,13 @@ final class SealChain {
     } else {
       long n = pending.recordsThrough(s.to);
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
-      if (why == null && n > s.records) { // what was sent before the read cannot make the count larger
+      // What was sent before the read (or lost in a gap) cannot make the count larger; and a range that began
+      // before the first record held has at least one record there, from its start to that record's.
+      long most = s.from < pending.start ? s.records - 1 : s.records;
+      if (n > most) {
         found.tamper(r, r.file, pending.start, "records inserted: " + n + " record(s) read before the end of seal "
-            + s.number + " (bytes " + s.from + "-" + s.to + "), which sealed " + s.records);
+            + s.number + " (bytes " + s.from + "-" + s.to + "), which sealed " + s.records + (most < s.records
+            ? ", at least one of them before byte " + pending.start + ", where the records read begin" : ""));
         return false;
       }
       if (why == null) {

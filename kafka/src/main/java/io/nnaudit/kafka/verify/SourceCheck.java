@@ -96,5 +96,12 @@ final class SourceCheck {
   void finish() {
     records.finish();
     UnsealedTail.atEnd(found, records, seals);
+    if (found.tampering == null && found.headRecords > 0 && !found.sealedAfterHead) {
+      // Only a later seal chained to the head's shows that seal in its place: a copy of an older seal, put after
+      // a source gone quiet, would vouch for whatever records were put before it.
+      found.report(new Finding(Finding.Kind.NOT_VERIFIED, found.source, -1, -1, null, "the " + found.headRecords
+          + " record(s) read before the end of the first seal over them, whose range began before the read, are "
+          + "not vouched for: no seal chained after that one was read (read from an earlier time)"));
+    }
   }
 }

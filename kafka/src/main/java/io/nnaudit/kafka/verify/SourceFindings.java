@@ -31,6 +31,8 @@ final class SourceFindings {
   long files;
   /** Records read before the end of the first seal whose range began before the read: not hashed. */
   long headRecords;
+  /** A seal chained after the seal that ended the head verified: the head's seal is in its place in the chain. */
+  boolean sealedAfterHead;
   /** Records that such seals sealed and the read did not hold: sent before the read's start. */
   long unreadRecords;
   /** Where the first of those seals' ranges begins (a finding with no text yet), or null. */

@@ -4,17 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.stream.Stream;
 
@@ -79,7 +75,7 @@ class StreamCheckTest {
       src.seal(Seal.Kind.CLOSE);
       sources.add(src);
     }
-    Result r = check(interleave(sources, random), false, 250_000, 64 << 20);
+    StreamCheckRun r = check(interleave(sources, random), false, 250_000, 64 << 20);
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("sources: 20 verified, 0 with records not verified, 0 tampered"), r.output);
     assertTrue(r.output.contains("verified: ns7/nn1: 400 records (400 verified by 19 seals), 2 files ended"),
@@ -253,7 +249,7 @@ class StreamCheckTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("streams")
   void aStreamIsFoundAsItWasMade(Made made) throws Exception {
-    Result r = check(made.make.records(new SyntheticSource("ns1/nn1", 0, signer)), made.acceptLate, made.window,
+    StreamCheckRun r = check(made.make.records(new SyntheticSource("ns1/nn1", 0, signer)), made.acceptLate, made.window,
         made.maxPending);
     assertEquals(made.code, r.code, r.output);
     for (String text : made.holds) {
@@ -269,7 +265,7 @@ class StreamCheckTest {
         s.records.size()));
     List<ConsumerRecord<byte[], byte[]>> forged = new ArrayList<>(read);
     forged.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), "0", "0"));
-    Result r = check(forged, false, 1000, 1 << 20);
+    StreamCheckRun r = check(forged, false, 1000, 1 << 20);
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte 0 "), r.output);
     assertTrue(r.output.contains("before the first record read"), r.output);
@@ -277,7 +273,7 @@ class StreamCheckTest {
     List<ConsumerRecord<byte[], byte[]>> resent = new ArrayList<>(read); // a resend the read began inside of
     int from = s.records.indexOf(lines.get(9));
     resent.addAll(resent.size() - 1, s.records.subList(from, s.records.indexOf(lines.get(20)) + 1));
-    Result genuine = check(resent, false, 1000, 1 << 20); // copies never read here: dropped, not compared
+    StreamCheckRun genuine = check(resent, false, 1000, 1 << 20); // copies never read here: dropped, not compared
     assertEquals(2, genuine.code, genuine.output);
     assertTrue(genuine.output.contains("note: starts mid-chain"), genuine.output);
     assertTrue(genuine.output.contains("NOT VERIFIED: ns1/nn1: 7 record(s) before the first record read"),
@@ -286,7 +282,7 @@ class StreamCheckTest {
 
     List<ConsumerRecord<byte[], byte[]>> stopped = new ArrayList<>(read); // the same, but it stops short of it
     stopped.addAll(stopped.size() - 1, s.records.subList(from, s.records.indexOf(lines.get(12))));
-    Result r2 = check(stopped, false, 1000, 1 << 20);
+    StreamCheckRun r2 = check(stopped, false, 1000, 1 << 20);
     assertEquals(1, r2.code, r2.output);
     assertTrue(r2.output.contains("before the first record read, stop at byte"), r2.output);
   }
@@ -326,13 +322,13 @@ class StreamCheckTest {
     byte[] changed = big.value().clone();
     changed[changed.length - 1] = 'y';
     relabelled.set(at, cut(s, big, changed, changed.length));
-    Result a = check(relabelled, false, 1000, 1 << 20);
+    StreamCheckRun a = check(relabelled, false, 1000, 1 << 20);
     assertEquals(1, a.code, a.output);
     assertTrue(a.output.contains("the shipper cuts only a line longer than it sends"), a.output);
 
     // shorter than any cut the shipper makes
     relabelled.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 500), big.value().length));
-    Result shortCut = check(relabelled, false, 1000, 1 << 20);
+    StreamCheckRun shortCut = check(relabelled, false, 1000, 1 << 20);
     assertEquals(1, shortCut.code, shortCut.output);
 
     // (b) records 3-4 deleted, the big one labelled cut with a length that runs over them
@@ -343,7 +339,7 @@ class StreamCheckTest {
     spanning.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 1024), over));
     spanning.remove(third);
     spanning.remove(fourth);
-    Result b = check(spanning, false, 1000, 1 << 20);
+    StreamCheckRun b = check(spanning, false, 1000, 1 << 20);
     assertEquals(1, b.code, b.output);
     assertTrue(b.output.contains("records deleted: the range sealed by seal 1"), b.output);
     assertTrue(b.output.contains("6 record(s) were sealed, 4 are here"), b.output);
@@ -351,7 +347,7 @@ class StreamCheckTest {
     // (c) a genuine cut: its range is not hashed, the next one is, and a change there is found
     List<ConsumerRecord<byte[], byte[]>> genuine = new ArrayList<>(s.records);
     genuine.set(at, cut(s, big, java.util.Arrays.copyOf(big.value(), 1024), big.value().length));
-    Result c = check(genuine, false, 1000, 1 << 20);
+    StreamCheckRun c = check(genuine, false, 1000, 1 << 20);
     assertEquals(2, c.code, c.output);
     assertTrue(c.output.contains("6 record(s) up to byte "), c.output);
     assertTrue(c.output.contains("10 records (4 verified by 2 seals)"), c.output);
@@ -359,7 +355,7 @@ class StreamCheckTest {
     byte[] v = edited.value().clone();
     v[v.length - 1] = 'z';
     genuine.set(genuine.indexOf(edited), s.withValue(edited, v));
-    Result c2 = check(genuine, false, 1000, 1 << 20);
+    StreamCheckRun c2 = check(genuine, false, 1000, 1 << 20);
     assertEquals(1, c2.code, c2.output);
     assertTrue(c2.output.contains("modified bytes: the range sealed by seal 2"), c2.output);
   }
@@ -380,7 +376,7 @@ class StreamCheckTest {
 
     List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>(s.records); // its first records deleted
     headless.removeAll(lines.subList(0, 3));
-    Result r = check(headless, false, 1000, 1 << 20, 0);
+    StreamCheckRun r = check(headless, false, 1000, 1 << 20, 0);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 "), r.output);
     assertTrue(r.output.contains("3 record(s) sealed by the first seals read are not in the read"), r.output);
@@ -412,7 +408,7 @@ class StreamCheckTest {
       assertEquals(0, check(cut, false, 1000, 1 << 20, 10).code, "8 records fit in 10 offsets");
       headless.addAll(cut);
     }
-    Result r = check(headless, false, 1000, 1 << 20, 10);
+    StreamCheckRun r = check(headless, false, 1000, 1 << 20, 10);
     assertFalse(r.output.contains("TAMPERED"), r.output);
     assertEquals(2, r.code, "16 records sealed before the read cannot fit in the 10 offsets before it:\n"
         + r.output);
@@ -420,7 +416,7 @@ class StreamCheckTest {
 
     StreamCheck one = new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns1/nn1"), 1 << 20,
         1000, p -> 10); // --source ns1/nn1: the other source's records still share the offsets
-    Result asked = check(one, headless);
+    StreamCheckRun asked = check(one, headless);
     assertEquals(2, asked.code, asked.output);
     assertFalse(asked.output.contains("ns2/nn1"), asked.output);
   }
@@ -444,7 +440,7 @@ class StreamCheckTest {
     StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000,
         p -> 0);
     c.sealsRemembered = 4; // fewer than the file's seals, as ten thousand are in a file of more
-    Result r = check(c, s.records);
+    StreamCheckRun r = check(c, s.records);
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("45 records (45 verified by 10 seals)"), r.output);
   }
@@ -466,7 +462,7 @@ class StreamCheckTest {
     lines(s, 14, 15);
     s.seal(Seal.Kind.CLOSE);
     List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(first), s.records.size());
-    Result r = check(read, false, 1000, 1 << 20, s.records.indexOf(first));
+    StreamCheckRun r = check(read, false, 1000, 1 << 20, s.records.indexOf(first));
     assertFalse(r.output.contains("TAMPERED"), r.output);
     assertEquals(0, r.code, r.output);
   }
@@ -515,7 +511,7 @@ class StreamCheckTest {
     int i = read.indexOf(lines.get(3));
     read.removeAll(lines.subList(3, 10));
     read.addAll(i, forged);
-    Result r = check(read, false, 1000, 1 << 20, 4);
+    StreamCheckRun r = check(read, false, 1000, 1 << 20, 4);
     assertEquals(1, r.code, "12 records before the end of a seal of 10:\n" + r.output);
   }
 
@@ -534,7 +530,7 @@ class StreamCheckTest {
     List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(openAgain), s.records.size());
 
     // read --from the restart's time: the partition's offsets before it held the first run's records
-    Result from = check(read, false, 1000, 1 << 20, s.records.indexOf(openAgain));
+    StreamCheckRun from = check(read, false, 1000, 1 << 20, s.records.indexOf(openAgain));
     assertFalse(from.output.contains("TAMPERED"), from.output);
     assertEquals(0, from.code, from.output);
     assertTrue(from.output.contains("10 records (10 verified by 4 seals)"), from.output);
@@ -544,7 +540,7 @@ class StreamCheckTest {
 
     // The same records as a partition's whole history: the records the resent seal sealed were never in it (a
     // stream shipped on to a new topic, or a topic rewritten without them).
-    Result whole = check(read, false, 1000, 1 << 20, 0);
+    StreamCheckRun whole = check(read, false, 1000, 1 << 20, 0);
     assertEquals(2, whole.code, whole.output);
     assertTrue(whole.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 (partition 0, offset "), whole.output);
     assertTrue(whole.output.contains("10 record(s) sealed by the first seals read are not in the read"),
@@ -553,7 +549,7 @@ class StreamCheckTest {
         whole.output);
 
     // Read from a log start of 3: no more than 3 of those 10 records can have been deleted from its start.
-    Result three = check(read, false, 1000, 1 << 20, 3);
+    StreamCheckRun three = check(read, false, 1000, 1 << 20, 3);
     assertEquals(2, three.code, three.output);
     assertTrue(three.output.contains("more than the 3 offset(s) before its first record read"), three.output);
   }
@@ -579,7 +575,7 @@ class StreamCheckTest {
       String offset = new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8);
       read.add(at(s.withValue(r, r.value()), "2", offset));
     }
-    Result r = check(read, false, 1000, 1 << 20, read.get(0).offset());
+    StreamCheckRun r = check(read, false, 1000, 1 << 20, read.get(0).offset());
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 2 at byte 0"), r.output);
     assertTrue(r.output.contains("begins the chain of trail"), r.output);
@@ -594,13 +590,13 @@ class StreamCheckTest {
     Map<String, Map<String, SealKey>> bound = new HashMap<>();
     bound.put("ns1/nn1", keys);
     bound.put("ns2/nn1", keys);
-    Result r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> 0),
+    StreamCheckRun r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> 0),
         s.records);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("verified: ns1/nn1: 5 records"), r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), r.output);
 
-    Result asked = check(new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns2/nn1"),
+    StreamCheckRun asked = check(new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns2/nn1"),
         1 << 20, 1000, p -> 0), s.records);
     assertEquals(2, asked.code, asked.output);
     assertTrue(asked.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), asked.output);
@@ -725,16 +721,6 @@ class StreamCheckTest {
     }
   }
 
-  private static final class Result {
-    final int code;
-    final String output;
-
-    Result(int code, String output) {
-      this.code = code;
-      this.output = output;
-    }
-  }
-
   /** The sources' records interleaved at random, each partition's (and so each source's) order kept. */
   private static List<ConsumerRecord<byte[], byte[]>> interleave(List<SyntheticSource> sources, Random random) {
     List<List<ConsumerRecord<byte[], byte[]>>> queues = new ArrayList<>();
@@ -757,7 +743,7 @@ class StreamCheckTest {
     return out;
   }
 
-  private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
+  private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
       int maxPending) {
     return check(records, acceptLate, window, maxPending, Long.MAX_VALUE);
   }
@@ -766,20 +752,13 @@ class StreamCheckTest {
    * {@code offsetsBefore}: the offset each partition's read began at (its log start, or the first at or after
    * --from); by default as many as any record read first may need.
    */
-  private static Result check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
+  private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
       int maxPending, long offsetsBefore) {
     return check(new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
         window, p -> offsetsBefore), records);
   }
 
-  private static Result check(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
-    TopicReader reader = new TopicReader(new Properties(), "t", Duration.ofSeconds(1));
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      reader.recordsRead++;
-      c.accept(StreamRecord.of(r));
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int code = c.report(new PrintStream(out, true, StandardCharsets.UTF_8), "t", reader);
-    return new Result(code, out.toString(StandardCharsets.UTF_8));
+  private static StreamCheckRun check(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
+    return StreamCheckRun.of(c, records);
   }
 }

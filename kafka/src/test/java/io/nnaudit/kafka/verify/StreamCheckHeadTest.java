@@ -1,0 +1,270 @@
+package io.nnaudit.kafka.verify;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.kafka.ShipHeaders;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+import io.nnaudit.seal.SealKeys;
+
+/**
+ * verify-stream where a read begins inside a source's chain, and where seals come again past what it remembers,
+ * on streams made in memory ({@link SyntheticSource}): what a read that starts at or inside a seal's range can be
+ * made to hold, what a changed source leaves of a partition's bound, and a rotated file's seals sent again.
+ */
+class StreamCheckHeadTest {
+  @TempDir
+  static Path dir;
+  static SealKey signer;
+  static Map<String, SealKey> keys;
+
+  @BeforeAll
+  static void keys() throws Exception {
+    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
+    signer = k.signingKey();
+    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
+  }
+
+  /**
+   * A topic that begins at the first record of seal 3's range (nothing deleted from it, nothing before it read):
+   * every record of that range is read, so their bytes are hashed, and forged ones are a change.
+   */
+  @Test
+  void aReadBeginningWhereASealsRangeBeginsHashesThatRange() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> lines = thirtyLines(s);
+    List<ConsumerRecord<byte[], byte[]>> read = from(s, lines.get(11));
+    StreamCheckRun genuine = check(read, Collections.emptySet(), 0);
+    assertEquals(0, genuine.code, genuine.output);
+    assertTrue(genuine.output.contains("20 records (20 verified by 3 seals)"), genuine.output);
+    for (int i = 11; i <= 20; i++) {
+      read.set(read.indexOf(lines.get(i)), forged(s, lines.get(i)));
+    }
+    StreamCheckRun r = check(read, Collections.emptySet(), 0);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("modified bytes: the range sealed by seal 3"), r.output);
+  }
+
+  /**
+   * A topic that begins one record into seal 3's range, holding as many records before that seal's end as it
+   * sealed (one record split in two): at least one of its records was before the read, so that is one too many.
+   */
+  @Test
+  void asManyRecordsBeforeTheFirstSealsEndAsItSealedAreInsertedWhenItsRangeBeganBeforeTheRead()
+      throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> lines = thirtyLines(s);
+    List<ConsumerRecord<byte[], byte[]>> read = from(s, lines.get(12));
+    StreamCheckRun genuine = check(read, Collections.emptySet(), Long.MAX_VALUE);
+    assertEquals(0, genuine.code, genuine.output);
+    ConsumerRecord<byte[], byte[]> twelve = lines.get(12);
+    byte[] v = twelve.value();
+    int k = 60;
+    ConsumerRecord<byte[], byte[]> first = s.withValue(twelve, Arrays.copyOf(v, k));
+    ConsumerRecord<byte[], byte[]> second = at(s.withValue(twelve, Arrays.copyOfRange(v, k + 1, v.length)),
+        offsetOf(twelve) + k + 1);
+    int i = read.indexOf(twelve);
+    read.set(i, first);
+    read.add(i + 1, second);
+    StreamCheckRun r = check(read, Collections.emptySet(), Long.MAX_VALUE);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("records inserted: 10 record(s) read before the end of seal 3"), r.output);
+  }
+
+  /**
+   * A read --from a time after the source went quiet (its offsets before the read many), holding records put
+   * inside a seal's range, fewer than it sealed, then a copy of that seal: they read as the head of a read that
+   * began inside the seal's range, and no seal chained after it shows that seal in its place, so they are not
+   * vouched for. A genuine read that begins in a range and goes on to a later seal verifies.
+   */
+  @Test
+  void aHeadWithNoSealAfterItVerifyingRecordsIsNotVerified() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> lines = thirtyLines(s);
+    ConsumerRecord<byte[], byte[]> sealThree = s.records.get(s.records.indexOf(lines.get(20)) + 1);
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
+    for (int i = 14; i <= 20; i++) {
+      read.add(forged(s, lines.get(i)));
+    }
+    read.add(s.withValue(sealThree, sealThree.value()));
+    StreamCheckRun r = check(read, Collections.emptySet(), Long.MAX_VALUE);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("the 7 record(s) read before the end of the first seal over them, whose range "
+        + "began before the read, are not vouched for: no seal chained after that one was read"), r.output);
+    StreamCheckRun genuine = check(from(s, lines.get(14)), Collections.emptySet(), Long.MAX_VALUE);
+    assertEquals(0, genuine.code, genuine.output);
+    assertTrue(genuine.output.contains("the 7 record(s) before that seal's end are not verified"), genuine.output);
+  }
+
+  /**
+   * Two sources share a partition whose read began at offset 10, and each lost its first 8 records after its
+   * first seal: 16 sealed, not read, more than 10 offsets hold. A record of the second source put where its file
+   * never reaches makes it tampered; its unread records, counted from seals whose signatures verified, still
+   * count against the partition, so the first source is not verified, asked for alone or not.
+   */
+  @Test
+  void aChangedSourcesUnreadRecordsStillCountAgainstItsPartition() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>();
+    SyntheticSource second = null;
+    for (String name : new String[] {"ns1/nn1", "ns2/nn1"}) {
+      SyntheticSource s = new SyntheticSource(name, 0, signer);
+      s.seal(Seal.Kind.OPEN);
+      List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+      for (int i = 1; i <= 20; i++) {
+        lines.add(s.line(i));
+        if (i % 10 == 0) {
+          s.seal(Seal.Kind.INTERVAL);
+        }
+      }
+      s.seal(Seal.Kind.CLOSE);
+      List<ConsumerRecord<byte[], byte[]>> cut = new ArrayList<>(s.records);
+      cut.removeAll(lines.subList(0, 8));
+      headless.addAll(cut);
+      second = s;
+    }
+    StreamCheckRun before = check(headless, Collections.emptySet(), 10);
+    assertEquals(2, before.code, before.output);
+    headless.add(at(second.make(ShipHeaders.RECORD, 0, "x".getBytes(StandardCharsets.UTF_8)), 999_999));
+    StreamCheckRun asked = check(headless, Collections.singleton("ns1/nn1"), 10);
+    assertEquals(2, asked.code, asked.output);
+    assertTrue(asked.output.contains("they were not in this topic before the read"), asked.output);
+    StreamCheckRun all = check(headless, Collections.emptySet(), 10);
+    assertEquals(1, all.code, all.output);
+    assertTrue(all.output.contains("NOT VERIFIED: ns1/nn1"), all.output);
+  }
+
+  /**
+   * A file of more seals than are remembered (4 here, 10,000 in verify-stream) is rotated; the shipper starts
+   * again (kill -9, or a rewind after a failed send) from a checkpoint still in that file after the next file's
+   * first records were shipped, and sends every seal of the file it resumes in again, its end, then the next
+   * file's records again. All copies.
+   */
+  @Test
+  void aRotatedFilesSealsSentAgainPastWhatIsRememberedAreCopies() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    List<ConsumerRecord<byte[], byte[]>> fileZero = new ArrayList<>();
+    fileZero.add(s.seal(Seal.Kind.OPEN));
+    for (int i = 1; i <= 40; i++) {
+      fileZero.add(s.line(i));
+      if (i % 5 == 0) {
+        fileZero.add(s.seal(Seal.Kind.INTERVAL));
+      }
+    }
+    s.endFile(); // its rotate seal, then its file-end
+    fileZero.add(s.records.get(s.records.size() - 2));
+    ConsumerRecord<byte[], byte[]> end = s.records.get(s.records.size() - 1);
+    int fileOneAt = s.records.size();
+    for (int i = 41; i <= 45; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.INTERVAL);
+    List<ConsumerRecord<byte[], byte[]>> fileOne = new ArrayList<>(s.records.subList(fileOneAt, s.records.size()));
+    for (ConsumerRecord<byte[], byte[]> r : fileZero) { // the resend from the checkpoint at file 0's last record
+      if (ShipHeaders.SEAL.equals(new String(r.headers().lastHeader(ShipHeaders.TYPE).value(),
+          StandardCharsets.UTF_8))) {
+        s.records.add(s.withValue(r, r.value()));
+      }
+    }
+    s.records.add(s.withValue(end, end.value()));
+    for (ConsumerRecord<byte[], byte[]> r : fileOne) {
+      s.records.add(s.withValue(r, r.value()));
+    }
+    for (int i = 46; i <= 48; i++) {
+      s.line(i);
+    }
+    s.seal(Seal.Kind.CLOSE);
+    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000,
+        p -> 0);
+    c.sealsRemembered = 4;
+    StreamCheckRun r = StreamCheckRun.of(c, s.records);
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("48 records (48 verified by"), r.output);
+  }
+
+  /**
+   * Past what is remembered (2 seals), an older seal of the file being read is put at the stream's end again,
+   * then a record at a place read before with another value: the seal is a copy, the record is compared with
+   * the one read there (a change), or, beyond the window of records compared, not compared (exit 2).
+   */
+  @Test
+  void anOlderSealPutAgainPastWhatIsRememberedLeavesTheRecordAfterItCompared() throws Exception {
+    for (int window : new int[] {1000, 5}) {
+      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+      List<ConsumerRecord<byte[], byte[]>> lines = thirtyLines(s);
+      s.records.remove(s.records.size() - 1); // no close: the file goes on
+      ConsumerRecord<byte[], byte[]> sealTwo = s.records.get(s.records.indexOf(lines.get(10)) + 1);
+      s.records.add(s.withValue(sealTwo, sealTwo.value()));
+      s.records.add(forged(s, lines.get(11)));
+      StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, window,
+          p -> 0);
+      c.sealsRemembered = 2;
+      StreamCheckRun r = StreamCheckRun.of(c, s.records);
+      assertEquals(window == 1000 ? 1 : 2, r.code, "window " + window + ":\n" + r.output);
+    }
+  }
+
+  /** An open seal, 30 lines sealed every 10, a close; returns the lines, line i at index i. */
+  private static List<ConsumerRecord<byte[], byte[]>> thirtyLines(SyntheticSource s) throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+    lines.add(null);
+    s.seal(Seal.Kind.OPEN);
+    for (int i = 1; i <= 30; i++) {
+      lines.add(s.line(i));
+      if (i % 10 == 0) {
+        s.seal(Seal.Kind.INTERVAL);
+      }
+    }
+    s.seal(Seal.Kind.CLOSE);
+    return lines;
+  }
+
+  /** The source's records from {@code first} on, as a topic that begins there holds them. */
+  private static List<ConsumerRecord<byte[], byte[]>> from(SyntheticSource s, ConsumerRecord<byte[], byte[]> first) {
+    return new ArrayList<>(s.records.subList(s.records.indexOf(first), s.records.size()));
+  }
+
+  /** {@code like} at the same place and length, another user's. */
+  private static ConsumerRecord<byte[], byte[]> forged(SyntheticSource s, ConsumerRecord<byte[], byte[]> like) {
+    byte[] v = like.value().clone();
+    int i = new String(v, StandardCharsets.UTF_8).indexOf("ugi=bob");
+    v[i + 4] = 'e';
+    v[i + 5] = 'v';
+    v[i + 6] = 'e';
+    return s.withValue(like, v);
+  }
+
+  private static long offsetOf(ConsumerRecord<byte[], byte[]> r) {
+    return Long.parseLong(new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8));
+  }
+
+  /** {@code r} moved to byte {@code offset} of file 0. */
+  private static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, long offset) {
+    r.headers().remove(ShipHeaders.FILE);
+    r.headers().remove(ShipHeaders.OFFSET);
+    r.headers().add(ShipHeaders.FILE, "0".getBytes(StandardCharsets.UTF_8));
+    r.headers().add(ShipHeaders.OFFSET, Long.toString(offset).getBytes(StandardCharsets.UTF_8));
+    return r;
+  }
+
+  /** {@code offsetsBefore}: the offset each partition's read began at. */
+  private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records, Set<String> only,
+      long offsetsBefore) {
+    return StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false, only, 1 << 20, 1000,
+        p -> offsetsBefore), records);
+  }
+}
