@@ -334,15 +334,16 @@ public final class AuditPipeline {
    * The last of Hadoop's shutdown hooks, after which the JVM halts: ends the handlers' direct writes and closes
    * the sink, so that nothing is written after its last seal (see the design note, steps 5 to 7). Waits, for at
    * most {@code nnaudit.shutdown.timeout.ms} in all, for a writer thread the first hook abandoned and for the
-   * write lock; an interrupt (Hadoop cancels a hook past its timeout) ends the wait. Does nothing to the sink of
-   * a pipeline that never went direct: {@link #close} or its writer closes that sink. Then stops the shipper,
-   * if it still runs, which ships what is left, the sink's last seal included, for at most
-   * {@code nnaudit.kafka.stop.timeout.ms}. Returns whether it closed the sink without an error.
+   * write lock; an interrupt (Hadoop cancels a hook past its timeout) ends the wait. Does nothing for a
+   * pipeline that never went direct: {@link #close} or its writer closes that sink, and close() stops its
+   * shipper. Once it has closed the sink, stops the shipper, which ships what is left, the sink's last seal
+   * included, for at most {@code nnaudit.kafka.stop.timeout.ms}. Returns whether it closed the sink without an
+   * error.
    */
   public boolean closeAtExit() {
-    boolean closed = handOver.endDirectWrites(settings.shutdownTimeoutMs(), true);
-    shipping.stopAtExit(); // after the sink's last seal, so that the seal is shipped too
-    return closed;
+    // The shipper stops once the sink is closed, so that its last seal is shipped too; a pipeline that close()
+    // ended (or ends now) has its shipper stopped by close(), after its own close of the sink.
+    return handOver.endDirectWrites(settings.shutdownTimeoutMs(), true, shipping::stopAtExit);
   }
 
   /**
@@ -360,8 +361,7 @@ public final class AuditPipeline {
     }
     if (already) {
       boolean done = !writerThread.started() || writerThread.join(timeoutMs);
-      handOver.endDirectWrites(timeoutMs, false);
-      shipping.stop(); // once the sink is closed: its last seal is shipped too
+      handOver.endDirectWrites(timeoutMs, false, shipping::stop); // the last hook stops it if it ends them
       return done;
     }
     boolean done = finishWriter(timeoutMs);

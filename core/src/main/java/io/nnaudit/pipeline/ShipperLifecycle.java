@@ -17,10 +17,10 @@ import io.nnaudit.sink.SinkContext;
 /**
  * The shipper of one pipeline's audit file, when it is shipped: the guard that keeps unshipped files from
  * rotation (made with the pipeline, so that the sink opens with it), the shipper made when the pipeline opens,
- * before its writer starts, and stopped after the writer has finished.
+ * before its writer starts, and stopped once the sink is closed.
  *
  * <p>Design note. What blocks: {@link #stop}, for at most {@code nnaudit.kafka.stop.timeout.ms} (plus what a
- * send blocked in the producer takes: {@link #STOP_SLACK_MS}); nothing else here waits, and no handler ever
+ * send blocked in the producer takes: {@link Shipper#stopBoundMs}); nothing else here waits, and no handler ever
  * waits for the shipper. What drops: nothing here; a shipper that cannot be made leaves the records in the file,
  * unshipped until the next start, and says so. Shut-down order: the shipper stops once the sink is closed, so
  * that it ships the sink's last seal: after the writer has finished and closed it ({@link AuditPipeline#close}),
@@ -32,12 +32,6 @@ import io.nnaudit.sink.SinkContext;
 final class ShipperLifecycle {
   /** The pipeline's log: its lines keep the logger name operators know. */
   private static final Logger LOG = LoggerFactory.getLogger(AuditPipeline.class);
-  /**
-   * What a shipper's stop may take beyond nnaudit.kafka.stop.timeout.ms: a send blocked for the producer's
-   * max.block.ms (2 s by default) and the close of its producer.
-   */
-  static final long STOP_SLACK_MS = 5000;
-
   private final NnauditSettings settings;
   /** Keeps the files a shipper has not finished from rotation; null when the file is not shipped. */
   private final SpoolGuard spoolGuard;
@@ -84,7 +78,8 @@ final class ShipperLifecycle {
 
   /** What the last shutdown hook may take beyond its own work for the shipper's stop. */
   long hookExtraMs() {
-    return shipper == null ? 0 : settings.shipStopTimeoutMs() + STOP_SLACK_MS;
+    Shipper sh = shipper;
+    return sh == null ? 0 : sh.stopBoundMs(settings.shipStopTimeoutMs()) + 1000;
   }
 
   /** Starts the shipper made by {@link #make}, if any. */

@@ -203,12 +203,22 @@ final class ShutdownHandOver {
    * handlers' direct writes from now on, waits, for at most {@code timeoutMs} in all, for the writer thread to
    * have ended and for the write lock, and closes the sink under it. Returns whether it closed the sink without
    * an error; false at once when the pipeline is not direct or was ended already. {@code atExit}: the last
-   * hook, whose lines go to standard error.
+   * hook, whose lines go to standard error. {@code afterEnd} runs once this call has closed the sink, or given
+   * up on it, and only if this call ended the direct writes: the thread that closes the sink stops what must
+   * come after its last seal (the shipper).
    */
-  boolean endDirectWrites(long timeoutMs, boolean atExit) {
+  boolean endDirectWrites(long timeoutMs, boolean atExit, Runnable afterEnd) {
     if (!life.end()) {
       return false;
     }
+    try {
+      return closeDirect(timeoutMs, atExit);
+    } finally {
+      afterEnd.run();
+    }
+  }
+
+  private boolean closeDirect(long timeoutMs, boolean atExit) {
     WriterParts p = parts;
     if (p == null || !writerThread.started()) {
       return false;

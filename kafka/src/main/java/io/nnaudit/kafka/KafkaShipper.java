@@ -143,15 +143,20 @@ public final class KafkaShipper implements Shipper {
       return;
     }
     LockSupport.unpark(thread);
-    long maxBlock = Long.parseLong(settings.producer.getProperty("max.block.ms"));
     try {
-      thread.join(timeoutMs + maxBlock + 2000);
+      thread.join(stopBoundMs(timeoutMs));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     if (thread.isAlive()) {
       LOG.warn("nnaudit: the Kafka shipper of {} did not stop in time; it goes on until it can", context.file());
     }
+  }
+
+  /** The time given, a send blocked for max.block.ms, and two seconds for the producer's close. */
+  @Override
+  public long stopBoundMs(long timeoutMs) {
+    return timeoutMs + Long.parseLong(settings.producer.getProperty("max.block.ms")) + 2000;
   }
 
   /**

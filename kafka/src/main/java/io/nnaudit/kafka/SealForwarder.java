@@ -82,9 +82,17 @@ final class SealForwarder {
     }
   }
 
-  /** Whether a seal may wait to be sent: one held that ends by {@code upTo}, or digest lines not yet looked at. */
+  /**
+   * Whether a seal may wait to be sent: one held that ends by {@code upTo}, digest lines not yet looked at, or,
+   * for a sealed live file whose digest was not there when looked for, a digest at its name now (a file opened
+   * between its rotation and its first seal; a stop looks for it at each pass, see {@link #follow}).
+   */
   boolean waiting(long upTo) {
-    return seals.waiting(upTo);
+    if (seals.waiting(upTo)) {
+      return true;
+    }
+    return sealing && !seals.isOpen() && (digestLook == LOOK_NEVER
+        || digestLook == LOOK_LIVE && Files.exists(TrailNames.digest(dir.live()), LinkOption.NOFOLLOW_LINKS));
   }
 
   /**
@@ -94,9 +102,9 @@ final class SealForwarder {
    * that no seal is passed over).
    *
    * <p>The digest is looked for when the file is opened, then, while it is not found, each time the live file
-   * has new records and a digest is at its name (the first seal of a new file is written just after the file;
-   * not while this NameNode does not seal), and once the file is no longer written; then no more. A sealed live
-   * file whose digest is not found costs one lstat per read.
+   * has new records ({@code newBytes}, which a stop sets at each pass) and a digest is at its name (the first
+   * seal of a new file is written just after the file; not while this NameNode does not seal), and once the file
+   * is no longer written; then no more. A sealed live file whose digest is not found costs one lstat per read.
    */
   boolean follow(ShipPosition read, boolean finished, boolean newBytes) throws IOException {
     if (!seals.isOpen() && digestLook != LOOK_DONE && (digestLook == LOOK_NEVER || finished

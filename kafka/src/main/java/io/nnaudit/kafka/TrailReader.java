@@ -97,11 +97,13 @@ final class TrailReader {
   /**
    * Whether everything there is was read, from a look at the files now (a stop asks it at each pass): the open
    * file has no byte past the position and no seal waiting, and is the live file, since a rotated one read to
-   * its end has a successor to read; with no file open, no file has a byte past the position.
+   * its end has a successor to read. With no file open, only when no file was ever found to read and none has a
+   * byte now: a file known is opened by the next pass, which sends its seals (after a rewind, or at the next
+   * file, possibly empty but for its seals).
    */
   boolean drained() throws IOException {
-    if (channel == null) {
-      return ShipLag.of(dir.list(), read)[0] == 0;
+    if (channel == null) { // a file to read is opened, and its digest looked at, by the next pass
+      return read.fileKey == null && ShipLag.of(dir.list(), read)[0] == 0;
     }
     if (readableBytes() != 0 || seals.waiting(read.offset)) {
       return false;
@@ -285,7 +287,7 @@ final class TrailReader {
     }
     buffer.clear();
     int n = channel.read(buffer, read.offset);
-    if (!seals.follow(read, finished, n > 0)) {
+    if (!seals.follow(read, finished, n > 0 || stop.requested())) { // a stop looks for a digest at each pass
       return -1;
     }
     int sent = seals.send(read);
