@@ -76,8 +76,8 @@ class StreamCheckHeadTest {
     byte[] v = twelve.value();
     int k = 60;
     ConsumerRecord<byte[], byte[]> first = s.withValue(twelve, Arrays.copyOf(v, k));
-    ConsumerRecord<byte[], byte[]> second = at(s.withValue(twelve, Arrays.copyOfRange(v, k + 1, v.length)),
-        offsetOf(twelve) + k + 1);
+    ConsumerRecord<byte[], byte[]> second = SyntheticSource.at(s.withValue(twelve,
+        Arrays.copyOfRange(v, k + 1, v.length)), "0", Long.toString(offsetOf(twelve) + k + 1));
     int i = read.indexOf(twelve);
     read.set(i, first);
     read.add(i + 1, second);
@@ -124,22 +124,17 @@ class StreamCheckHeadTest {
     for (String name : new String[] {"ns1/nn1", "ns2/nn1"}) {
       SyntheticSource s = new SyntheticSource(name, 0, signer);
       s.seal(Seal.Kind.OPEN);
-      List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-      for (int i = 1; i <= 20; i++) {
-        lines.add(s.line(i));
-        if (i % 10 == 0) {
-          s.seal(Seal.Kind.INTERVAL);
-        }
-      }
+      List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(20, 10);
       s.seal(Seal.Kind.CLOSE);
       List<ConsumerRecord<byte[], byte[]>> cut = new ArrayList<>(s.records);
-      cut.removeAll(lines.subList(0, 8));
+      cut.removeAll(lines.subList(1, 9));
       headless.addAll(cut);
       second = s;
     }
     StreamCheckRun before = check(headless, Collections.emptySet(), 10);
     assertEquals(2, before.code, before.output);
-    headless.add(at(second.make(ShipHeaders.RECORD, 0, "x".getBytes(StandardCharsets.UTF_8)), 999_999));
+    headless.add(SyntheticSource.at(second.make(ShipHeaders.RECORD, 0, "x".getBytes(StandardCharsets.UTF_8)), "0",
+        "999999"));
     StreamCheckRun asked = check(headless, Collections.singleton("ns1/nn1"), 10);
     assertEquals(2, asked.code, asked.output);
     assertTrue(asked.output.contains("they were not in this topic before the read"), asked.output);
@@ -220,15 +215,8 @@ class StreamCheckHeadTest {
 
   /** An open seal, 30 lines sealed every 10, a close; returns the lines, line i at index i. */
   private static List<ConsumerRecord<byte[], byte[]>> thirtyLines(SyntheticSource s) throws Exception {
-    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-    lines.add(null);
     s.seal(Seal.Kind.OPEN);
-    for (int i = 1; i <= 30; i++) {
-      lines.add(s.line(i));
-      if (i % 10 == 0) {
-        s.seal(Seal.Kind.INTERVAL);
-      }
-    }
+    List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(30, 10);
     s.seal(Seal.Kind.CLOSE);
     return lines;
   }
@@ -250,15 +238,6 @@ class StreamCheckHeadTest {
 
   private static long offsetOf(ConsumerRecord<byte[], byte[]> r) {
     return Long.parseLong(new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8));
-  }
-
-  /** {@code r} moved to byte {@code offset} of file 0. */
-  private static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, long offset) {
-    r.headers().remove(ShipHeaders.FILE);
-    r.headers().remove(ShipHeaders.OFFSET);
-    r.headers().add(ShipHeaders.FILE, "0".getBytes(StandardCharsets.UTF_8));
-    r.headers().add(ShipHeaders.OFFSET, Long.toString(offset).getBytes(StandardCharsets.UTF_8));
-    return r;
   }
 
   /** {@code offsetsBefore}: the offset each partition's read began at. */

@@ -264,7 +264,8 @@ class StreamCheckTest {
     List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records.subList(s.records.indexOf(lines.get(16)),
         s.records.size()));
     List<ConsumerRecord<byte[], byte[]>> forged = new ArrayList<>(read);
-    forged.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), "0", "0"));
+    forged.add(SyntheticSource.at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), "0",
+        "0"));
     StreamCheckRun r = check(forged, false, 1000, 1 << 20);
     assertEquals(1, r.code, r.output);
     assertTrue(r.output.contains("TAMPERED: ns1/nn1 file 0 at byte 0 "), r.output);
@@ -289,14 +290,7 @@ class StreamCheckTest {
 
   /** 30 lines sealed every 10, and a close; returns the lines (index i: line i, from 1). */
   private static List<ConsumerRecord<byte[], byte[]>> midChainSource(SyntheticSource s) throws Exception {
-    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-    lines.add(null);
-    for (int i = 1; i <= 30; i++) {
-      lines.add(s.line(i));
-      if (i % 10 == 0) {
-        s.seal(Seal.Kind.INTERVAL);
-      }
-    }
+    List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(30, 10);
     s.seal(Seal.Kind.CLOSE);
     return lines;
   }
@@ -364,18 +358,12 @@ class StreamCheckTest {
   void recordsSealedAtTheHeadThatThePartitionCannotHaveHeldAreNotVerified() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN); // the chain's first seal, over no bytes
-    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-    for (int i = 1; i <= 20; i++) {
-      lines.add(s.line(i));
-      if (i % 10 == 0) {
-        s.seal(Seal.Kind.INTERVAL);
-      }
-    }
+    List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(20, 10);
     s.seal(Seal.Kind.CLOSE);
     assertEquals(0, check(s.records, false, 1000, 1 << 20).code);
 
     List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>(s.records); // its first records deleted
-    headless.removeAll(lines.subList(0, 3));
+    headless.removeAll(lines.subList(1, 4));
     StreamCheckRun r = check(headless, false, 1000, 1 << 20, 0);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns1/nn1 file 0 at byte 0 "), r.output);
@@ -395,16 +383,10 @@ class StreamCheckTest {
     for (String name : new String[] {"ns1/nn1", "ns2/nn1"}) {
       SyntheticSource s = new SyntheticSource(name, 0, signer);
       s.seal(Seal.Kind.OPEN);
-      List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-      for (int i = 1; i <= 20; i++) {
-        lines.add(s.line(i));
-        if (i % 10 == 0) {
-          s.seal(Seal.Kind.INTERVAL);
-        }
-      }
+      List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(20, 10);
       s.seal(Seal.Kind.CLOSE);
       List<ConsumerRecord<byte[], byte[]>> cut = new ArrayList<>(s.records);
-      cut.removeAll(lines.subList(0, 8)); // each source's first 8 records deleted after its chain's first seal
+      cut.removeAll(lines.subList(1, 9)); // each source's first 8 records deleted after its chain's first seal
       assertEquals(0, check(cut, false, 1000, 1 << 20, 10).code, "8 records fit in 10 offsets");
       headless.addAll(cut);
     }
@@ -476,23 +458,17 @@ class StreamCheckTest {
   void moreRecordsAtTheHeadThanTheFirstSealSealedAreInserted() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN);
-    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
-    for (int i = 1; i <= 20; i++) {
-      lines.add(s.line(i));
-      if (i % 10 == 0) {
-        s.seal(Seal.Kind.INTERVAL);
-      }
-    }
+    List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(20, 10);
     s.seal(Seal.Kind.CLOSE);
     List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records);
     read.remove(open);
-    read.removeAll(lines.subList(0, 3));
+    read.removeAll(lines.subList(1, 4));
     assertEquals(0, check(read, false, 1000, 1 << 20, 4).code);
 
-    long start = Long.parseLong(new String(lines.get(3).headers().lastHeader(ShipHeaders.OFFSET).value(),
+    long start = Long.parseLong(new String(lines.get(4).headers().lastHeader(ShipHeaders.OFFSET).value(),
         StandardCharsets.UTF_8));
     long total = 0;
-    for (ConsumerRecord<byte[], byte[]> l : lines.subList(3, 10)) {
+    for (ConsumerRecord<byte[], byte[]> l : lines.subList(4, 11)) {
       total += l.value().length + 1;
     }
     List<ConsumerRecord<byte[], byte[]>> forged = new ArrayList<>();
@@ -508,8 +484,8 @@ class StreamCheckTest {
       at += size;
     }
     assertEquals(start + total, at);
-    int i = read.indexOf(lines.get(3));
-    read.removeAll(lines.subList(3, 10));
+    int i = read.indexOf(lines.get(4));
+    read.removeAll(lines.subList(4, 11));
     read.addAll(i, forged);
     StreamCheckRun r = check(read, false, 1000, 1 << 20, 4);
     assertEquals(1, r.code, "12 records before the end of a seal of 10:\n" + r.output);
@@ -573,7 +549,7 @@ class StreamCheckTest {
         s.records.size()));
     for (ConsumerRecord<byte[], byte[]> r : firstRun) {
       String offset = new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8);
-      read.add(at(s.withValue(r, r.value()), "2", offset));
+      read.add(SyntheticSource.at(s.withValue(r, r.value()), "2", offset));
     }
     StreamCheckRun r = check(read, false, 1000, 1 << 20, read.get(0).offset());
     assertEquals(1, r.code, r.output);
@@ -625,7 +601,8 @@ class StreamCheckTest {
       throws Exception {
     lines(s, 1, 10);
     s.seal(Seal.Kind.INTERVAL);
-    s.records.add(at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), file, offset));
+    s.records.add(SyntheticSource.at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), file,
+        offset));
     s.seal(Seal.Kind.CLOSE);
     return s.records;
   }
@@ -655,15 +632,6 @@ class StreamCheckTest {
     lines(s, 1, 5);
     s.seal(Seal.Kind.ROTATE); // its file-end cut away, records appended to the rotated file
     lines(s, 6, 10);
-  }
-
-  /** {@code r} moved to file {@code file}, byte {@code offset}. */
-  private static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, String file, String offset) {
-    r.headers().remove(ShipHeaders.FILE);
-    r.headers().remove(ShipHeaders.OFFSET);
-    r.headers().add(ShipHeaders.FILE, file.getBytes(StandardCharsets.UTF_8));
-    r.headers().add(ShipHeaders.OFFSET, offset.getBytes(StandardCharsets.UTF_8));
-    return r;
   }
 
   /** {@code r} as a record-cut of {@code value}, {@code length} long. */

@@ -57,6 +57,31 @@ final class SyntheticSource {
     return r;
   }
 
+  /** {@code r} moved to file {@code file}, byte {@code offset}. */
+  static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, String file, String offset) {
+    r.headers().remove(ShipHeaders.FILE);
+    r.headers().remove(ShipHeaders.OFFSET);
+    r.headers().add(ShipHeaders.FILE, file.getBytes(StandardCharsets.UTF_8));
+    r.headers().add(ShipHeaders.OFFSET, offset.getBytes(StandardCharsets.UTF_8));
+    return r;
+  }
+
+  /**
+   * Lines 1 to {@code count}, an interval seal after every {@code every}th; returns their records, line i at
+   * index i (index 0 holds null).
+   */
+  List<ConsumerRecord<byte[], byte[]>> linesSealedEvery(int count, int every) throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> lines = new ArrayList<>();
+    lines.add(null);
+    for (int i = 1; i <= count; i++) {
+      lines.add(line(i));
+      if (i % every == 0) {
+        seal(Seal.Kind.INTERVAL);
+      }
+    }
+    return lines;
+  }
+
   /** A whole audit line of {@code length} bytes (an 'x' after another past the stock fields). */
   ConsumerRecord<byte[], byte[]> longLine(int length) {
     StringBuilder b = new StringBuilder("2026-11-26 10:00:00,000 INFO FSNamesystem.audit: allowed=true\tugi=bob\t"
