@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.IntToLongFunction;
 
 import io.nnaudit.seal.SealKey;
 
@@ -27,18 +26,13 @@ final class StreamCheck {
   private final Set<String> only;
   private final int maxPending;
   private final int window;
-  private final IntToLongFunction offsetsBeforeRead;
   private final Map<String, SourceCheck> sources = new TreeMap<>();
   /** Seals whose identity and hash each source remembers (fewer only in tests). */
   int sealsRemembered = SourceCheck.SEALS_REMEMBERED;
 
-  /**
-   * {@code only}: the sources to check (empty: all); {@code offsetsBeforeRead}: the offset of a partition's first
-   * record read, which bounds how many of its records were sent before the read's start (asked at the report).
-   */
+  /** {@code only}: the sources to check (empty: all). */
   StreamCheck(Map<String, SealKey> keys, Map<String, Map<String, SealKey>> sourceKeys, boolean acceptLate,
-      Set<String> only, int maxPending, int window, IntToLongFunction offsetsBeforeRead) {
-    this.offsetsBeforeRead = offsetsBeforeRead;
+      Set<String> only, int maxPending, int window) {
     this.keys = keys;
     this.sourceKeys = sourceKeys;
     this.acceptLate = acceptLate;
@@ -69,9 +63,10 @@ final class StreamCheck {
    * Records that the first seals read sealed and the read did not hold were sent before its start, in offsets of
    * their partition below its first record read, which the sources of the partition share. Where they are more
    * than those offsets, they were never in the topic there (the stream was shipped on to another topic, or the
-   * topic rewritten without them): each source of the partition with such records is not verified.
+   * topic rewritten without them): each source of the partition with such records is not verified. A partition's
+   * offsets before the read are the offset of its first record read ({@link TopicReader#firstRead}).
    */
-  private void unreadBeyondPartitions() {
+  private void unreadBeyondPartitions(TopicReader reader) {
     Map<Integer, Long> unread = new HashMap<>();
     for (SourceCheck check : sources.values()) {
       if (check.partition >= 0) { // a changed source's count too: it comes from seals whose signatures verified
@@ -84,7 +79,7 @@ final class StreamCheck {
         continue;
       }
       long total = unread.getOrDefault(check.partition, 0L);
-      long before = offsetsBeforeRead.applyAsLong(check.partition);
+      long before = reader.firstRead.getOrDefault(check.partition, Long.MAX_VALUE);
       if (total > before) {
         Finding at = c.unreadAt;
         c.report(new Finding(Finding.Kind.NOT_VERIFIED, c.source, at.file, at.offset, at.place, c.unreadRecords
@@ -124,7 +119,7 @@ final class StreamCheck {
         }
       }
     }
-    unreadBeyondPartitions();
+    unreadBeyondPartitions(reader);
     int tampered = 0;
     int notVerified = 0;
     int verified = 0;

@@ -110,8 +110,7 @@ public final class VerifyStreamCommand {
       return VerifyCommand.USAGE;
     }
     TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
-    StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window,
-        p -> reader.firstRead.getOrDefault(p, Long.MAX_VALUE));
+    StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window);
     try {
       reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
     } catch (Exception e) {

@@ -183,10 +183,9 @@ class StreamCheckHeadTest {
       s.line(i);
     }
     s.seal(Seal.Kind.CLOSE);
-    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000,
-        p -> 0);
+    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000);
     c.sealsRemembered = 4;
-    StreamCheckRun r = StreamCheckRun.of(c, s.records);
+    StreamCheckRun r = StreamCheckRun.of(c, s.records, 0);
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("48 records (48 verified by"), r.output);
   }
@@ -205,10 +204,10 @@ class StreamCheckHeadTest {
       ConsumerRecord<byte[], byte[]> sealTwo = s.records.get(s.records.indexOf(lines.get(10)) + 1);
       s.records.add(s.withValue(sealTwo, sealTwo.value()));
       s.records.add(forged(s, lines.get(11)));
-      StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, window,
-          p -> 0);
+      StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20,
+          window);
       c.sealsRemembered = 2;
-      StreamCheckRun r = StreamCheckRun.of(c, s.records);
+      StreamCheckRun r = StreamCheckRun.of(c, s.records, 0);
       assertEquals(window == 1000 ? 1 : 2, r.code, "window " + window + ":\n" + r.output);
     }
   }
@@ -243,7 +242,7 @@ class StreamCheckHeadTest {
   /** {@code offsetsBefore}: the offset each partition's read began at. */
   private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records, Set<String> only,
       long offsetsBefore) {
-    return StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false, only, 1 << 20, 1000,
-        p -> offsetsBefore), records);
+    return StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false, only, 1 << 20, 1000), records,
+        offsetsBefore);
   }
 }

@@ -19,11 +19,20 @@ final class StreamCheckRun {
     this.output = output;
   }
 
-  /** Hands {@code records} to {@code c} in their order, as the topic's reader would, and reports. */
+  /**
+   * Hands {@code records} to {@code c} in their order, as the topic's reader would, and reports; as many offsets
+   * of each partition before its first record read as any record read first may need.
+   */
   static StreamCheckRun of(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
+    return of(c, records, Long.MAX_VALUE);
+  }
+
+  /** As above, each partition's read having begun at offset {@code offsetsBefore} (its log start, or --from). */
+  static StreamCheckRun of(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records, long offsetsBefore) {
     TopicReader reader = new TopicReader(new Properties(), "t", Duration.ofSeconds(1));
     for (ConsumerRecord<byte[], byte[]> r : records) {
       reader.recordsRead++;
+      reader.firstRead.putIfAbsent(r.partition(), offsetsBefore);
       c.accept(StreamRecord.of(r));
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -397,8 +397,8 @@ class StreamCheckTest {
     assertTrue(r.output.contains("they were not in this topic before the read"), r.output);
 
     StreamCheck one = new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns1/nn1"), 1 << 20,
-        1000, p -> 10); // --source ns1/nn1: the other source's records still share the offsets
-    StreamCheckRun asked = check(one, headless);
+        1000); // --source ns1/nn1: the other source's records still share the offsets
+    StreamCheckRun asked = StreamCheckRun.of(one, headless, 10);
     assertEquals(2, asked.code, asked.output);
     assertFalse(asked.output.contains("ns2/nn1"), asked.output);
   }
@@ -419,10 +419,9 @@ class StreamCheckTest {
     }
     lines(s, 41, 45);
     s.seal(Seal.Kind.CLOSE);
-    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000,
-        p -> 0);
+    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000);
     c.sealsRemembered = 4; // fewer than the file's seals, as ten thousand are in a file of more
-    StreamCheckRun r = check(c, s.records);
+    StreamCheckRun r = StreamCheckRun.of(c, s.records, 0);
     assertEquals(0, r.code, r.output);
     assertTrue(r.output.contains("45 records (45 verified by 10 seals)"), r.output);
   }
@@ -566,14 +565,14 @@ class StreamCheckTest {
     Map<String, Map<String, SealKey>> bound = new HashMap<>();
     bound.put("ns1/nn1", keys);
     bound.put("ns2/nn1", keys);
-    StreamCheckRun r = check(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000, p -> 0),
-        s.records);
+    StreamCheckRun r = StreamCheckRun.of(new StreamCheck(keys, bound, false, Collections.emptySet(), 1 << 20, 1000),
+        s.records, 0);
     assertEquals(2, r.code, r.output);
     assertTrue(r.output.contains("verified: ns1/nn1: 5 records"), r.output);
     assertTrue(r.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), r.output);
 
-    StreamCheckRun asked = check(new StreamCheck(keys, Collections.emptyMap(), false, Collections.singleton("ns2/nn1"),
-        1 << 20, 1000, p -> 0), s.records);
+    StreamCheckRun asked = StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false,
+        Collections.singleton("ns2/nn1"), 1 << 20, 1000), s.records, 0);
     assertEquals(2, asked.code, asked.output);
     assertTrue(asked.output.contains("NOT VERIFIED: ns2/nn1: no record of the source in the topic"), asked.output);
   }
@@ -722,11 +721,7 @@ class StreamCheckTest {
    */
   private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records, boolean acceptLate, int window,
       int maxPending, long offsetsBefore) {
-    return check(new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(), maxPending,
-        window, p -> offsetsBefore), records);
-  }
-
-  private static StreamCheckRun check(StreamCheck c, List<ConsumerRecord<byte[], byte[]>> records) {
-    return StreamCheckRun.of(c, records);
+    return StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), acceptLate, Collections.emptySet(),
+        maxPending, window), records, offsetsBefore);
   }
 }
