@@ -33,8 +33,8 @@ import io.nnaudit.trail.TrailNames;
  * and the file's last seal, the {@code close} seal written in the last shutdown hook: verify-stream vouches for
  * the whole stream at once, without waiting for a next start, and records appended after the stream's end read
  * as records after a {@code close} seal. Three stops, the second and third after starts again in the same audit
- * file. Hadoop's own hook shuts log4j down before nnaudit's last hook, so the shipper's last line is on standard
- * error.
+ * file. With the broker away at the stop, the stop is bounded and what it left is shipped by the next start.
+ * Hadoop's own hook shuts log4j down before nnaudit's last hook, so the shipper's last line is on standard error.
  */
 class StopShipsCloseSealTest {
   private static final String TOPIC = "audit";
@@ -55,26 +55,10 @@ class StopShipsCloseSealTest {
       Map<String, String> site = site(broker, key, dir.resolve("creds.jceks"));
       long ackedInAll = 0;
       for (int stop = 1; stop <= STOPS; stop++) {
-        long acked;
-        List<String> output;
-        int status;
-        try (RealNameNodeProcess nn = RealNameNodeProcess.start(base, site)) {
-          try (PacedMkdirs load = new PacedMkdirs(nn.uri(), 8, 1)) {
-            long deadline = System.currentTimeMillis() + 120_000;
-            while (load.acked() < 400 && System.currentTimeMillis() < deadline) {
-              Thread.sleep(20); // the poll interval of this bounded wait
-            }
-            assertTrue(load.acked() >= 400, "the load ran: " + load.acked() + " acknowledged");
-            status = nn.sigterm(); // while the clients go on calling
-            acked = load.acked();
-          }
-          output = nn.output();
-        }
-        assertEquals(143, status, "stopped by the signal");
-        String stopped = output.stream().filter(l -> l.contains("nnaudit: stopped shipping " + live.getPath()
-            + " as the NameNode stops")).findFirst().orElse("");
-        assertTrue(stopped.contains("every record of the file acknowledged"), "the last hook stopped the shipper "
-            + "once everything was shipped:\n" + String.join("\n", output));
+        Stopped st = stopUnderLoad(base, site, () -> { });
+        long acked = st.acked;
+        assertTrue(st.shipperLine.contains("every record of the file acknowledged"), "the last hook stopped the "
+            + "shipper once everything was shipped:\n" + st.output);
 
         ackedInAll += acked;
         List<String> local = TrailCheck.localLines(live);
@@ -106,6 +90,89 @@ class StopShipsCloseSealTest {
       assertTrue(r.output.contains("records inserted"), r.output);
       System.out.println("StopShipsCloseSealTest: " + String.join("; ", verdicts));
     }
+  }
+
+  /**
+   * The broker stopped just before the SIGTERM: the stop gives up within its bound, says on standard error how
+   * many records it left, and the topic holds a prefix of the local lines, in order; with the broker back, the
+   * next start and stop ship the rest and the close seal, and the stream verifies.
+   */
+  @Test
+  void aStopWithTheBrokerAwayLeavesTheRestForTheNextStart() throws Exception {
+    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
+      broker.createTopic(TOPIC, 1);
+      SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
+      File base = dir.resolve("nn").toFile();
+      File live = new File(base, "audit/audit.log");
+      Map<String, String> site = site(broker, key, dir.resolve("creds.jceks"));
+      Stopped away = stopUnderLoad(base, site, () -> {
+        try {
+          broker.stop();
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      });
+      assertTrue(away.stopMillis < 20_000, "the stop is bounded: " + away.stopMillis + " ms");
+      assertTrue(away.shipperLine.contains("are left for the next start"), away.output);
+      broker.start();
+      List<String> local = TrailCheck.localLines(live);
+      List<String> shipped = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, 1, Duration.ofSeconds(30))),
+          SOURCE).lines;
+      assertTrue(shipped.size() < local.size(), shipped.size() + " of " + local.size() + " lines shipped");
+      assertEquals(local.subList(0, shipped.size()), shipped, "what was shipped is the file's beginning, in order");
+      int linesAtStop = local.size();
+
+      Stopped clean = stopUnderLoad(base, site, () -> { });
+      assertTrue(clean.shipperLine.contains("every record of the file acknowledged"), clean.output);
+      local = TrailCheck.localLines(live);
+      TrailCheck trail = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, local.size(), Duration.ofSeconds(30))),
+          SOURCE);
+      assertEquals(local, trail.lines, "every local line, once, in order");
+      VerifyStreamRun r = verify(broker, TOPIC, key);
+      assertEquals(0, r.code, r.output);
+      System.out.println("StopShipsCloseSealTest, broker away: the stop took " + away.stopMillis + " ms and shipped "
+          + shipped.size() + " of " + linesAtStop + " lines; " + away.shipperLine.trim());
+    }
+  }
+
+  /** What a stop under load left: the acknowledged calls, how long the signal took, and the shipper's last line. */
+  private static final class Stopped {
+    long acked;
+    long stopMillis;
+    String output;
+    String shipperLine;
+  }
+
+  /**
+   * Starts the NameNode, loads it with 8 clients until 400 calls are acknowledged, runs {@code beforeSignal},
+   * sends SIGTERM while the clients go on calling, and waits for the JVM's exit.
+   */
+  private static Stopped stopUnderLoad(File base, Map<String, String> site, Runnable beforeSignal)
+      throws Exception {
+    Stopped st = new Stopped();
+    List<String> output;
+    int status;
+    try (RealNameNodeProcess nn = RealNameNodeProcess.start(base, site)) {
+      try (PacedMkdirs load = new PacedMkdirs(nn.uri(), 8, 1)) {
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (load.acked() < 400 && System.currentTimeMillis() < deadline) {
+          Thread.sleep(20); // the poll interval of this bounded wait
+        }
+        assertTrue(load.acked() >= 400, "the load ran: " + load.acked() + " acknowledged");
+        beforeSignal.run();
+        long t0 = System.nanoTime();
+        status = nn.sigterm();
+        st.stopMillis = (System.nanoTime() - t0) / 1_000_000;
+        st.acked = load.acked();
+      }
+      output = nn.output();
+    }
+    assertEquals(143, status, "stopped by the signal");
+    st.output = String.join("\n", output);
+    File live = new File(base, "audit/audit.log");
+    st.shipperLine = output.stream().filter(l -> l.contains("nnaudit: stopped shipping " + live.getPath()
+        + " as the NameNode stops")).findFirst().orElse("");
+    return st;
   }
 
   /** Shipping to {@code broker}, sealing with {@code key} (its password in a JCEKS provider at {@code creds}). */
