@@ -172,6 +172,11 @@ final class PendingRange {
     return records == 0;
   }
 
+  /** Whether {@link #recordsThrough} counts the records up to a place, not every record held. */
+  boolean endsKept() {
+    return !endsLost;
+  }
+
   /** Records held that end at or before {@code to}. */
   long recordsThrough(long to) {
     if (endsLost) {
