@@ -18,6 +18,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.alias.CredentialProvider;
 import org.apache.hadoop.security.alias.CredentialProviderFactory;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,53 +45,69 @@ class StopShipsCloseSealTest {
 
   @TempDir
   Path dir;
+  private KafkaTestBroker broker;
+  private SealKeys.KeyFiles key;
+  private File base;
+  private File live;
+  private Map<String, String> site;
+
+  /** A broker with the topic, a key, and the settings of a NameNode under {@code dir/nn} that seals and ships. */
+  @BeforeEach
+  void startBroker() throws Exception {
+    broker = new KafkaTestBroker(dir.resolve("broker")).start();
+    broker.createTopic(TOPIC, 1);
+    key = SealKeys.ec(dir.resolve("keys"));
+    base = dir.resolve("nn").toFile();
+    live = new File(base, "audit/audit.log");
+    site = site(broker, key, dir.resolve("creds.jceks"));
+  }
+
+  @AfterEach
+  void stopBroker() throws Exception {
+    if (broker != null) {
+      broker.close();
+    }
+  }
 
   @Test
   void aStopUnderLoadShipsEveryRecordAndTheCloseSeal() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic(TOPIC, 1);
-      SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
-      File base = dir.resolve("nn").toFile();
-      File live = new File(base, "audit/audit.log");
-      List<String> verdicts = new ArrayList<>();
-      Map<String, String> site = site(broker, key, dir.resolve("creds.jceks"));
-      long ackedInAll = 0;
-      for (int stop = 1; stop <= STOPS; stop++) {
-        Stopped st = stopUnderLoad(base, site, () -> { });
-        long acked = st.acked;
-        assertTrue(st.shipperLine.contains("every record of the file acknowledged"), "the last hook stopped the "
-            + "shipper once everything was shipped:\n" + st.output);
+    List<String> verdicts = new ArrayList<>();
+    long ackedInAll = 0;
+    for (int stop = 1; stop <= STOPS; stop++) {
+      Stopped st = stopUnderLoad(base, site, () -> { });
+      long acked = st.acked;
+      assertTrue(st.shipperLine.contains("every record of the file acknowledged"), "the last hook stopped the "
+          + "shipper once everything was shipped:\n" + st.output);
 
-        ackedInAll += acked;
-        List<String> local = TrailCheck.localLines(live);
-        assertTrue(local.size() >= ackedInAll, local.size() + " lines for " + ackedInAll + " acknowledged mkdirs");
-        List<ShippedRecord> all = ShippedRecord.of(broker.readAll(TOPIC, local.size(),
-            Duration.ofSeconds(30)));
-        TrailCheck trail = TrailCheck.of(all, SOURCE);
-        assertEquals(local, trail.lines, "every local line is in the topic, in order, once, as the JVM halted");
-        String lastLocalSeal = last(Files.readAllLines(TrailNames.digest(live.toPath()), StandardCharsets.UTF_8));
-        assertEquals(Seal.Kind.CLOSE, Seal.parse(lastLocalSeal).kind, "the file ends with its close seal");
-        assertEquals(lastLocalSeal, last(trail.seals), "the stream's last seal is the file's close seal");
-        ShippedRecord end = all.get(all.size() - 1);
-        assertEquals(ShipHeaders.SEAL, end.type, "nothing of the source follows its close seal: " + end);
+      ackedInAll += acked;
+      List<String> local = TrailCheck.localLines(live);
+      assertTrue(local.size() >= ackedInAll, local.size() + " lines for " + ackedInAll + " acknowledged mkdirs");
+      List<ShippedRecord> all = ShippedRecord.of(broker.readAll(TOPIC, local.size(),
+          Duration.ofSeconds(30)));
+      TrailCheck trail = TrailCheck.of(all, SOURCE);
+      assertEquals(local, trail.lines, "every local line is in the topic, in order, once, as the JVM halted");
+      String lastLocalSeal = last(Files.readAllLines(TrailNames.digest(live.toPath()), StandardCharsets.UTF_8));
+      assertEquals(Seal.Kind.CLOSE, Seal.parse(lastLocalSeal).kind, "the file ends with its close seal");
+      assertEquals(lastLocalSeal, last(trail.seals), "the stream's last seal is the file's close seal");
+      ShippedRecord end = all.get(all.size() - 1);
+      assertEquals(ShipHeaders.SEAL, end.type, "nothing of the source follows its close seal: " + end);
 
-        VerifyStreamRun r = verify(broker, TOPIC, key);
-        assertEquals(0, r.code, "stop " + stop + ": the stream verifies at once:\n" + r.output);
-        assertFalse(r.output.contains("UNSEALED"), r.output);
-        long flushSeals = trail.seals.stream().filter(s -> Seal.parse(s).kind == Seal.Kind.FLUSH).count();
-        verdicts.add("stop " + stop + ": " + acked + " acknowledged, " + local.size() + " lines, "
-            + trail.seals.size() + " seals in the stream (" + flushSeals + " of records handlers wrote themselves "
-            + "while a NameNode stopped), verify-stream exit " + r.code);
-      }
-
-      String appended = "appended";
-      int size = broker.readAll(TOPIC, 1, Duration.ofSeconds(30)).size();
-      TopicCopy.copy(broker, TOPIC, appended, 1, size, all -> StreamEdits.appendForged(all, SOURCE, 3));
-      VerifyStreamRun r = verify(broker, appended, key);
-      assertEquals(1, r.code, "records after the close seal are inserted:\n" + r.output);
-      assertTrue(r.output.contains("records inserted"), r.output);
-      System.out.println("StopShipsCloseSealTest: " + String.join("; ", verdicts));
+      VerifyStreamRun r = verify(broker, TOPIC, key);
+      assertEquals(0, r.code, "stop " + stop + ": the stream verifies at once:\n" + r.output);
+      assertFalse(r.output.contains("UNSEALED"), r.output);
+      long flushSeals = trail.seals.stream().filter(s -> Seal.parse(s).kind == Seal.Kind.FLUSH).count();
+      verdicts.add("stop " + stop + ": " + acked + " acknowledged, " + local.size() + " lines, "
+          + trail.seals.size() + " seals in the stream (" + flushSeals + " of records handlers wrote themselves "
+          + "while a NameNode stopped), verify-stream exit " + r.code);
     }
+
+    String appended = "appended";
+    int size = broker.readAll(TOPIC, 1, Duration.ofSeconds(30)).size();
+    TopicCopy.copy(broker, TOPIC, appended, 1, size, all -> StreamEdits.appendForged(all, SOURCE, 3));
+    VerifyStreamRun r = verify(broker, appended, key);
+    assertEquals(1, r.code, "records after the close seal are inserted:\n" + r.output);
+    assertTrue(r.output.contains("records inserted"), r.output);
+    System.out.println("StopShipsCloseSealTest: " + String.join("; ", verdicts));
   }
 
   /**
@@ -99,40 +117,33 @@ class StopShipsCloseSealTest {
    */
   @Test
   void aStopWithTheBrokerAwayLeavesTheRestForTheNextStart() throws Exception {
-    try (KafkaTestBroker broker = new KafkaTestBroker(dir.resolve("broker")).start()) {
-      broker.createTopic(TOPIC, 1);
-      SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
-      File base = dir.resolve("nn").toFile();
-      File live = new File(base, "audit/audit.log");
-      Map<String, String> site = site(broker, key, dir.resolve("creds.jceks"));
-      Stopped away = stopUnderLoad(base, site, () -> {
-        try {
-          broker.stop();
-        } catch (InterruptedException e) {
-          throw new AssertionError(e);
-        }
-      });
-      assertTrue(away.stopMillis < 20_000, "the stop is bounded: " + away.stopMillis + " ms");
-      assertTrue(away.shipperLine.contains("are left for the next start"), away.output);
-      broker.start();
-      List<String> local = TrailCheck.localLines(live);
-      List<String> shipped = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, 1, Duration.ofSeconds(30))),
-          SOURCE).lines;
-      assertTrue(shipped.size() < local.size(), shipped.size() + " of " + local.size() + " lines shipped");
-      assertEquals(local.subList(0, shipped.size()), shipped, "what was shipped is the file's beginning, in order");
-      int linesAtStop = local.size();
+    Stopped away = stopUnderLoad(base, site, () -> {
+      try {
+        broker.stop();
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    });
+    assertTrue(away.stopMillis < 20_000, "the stop is bounded: " + away.stopMillis + " ms");
+    assertTrue(away.shipperLine.contains("are left for the next start"), away.output);
+    broker.start();
+    List<String> local = TrailCheck.localLines(live);
+    List<String> shipped = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, 1, Duration.ofSeconds(30))),
+        SOURCE).lines;
+    assertTrue(shipped.size() < local.size(), shipped.size() + " of " + local.size() + " lines shipped");
+    assertEquals(local.subList(0, shipped.size()), shipped, "what was shipped is the file's beginning, in order");
+    int linesAtStop = local.size();
 
-      Stopped clean = stopUnderLoad(base, site, () -> { });
-      assertTrue(clean.shipperLine.contains("every record of the file acknowledged"), clean.output);
-      local = TrailCheck.localLines(live);
-      TrailCheck trail = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, local.size(), Duration.ofSeconds(30))),
-          SOURCE);
-      assertEquals(local, trail.lines, "every local line, once, in order");
-      VerifyStreamRun r = verify(broker, TOPIC, key);
-      assertEquals(0, r.code, r.output);
-      System.out.println("StopShipsCloseSealTest, broker away: the stop took " + away.stopMillis + " ms and shipped "
-          + shipped.size() + " of " + linesAtStop + " lines; " + away.shipperLine.trim());
-    }
+    Stopped clean = stopUnderLoad(base, site, () -> { });
+    assertTrue(clean.shipperLine.contains("every record of the file acknowledged"), clean.output);
+    local = TrailCheck.localLines(live);
+    TrailCheck trail = TrailCheck.of(ShippedRecord.of(broker.readAll(TOPIC, local.size(), Duration.ofSeconds(30))),
+        SOURCE);
+    assertEquals(local, trail.lines, "every local line, once, in order");
+    VerifyStreamRun r = verify(broker, TOPIC, key);
+    assertEquals(0, r.code, r.output);
+    System.out.println("StopShipsCloseSealTest, broker away: the stop took " + away.stopMillis + " ms and shipped "
+        + shipped.size() + " of " + linesAtStop + " lines; " + away.shipperLine.trim());
   }
 
   /** What a stop under load left: the acknowledged calls, how long the signal took, and the shipper's last line. */

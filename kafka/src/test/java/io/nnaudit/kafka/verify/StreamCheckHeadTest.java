@@ -16,6 +16,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
@@ -146,56 +148,13 @@ class StreamCheckHeadTest {
   /**
    * A file of more seals than are remembered (4 here, 10,000 in verify-stream) is rotated; the shipper starts
    * again (kill -9, or a rewind after a failed send) from a checkpoint still in that file after the next file's
-   * first records were shipped, and sends every seal of the file it resumes in again, its end, then the next
-   * file's records again. All copies.
+   * first records were shipped, with that file's first seal ({@code nextFileSealed}) or before it (the last seal
+   * read is then the rotated file's last), and sends every seal of the file it resumes in again, its end, then
+   * the next file's records again. All copies.
    */
-  @Test
-  void aRotatedFilesSealsSentAgainPastWhatIsRememberedAreCopies() throws Exception {
-    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
-    List<ConsumerRecord<byte[], byte[]>> fileZero = new ArrayList<>();
-    fileZero.add(s.seal(Seal.Kind.OPEN));
-    for (int i = 1; i <= 40; i++) {
-      fileZero.add(s.line(i));
-      if (i % 5 == 0) {
-        fileZero.add(s.seal(Seal.Kind.INTERVAL));
-      }
-    }
-    s.endFile(); // its rotate seal, then its file-end
-    fileZero.add(s.records.get(s.records.size() - 2));
-    ConsumerRecord<byte[], byte[]> end = s.records.get(s.records.size() - 1);
-    int fileOneAt = s.records.size();
-    for (int i = 41; i <= 45; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.INTERVAL);
-    List<ConsumerRecord<byte[], byte[]>> fileOne = new ArrayList<>(s.records.subList(fileOneAt, s.records.size()));
-    for (ConsumerRecord<byte[], byte[]> r : fileZero) { // the resend from the checkpoint at file 0's last record
-      if (ShipHeaders.SEAL.equals(new String(r.headers().lastHeader(ShipHeaders.TYPE).value(),
-          StandardCharsets.UTF_8))) {
-        s.records.add(s.withValue(r, r.value()));
-      }
-    }
-    s.records.add(s.withValue(end, end.value()));
-    for (ConsumerRecord<byte[], byte[]> r : fileOne) {
-      s.records.add(s.withValue(r, r.value()));
-    }
-    for (int i = 46; i <= 48; i++) {
-      s.line(i);
-    }
-    s.seal(Seal.Kind.CLOSE);
-    StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000);
-    c.sealsRemembered = 4;
-    StreamCheckRun r = StreamCheckRun.of(c, s.records, 0);
-    assertEquals(0, r.code, r.output);
-    assertTrue(r.output.contains("48 records (48 verified by"), r.output);
-  }
-
-  /**
-   * As above, but the next file's first seal was not yet shipped when the shipper started again: the last seal
-   * read is the rotated file's last, sent again past what is remembered, and is a copy too.
-   */
-  @Test
-  void aRotatedFilesLastSealSentAgainPastWhatIsRememberedIsACopy() throws Exception {
+  @ParameterizedTest(name = "the next file's first seal shipped before the restart: {0}")
+  @ValueSource(booleans = {true, false})
+  void aRotatedFilesSealsSentAgainPastWhatIsRememberedAreCopies(boolean nextFileSealed) throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     List<ConsumerRecord<byte[], byte[]>> fileZeroSeals = new ArrayList<>();
     fileZeroSeals.add(s.seal(Seal.Kind.OPEN));
@@ -209,7 +168,10 @@ class StreamCheckHeadTest {
     fileZeroSeals.add(s.records.get(s.records.size() - 2));
     ConsumerRecord<byte[], byte[]> end = s.records.get(s.records.size() - 1);
     int fileOneAt = s.records.size();
-    lines(s, 41, 43); // the next file's first records, shipped before its first seal
+    s.lines(41, 45);
+    if (nextFileSealed) {
+      s.seal(Seal.Kind.INTERVAL);
+    }
     List<ConsumerRecord<byte[], byte[]>> fileOne = new ArrayList<>(s.records.subList(fileOneAt, s.records.size()));
     for (ConsumerRecord<byte[], byte[]> seal : fileZeroSeals) { // sent again from a checkpoint in file 0
       s.records.add(s.withValue(seal, seal.value()));
@@ -218,12 +180,13 @@ class StreamCheckHeadTest {
     for (ConsumerRecord<byte[], byte[]> r : fileOne) {
       s.records.add(s.withValue(r, r.value()));
     }
-    lines(s, 44, 45);
+    s.lines(46, 48);
     s.seal(Seal.Kind.CLOSE);
     StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000);
     c.sealsRemembered = 4;
     StreamCheckRun r = StreamCheckRun.of(c, s.records, 0);
     assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("48 records (48 verified by"), r.output);
   }
 
   /**
@@ -235,11 +198,11 @@ class StreamCheckHeadTest {
   void aRangeTooLargeToHoldWithALaterRecordBeforeItsSealIsNotHashedNotAChange() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.seal(Seal.Kind.OPEN);
-    lines(s, 1, 1100);
+    s.lines(1, 1100);
     ConsumerRecord<byte[], byte[]> late = s.sealRecord(Seal.Kind.INTERVAL); // over lines 1-1100
     s.line(1101); // written before that seal was shipped
     s.records.add(late);
-    lines(s, 1102, 1105);
+    s.lines(1102, 1105);
     s.seal(Seal.Kind.CLOSE);
     StreamCheckRun small = StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false,
         Collections.emptySet(), 16_000, 1000), s.records, 0);
@@ -278,13 +241,6 @@ class StreamCheckHeadTest {
     List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(30, 10);
     s.seal(Seal.Kind.CLOSE);
     return lines;
-  }
-
-  /** Lines {@code from} to {@code to} of {@code s}. */
-  private static void lines(SyntheticSource s, int from, int to) {
-    for (int i = from; i <= to; i++) {
-      s.line(i);
-    }
   }
 
   /** The source's records from {@code first} on, as a topic that begins there holds them. */

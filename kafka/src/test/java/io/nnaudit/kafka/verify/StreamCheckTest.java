@@ -88,16 +88,16 @@ class StreamCheckTest {
         new Made("a tail longer than the last seal allows is seals removed", s -> {
           s.tailRecords = 5;
           s.tailBytes = 100;
-          lines(s, 1, 10);
+          s.lines(1, 10);
           s.seal(Seal.Kind.INTERVAL);
-          lines(s, 11, 30);
+          s.lines(11, 30);
           return s.records;
         }, 1, "TAMPERED: ns1/nn1 file 0 at byte ", "20 record(s) after seal 1",
             "more than the source leaves unsealed (5 records, then 100 bytes)"),
         new Made("a tail within the bound the last seal allows is unsealed", s -> {
-          lines(s, 1, 10);
+          s.lines(1, 10);
           s.seal(Seal.Kind.INTERVAL);
-          lines(s, 11, 12);
+          s.lines(11, 12);
           return s.records;
         }, 2, "UNSEALED: ns1/nn1 file 0 at byte ", "unsealed tail: 2 record(s) after the last seal"),
         new Made("a copy older than the window is not compared, and says so", StreamCheckTest::sentAgainLongAfter, 2,
@@ -105,9 +105,9 @@ class StreamCheckTest {
             .window(10),
         new Made("a copy within the window is compared", StreamCheckTest::sentAgainLongAfter, 0),
         new Made("a range longer than the bytes kept is reported not hashed, and the next verifies", s -> {
-          lines(s, 1, 40);
+          s.lines(1, 40);
           s.seal(Seal.Kind.INTERVAL); // about 5 KB of records
-          lines(s, 41, 45);
+          s.lines(41, 45);
           s.seal(Seal.Kind.INTERVAL);
           s.seal(Seal.Kind.CLOSE);
           return s.records;
@@ -169,7 +169,7 @@ class StreamCheckTest {
           return s.records;
         }, 1, "came before seal 2 (resume)"),
         new Made("a stop and a start are no change", s -> {
-          lines(s, 1, 5);
+          s.lines(1, 5);
           s.seal(Seal.Kind.CLOSE);
           s.seal(Seal.Kind.RESUME);
           s.line(6);
@@ -188,23 +188,23 @@ class StreamCheckTest {
           return s.records;
         }, 0),
         new Made("a read that begins at a late seal starts mid-chain", s -> { // --from a time, or retention
-          lines(s, 1, 10);
+          s.lines(1, 10);
           ConsumerRecord<byte[], byte[]> late = s.sealRecord(Seal.Kind.INTERVAL);
-          lines(s, 11, 13); // sent before the seal of the records before them
+          s.lines(11, 13); // sent before the seal of the records before them
           s.records.add(late);
-          lines(s, 14, 20);
+          s.lines(14, 20);
           s.seal(Seal.Kind.INTERVAL);
-          lines(s, 21, 25);
+          s.lines(21, 25);
           s.endFile();
           return s.records.subList(s.records.indexOf(late), s.records.size());
         }, 0, "12 records (5 verified by 3 seals), 1 file ended"),
         new Made("a read from a file's first record takes that file's first seal, sent again later, for a copy",
             s -> { // --from the time of a file's first record; a restarted shipper sends again from the file's start
-              lines(s, 1, 5);
+              s.lines(1, 5);
               s.endFile();
               ConsumerRecord<byte[], byte[]> resumed = s.seal(Seal.Kind.RESUME); // over no bytes, at byte 0
               int first = s.records.size();
-              lines(s, 6, 10);
+              s.lines(6, 10);
               s.seal(Seal.Kind.INTERVAL);
               List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(s.records.subList(first, s.records.size()));
               read.add(resumed); // the resend, from the checkpoint at the file's start
@@ -222,9 +222,9 @@ class StreamCheckTest {
           return s.records;
         }, 1, "seal 3 does not follow seal 1"),
         new Made("a read that begins at its chain's first seal over records says what it could not hash", s -> {
-          lines(s, 1, 3);
+          s.lines(1, 3);
           ConsumerRecord<byte[], byte[]> adopt = s.seal(Seal.Kind.ADOPT); // the chain's first, over records 1-3
-          lines(s, 4, 6);
+          s.lines(4, 6);
           ConsumerRecord<byte[], byte[]> seventh = s.line(7);
           s.line(8);
           s.seal(Seal.Kind.INTERVAL);
@@ -237,7 +237,7 @@ class StreamCheckTest {
             + "seal's end are not verified; 6 record(s) sealed up to there were sent before the read's start")
             .acceptingLate(),
         new Made("a read that begins at a late seal, the file's last seal next, starts mid-chain", s -> {
-          lines(s, 1, 10);
+          s.lines(1, 10);
           ConsumerRecord<byte[], byte[]> held = s.sealRecord(Seal.Kind.INTERVAL);
           s.line(11); // sent before the seal of the records before it, and the file's last seal and end after
           s.records.add(held);
@@ -417,7 +417,7 @@ class StreamCheckTest {
     for (ConsumerRecord<byte[], byte[]> seal : seals) { // a restart in the same file sends its seals again
       s.records.add(s.withValue(seal, seal.value()));
     }
-    lines(s, 41, 45);
+    s.lines(41, 45);
     s.seal(Seal.Kind.CLOSE);
     StreamCheck c = new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20, 1000);
     c.sealsRemembered = 4; // fewer than the file's seals, as ten thousand are in a file of more
@@ -431,16 +431,16 @@ class StreamCheckTest {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     List<ConsumerRecord<byte[], byte[]>> fileZeroSeals = new ArrayList<>();
     fileZeroSeals.add(s.seal(Seal.Kind.OPEN));
-    lines(s, 1, 10);
+    s.lines(1, 10);
     fileZeroSeals.add(s.seal(Seal.Kind.INTERVAL));
     s.endFile();
     fileZeroSeals.add(s.records.get(s.records.size() - 2)); // its rotate seal
     ConsumerRecord<byte[], byte[]> first = s.line(11); // the read --from begins here
-    lines(s, 12, 13);
+    s.lines(12, 13);
     for (ConsumerRecord<byte[], byte[]> seal : fileZeroSeals) { // a resend from a checkpoint in file 0
       s.records.add(s.withValue(seal, seal.value()));
     }
-    lines(s, 14, 15);
+    s.lines(14, 15);
     s.seal(Seal.Kind.CLOSE);
     List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(first), s.records.size());
     StreamCheckRun r = check(read, false, 1000, 1 << 20, s.records.indexOf(first));
@@ -494,12 +494,12 @@ class StreamCheckTest {
   void aReadThatBeginsAtTheChainsFirstSealSentAgainTakesItsRecordsForSentBefore() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN);
-    lines(s, 1, 10);
+    s.lines(1, 10);
     ConsumerRecord<byte[], byte[]> second = s.seal(Seal.Kind.INTERVAL);
     ConsumerRecord<byte[], byte[]> openAgain = s.withValue(open, open.value()); // a restart sends its file's seals
     s.records.add(openAgain);
     s.records.add(s.withValue(second, second.value()));
-    lines(s, 11, 20);
+    s.lines(11, 20);
     s.seal(Seal.Kind.INTERVAL);
     s.seal(Seal.Kind.CLOSE);
     List<ConsumerRecord<byte[], byte[]>> read = s.records.subList(s.records.indexOf(openAgain), s.records.size());
@@ -540,7 +540,7 @@ class StreamCheckTest {
     firstRun.add(s.seal(Seal.Kind.INTERVAL));
     s.endFile();
     ConsumerRecord<byte[], byte[]> fileOne = s.line(11);
-    lines(s, 12, 20);
+    s.lines(12, 20);
     s.seal(Seal.Kind.INTERVAL);
     s.endFile();
     // Retention deleted file 0; its records and seals are sent again as file 2, as if a new chain began there.
@@ -560,7 +560,7 @@ class StreamCheckTest {
   void aSourceNamedButWithNoRecordInTheTopicIsNotVerified() throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.seal(Seal.Kind.OPEN);
-    lines(s, 1, 5);
+    s.lines(1, 5);
     s.seal(Seal.Kind.CLOSE);
     Map<String, Map<String, SealKey>> bound = new HashMap<>();
     bound.put("ns1/nn1", keys);
@@ -579,17 +579,10 @@ class StreamCheckTest {
 
   // --- streams
 
-  /** Lines {@code from} to {@code to} of {@code s}. */
-  private static void lines(SyntheticSource s, int from, int to) {
-    for (int i = from; i <= to; i++) {
-      s.line(i);
-    }
-  }
-
   /** 50 lines, sealed, and the first sent again long after. */
   private static List<ConsumerRecord<byte[], byte[]>> sentAgainLongAfter(SyntheticSource s) throws Exception {
     ConsumerRecord<byte[], byte[]> first = s.line(1);
-    lines(s, 2, 50);
+    s.lines(2, 50);
     s.seal(Seal.Kind.INTERVAL);
     s.records.add(first); // sent again long after
     return s.records;
@@ -598,7 +591,7 @@ class StreamCheckTest {
   /** 10 lines, sealed, then a record at file {@code file}, byte {@code offset}, and a close. */
   private static List<ConsumerRecord<byte[], byte[]>> forgedAt(SyntheticSource s, String file, String offset)
       throws Exception {
-    lines(s, 1, 10);
+    s.lines(1, 10);
     s.seal(Seal.Kind.INTERVAL);
     s.records.add(SyntheticSource.at(s.make(ShipHeaders.RECORD, 0, "forged".getBytes(StandardCharsets.UTF_8)), file,
         offset));
@@ -608,7 +601,7 @@ class StreamCheckTest {
 
   /** 5 lines sealed, a sixth that a killed run left, sealed by the next start (recover), and a close. */
   private static List<ConsumerRecord<byte[], byte[]>> recovered(SyntheticSource s) throws Exception {
-    lines(s, 1, 5);
+    s.lines(1, 5);
     s.seal(Seal.Kind.INTERVAL);
     s.line(6);
     s.seal(Seal.Kind.RECOVER); // a killed run's tail, sealed by the next start
@@ -618,7 +611,7 @@ class StreamCheckTest {
 
   /** 5 lines, a close, and 2 lines after it; returns a start's seal at the close's end, not added. */
   private static ConsumerRecord<byte[], byte[]> closedThenTwoRecords(SyntheticSource s) throws Exception {
-    lines(s, 1, 5);
+    s.lines(1, 5);
     s.seal(Seal.Kind.CLOSE);
     ConsumerRecord<byte[], byte[]> resume = s.sealRecord(Seal.Kind.RESUME); // no bytes: at the close's end
     s.line(6);
@@ -628,9 +621,9 @@ class StreamCheckTest {
 
   /** 5 lines, a rotate seal with no file-end after it, and 5 lines appended to the rotated file. */
   private static void rotatedThenFiveRecords(SyntheticSource s) throws Exception {
-    lines(s, 1, 5);
+    s.lines(1, 5);
     s.seal(Seal.Kind.ROTATE); // its file-end cut away, records appended to the rotated file
-    lines(s, 6, 10);
+    s.lines(6, 10);
   }
 
   /** {@code r} as a record-cut of {@code value}, {@code length} long. */

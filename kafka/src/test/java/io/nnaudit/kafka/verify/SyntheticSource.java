@@ -66,6 +66,13 @@ final class SyntheticSource {
     return r;
   }
 
+  /** Lines {@code from} to {@code to}. */
+  void lines(int from, int to) {
+    for (int i = from; i <= to; i++) {
+      line(i);
+    }
+  }
+
   /**
    * Lines 1 to {@code count}, an interval seal after every {@code every}th; returns their records, line i at
    * index i (index 0 holds null).
