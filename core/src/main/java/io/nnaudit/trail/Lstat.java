@@ -6,7 +6,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
 
 /**
  * What lstat(2) says of a trail's file: the path itself, never a link's target; null when nothing is there. A
@@ -23,9 +22,13 @@ public final class Lstat {
     return of(p, BasicFileAttributes.class);
   }
 
-  /** The POSIX attributes (owner, permissions) of {@code p} itself; null if nothing is there. */
-  public static PosixFileAttributes posix(Path p) throws IOException {
-    return of(p, PosixFileAttributes.class);
+  /** The attributes of {@code p} itself with its owner's user id ({@link FileStat}); null if nothing is there. */
+  public static FileStat stat(Path p) throws IOException {
+    try {
+      return new FileStat(Files.readAttributes(p, FileStat.ATTRIBUTES, LinkOption.NOFOLLOW_LINKS));
+    } catch (NoSuchFileException e) {
+      return null;
+    }
   }
 
   /** The key (device and inode, as text) of what is at {@code p} now; null if nothing is. */

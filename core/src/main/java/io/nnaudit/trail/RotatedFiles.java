@@ -2,7 +2,6 @@ package io.nnaudit.trail;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -33,9 +32,9 @@ public final class RotatedFiles {
     public final boolean compressed;
     /** {@code file.N}: the path itself when plain; the name the digest ({@code file.N.seals}) follows. */
     public final Path plain;
-    public final PosixFileAttributes attributes;
+    public final FileStat attributes;
 
-    Backup(int index, Path plain, boolean compressed, PosixFileAttributes attributes) {
+    Backup(int index, Path plain, boolean compressed, FileStat attributes) {
       this.index = index;
       this.path = compressed ? TrailNames.compressed(plain) : plain;
       this.compressed = compressed;
@@ -97,7 +96,7 @@ public final class RotatedFiles {
         if (index > bound) {
           return out;
         }
-        PosixFileAttributes a = Lstat.posix(p);
+        FileStat a = Lstat.stat(p);
         if (a != null) {
           out.add(new Backup(index, plain, !p.equals(plain), a));
         }
@@ -159,8 +158,8 @@ public final class RotatedFiles {
     List<Backup> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
       Path p = TrailNames.backup(live, i);
-      PosixFileAttributes a = Lstat.posix(p);
-      PosixFileAttributes gz = Lstat.posix(TrailNames.compressed(p));
+      FileStat a = Lstat.stat(p);
+      FileStat gz = Lstat.stat(TrailNames.compressed(p));
       if (a != null) {
         out.add(new Backup(i, p, false, a));
       }

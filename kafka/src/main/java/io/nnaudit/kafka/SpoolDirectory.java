@@ -6,8 +6,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
 import io.nnaudit.trail.DatedNames;
+import io.nnaudit.trail.FileStat;
 import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
@@ -108,7 +107,7 @@ final class SpoolDirectory {
 
   private List<SpoolFile> scan() throws IOException {
     SpoolFile l = look(live);
-    UserPrincipal owner = l == null ? null : l.owner;
+    int owner = l == null ? SpoolFile.ANYONE : l.uid;
     List<SpoolFile> out = new ArrayList<>();
     for (RotatedFiles.Backup b : RotatedFiles.list(live, dated, maxBackups)) {
       if (!b.compressed && isRegularFileOf(b.attributes, owner)) { // a .gz: a file shipped already, a new inode
@@ -171,7 +170,7 @@ final class SpoolDirectory {
           f = files.get(i);
         }
         Path digest = TrailNames.digest(f.path);
-        PosixFileAttributes a = Lstat.posix(digest);
+        FileStat a = Lstat.stat(digest);
         FileChannel ch = null;
         if (a != null && ours(digest, a, f)) {
           try {
@@ -180,7 +179,7 @@ final class SpoolDirectory {
             ch = null;
           }
         }
-        PosixFileAttributes after = a == null ? null : Lstat.posix(digest);
+        FileStat after = a == null ? null : Lstat.stat(digest);
         boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
         if (same && guard.rotationMark() == before && key.equals(Lstat.key(f.path))) {
           return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
@@ -198,31 +197,31 @@ final class SpoolDirectory {
   private static final int DIGEST_ATTEMPTS = 500;
 
   /** Whether {@code digest} may be read as the digest of {@code f}: a regular file of the same owner. */
-  private boolean ours(Path digest, PosixFileAttributes a, SpoolFile f) {
-    if (isRegularFileOf(a, f.owner)) {
+  private boolean ours(Path digest, FileStat a, SpoolFile f) {
+    if (isRegularFileOf(a, f.uid)) {
       return true;
     }
     if (refusedDigests.size() < 1000 && refusedDigests.add(String.valueOf(a.fileKey()))) {
       LOG.warn("nnaudit: {} is not read as the digest of {}: it is {}", digest, f.path,
-          a.isRegularFile() ? "owned by " + a.owner() + ", not by " + f.owner : "not a regular file");
+          a.isRegularFile() ? "owned by uid " + a.uid() + ", not by uid " + f.uid : "not a regular file");
     }
     return false;
   }
 
-  /** A regular file (not a link, FIFO, ...) owned by {@code owner}, or by anyone when it is null. */
-  private static boolean isRegularFileOf(PosixFileAttributes a, UserPrincipal owner) {
-    return a.isRegularFile() && (owner == null || owner.equals(a.owner()));
+  /** A regular file (not a link, FIFO, ...) owned by the user {@code uid}, or by anyone when it is {@link SpoolFile#ANYONE}. */
+  private static boolean isRegularFileOf(FileStat a, int uid) {
+    return a.isRegularFile() && (uid == SpoolFile.ANYONE || uid == a.uid());
   }
 
   /** The live file: a regular file at {@code p}, or null. */
   private static SpoolFile look(Path p) throws IOException {
-    PosixFileAttributes a = Lstat.posix(p);
+    FileStat a = Lstat.stat(p);
     return a != null && a.isRegularFile() ? spoolFile(p, a, true) : null;
   }
 
-  private static SpoolFile spoolFile(Path p, PosixFileAttributes a, boolean isLive) {
+  private static SpoolFile spoolFile(Path p, FileStat a, boolean isLive) {
     return new SpoolFile(p, Lstat.key(a), a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), isLive,
-        a.owner());
+        a.uid());
   }
 
   /** Index in {@code files} of the file {@code key}, or -1. */

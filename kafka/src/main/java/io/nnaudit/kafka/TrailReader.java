@@ -282,7 +282,8 @@ final class TrailReader {
   private int readAndSend(boolean finished) throws IOException {
     long size = channel.size();
     if (size < read.offset) {
-      truncated(new SpoolFile(null, read.fileKey, size, read.modifiedNanos, false, null), read.offset);
+      truncated(new SpoolFile(null, read.fileKey, size, read.modifiedNanos, false, SpoolFile.ANYONE),
+          read.offset);
       return 0;
     }
     buffer.clear();

@@ -2,11 +2,11 @@ package io.nnaudit.sink.file;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.nnaudit.ship.SpoolGuard;
+import io.nnaudit.trail.FileStat;
 import io.nnaudit.trail.Lstat;
 import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
@@ -25,7 +25,7 @@ final class CompressibleFiles {
   /** The rotated files of {@code live} that may be compressed now, oldest (highest index) first. */
   static List<RotatedFiles.Backup> oldestFirst(Path live, DatedNames dated, SpoolGuard spool) throws IOException {
     List<RotatedFiles.Backup> out = new ArrayList<>();
-    PosixFileAttributes l = Lstat.posix(live);
+    FileStat l = Lstat.stat(live);
     if (l == null) { // between two renames of a rotation, or moved away: looked at again later
       return out;
     }
@@ -35,7 +35,7 @@ final class CompressibleFiles {
     for (int i = backups.size() - 1; i >= 0; i--) {
       RotatedFiles.Backup b = backups.get(i);
       if (!b.compressed && b.index > finishedAbove && b.attributes.isRegularFile()
-          && b.attributes.owner().equals(l.owner()) && !Lstat.key(b.attributes).equals(liveKey)) {
+          && b.attributes.sameOwner(l) && !Lstat.key(b.attributes).equals(liveKey)) {
         out.add(b);
       }
     }
