@@ -93,6 +93,8 @@ public final class KafkaShipper implements Shipper {
   private final ShipCheckpoint startCheckpoint;
   /** Set once the shipper's thread knows where it starts: the lag can be computed from then on. */
   private volatile boolean begun;
+  /** Whether the last pass read the live file to its end (the shipper's thread only): it then waits its poll interval. */
+  private boolean readToLiveEnd;
 
   /**
    * Checks the settings and reads the checkpoint (it is read again on the thread if a shipper before this one
@@ -286,7 +288,10 @@ public final class KafkaShipper implements Shipper {
     if (!progressed || now - lag.lastObserveMillis() >= OBSERVE_INTERVAL_MS) {
       observe(now);
     }
-    if (!progressed && !acks.isBroken()) {
+    // Caught up with the writer: wait, then read what came meanwhile as one burst. Chasing each write instead
+    // costs a look at the file, a read and a producer batch per few lines, on the NameNode's CPU.
+    boolean caughtUp = !progressed || readToLiveEnd;
+    if (caughtUp && !acks.isBroken()) {
       stop.pause(sender.lastSendRefused() ? settings.retryBackoffMs : stop.requested()
           ? Math.min(10, settings.pollIntervalMs) : settings.pollIntervalMs);
     }
@@ -294,10 +299,13 @@ public final class KafkaShipper implements Shipper {
 
   /** One unit of work; returns whether it made progress (sent something, or moved to the next file). */
   private boolean step() throws IOException {
+    readToLiveEnd = false;
     if (!gaps.isEmpty()) { // every gap reaches Kafka, in order, before the records after it
       return gaps.sendFirst(sender, reader.position());
     }
-    return reader.step();
+    boolean progressed = reader.step();
+    readToLiveEnd = reader.atLiveEnd();
+    return progressed;
   }
 
   /** While stopping: whether everything the files hold is acknowledged; a failed look at them is not. */

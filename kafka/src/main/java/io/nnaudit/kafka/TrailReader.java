@@ -57,6 +57,8 @@ final class TrailReader {
   /** A record refused as too large: its position, and how often it was refused. */
   private long refusedAt = -1;
   private int refusedTimes;
+  /** Whether the last step read the live file to the end it had then, and sent every whole line of it. */
+  private boolean atLiveEnd;
 
   TrailReader(Thread owner, File file, int maxValueBytes, SpoolDirectory dir, SpoolGuard guard,
       OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
@@ -112,6 +114,15 @@ final class TrailReader {
     return live != null && live.key.equals(read.fileKey);
   }
 
+  /**
+   * Whether the last {@link #step} read the live file to the end it had then and sent every whole line read: the
+   * next step would find only what was written since. The shipper then waits its poll interval, so that it
+   * reads bursts of lines rather than chasing each write.
+   */
+  boolean atLiveEnd() {
+    return atLiveEnd;
+  }
+
   private long readableBytes() {
     try {
       return channel == null ? 0 : Math.max(0, channel.size() - read.offset);
@@ -135,6 +146,7 @@ final class TrailReader {
   /** One unit of reading; returns whether it made progress (sent something, or moved to the next file). */
   boolean step() throws IOException {
     assert Thread.currentThread() == owner;
+    atLiveEnd = false;
     if (read.fileKey == null) {
       return pickFirstFile();
     }
@@ -144,6 +156,7 @@ final class TrailReader {
     SpoolFile live = dir.liveFile();
     boolean finished = live == null || !live.key.equals(read.fileKey); // looked at before the last read
     int sent = readAndSend(finished);
+    atLiveEnd &= !finished;
     if (sent != 0 || acks.isBroken() || channel == null) {
       return sent > 0;
     }
@@ -314,6 +327,7 @@ final class TrailReader {
         return sent;
       }
     }
+    atLiveEnd = n < buffer.capacity(); // read to the file's end: what is left there is part of a line
     if (start == 0 && n == buffer.capacity() && buffer.capacity() < MAX_BUFFER_BYTES) {
       buffer = ByteBuffer.allocate(buffer.capacity() * 2); // a line longer than the buffer
       return sent + 1;
