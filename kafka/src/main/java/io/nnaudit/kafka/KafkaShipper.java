@@ -39,7 +39,10 @@ import io.nnaudit.ship.SpoolGuard;
  * {@code send} (each at most {@code max.block.ms}, for metadata or buffer space). No handler and no writer ever
  * waits for it: the file is the spool, so an outage, a slow broker or a missing topic only makes the lag grow.
  * Each pass of its loop sends at most one buffer of lines and stops early once a send failed or the stop's time
- * is up, so a stop is bounded by the time given plus one {@code max.block.ms}.</li>
+ * is up, so a stop is bounded by the time given plus one {@code max.block.ms}. A pass that found nothing new, or
+ * read the live file to its end, is followed by a wait of {@code nnaudit.kafka.poll.interval.ms} (10 ms while
+ * stopping), which a stop cuts short: caught up, the shipper reads bursts of lines rather than chasing each write,
+ * whose reads and producer batches of a few records would cost the NameNode's CPU.</li>
  * <li>Cold start: a new producer (at the start, and after each rewind) is sent nothing until it has the topic's
  * metadata. The wait is made by the first send of a pass, and one that does not end in time is a send not made,
  * as a refused one: the reader still follows the files (a file rotation deleted is passed over and announced),
@@ -290,8 +293,8 @@ public final class KafkaShipper implements Shipper {
     }
     // Caught up with the writer: wait, then read what came meanwhile as one burst. Chasing each write instead
     // costs a look at the file, a read and a producer batch per few lines, on the NameNode's CPU.
-    boolean caughtUp = !progressed || readToLiveEnd;
-    if (caughtUp && !acks.isBroken()) {
+    boolean atWriter = !progressed || readToLiveEnd;
+    if (atWriter && !acks.isBroken()) {
       stop.pause(sender.lastSendRefused() ? settings.retryBackoffMs : stop.requested()
           ? Math.min(10, settings.pollIntervalMs) : settings.pollIntervalMs);
     }

@@ -16,7 +16,8 @@ import io.nnaudit.trail.TrailNames;
  * ends where its range ends is sent (one of an empty range first), so that the chain of seals leaves the host
  * with the records. The digest is read after the file at each pass, through a channel that follows it through
  * rotation's renames ({@link DigestFollower}); the sink's sealing thread writes a seal a moment after the bytes
- * it covers, so a seal may come a pass later, after later records, and a file's seals are all there once it is
+ * it covers, so a seal may come a pass later (a poll interval later, when the shipper has caught up with the
+ * writer), after later records, and a file's seals are all there once it is
  * rotated (rotation waits for its last seal). A seal's acknowledgement moves nothing: a rewind or a restart
  * sends every seal of the file it resumes in again (duplicates share an identity). A seal refused by the broker
  * as such is given up with a gap record. Per read: an fstat of the digest; without sealing, nothing.

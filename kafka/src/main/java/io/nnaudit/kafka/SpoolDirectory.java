@@ -203,7 +203,8 @@ final class SpoolDirectory {
     }
     if (refusedDigests.size() < 1000 && refusedDigests.add(String.valueOf(a.fileKey()))) {
       LOG.warn("nnaudit: {} is not read as the digest of {}: it is {}", digest, f.path,
-          a.isRegularFile() ? "owned by uid " + a.uid() + ", not by uid " + f.uid : "not a regular file");
+          a.isRegularFile() ? "owned by uid " + Integer.toUnsignedString(a.uid()) + ", not by uid "
+          + Integer.toUnsignedString(f.uid) : "not a regular file");
     }
     return false;
   }

@@ -34,13 +34,16 @@ final class StopSignal {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
-  /** Waits {@code ms}, less if a stop begins or its time is up. */
+  /**
+   * Waits {@code ms}, less if a stop begins or its time is up. {@code requested} is read once before the wait, so
+   * that a stop asked for meanwhile either clamps it to the deadline or ends it, never neither.
+   */
   void pause(long ms) {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-    if (requested && deadlineNanos - end < 0) {
+    boolean wasRequested = requested;
+    if (wasRequested && deadlineNanos - end < 0) {
       end = deadlineNanos;
     }
-    boolean wasRequested = requested;
     while (System.nanoTime() - end < 0 && requested == wasRequested) {
       LockSupport.parkNanos(end - System.nanoTime());
     }

@@ -2,9 +2,11 @@ package io.nnaudit.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,5 +91,48 @@ class SpoolDirectoryTest {
     assertEquals(2, files.list().size());
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertTrue(ms < 1000, "one look at 2 files with up to 1,000,000 backups allowed took " + ms + " ms");
+  }
+
+  /**
+   * Only files of the live file's owner are the trail: a rotated file or a digest another user planted beside it
+   * is neither listed nor read as a digest, whatever the owners' ids (here one above 2^31, which Java sees as a
+   * negative int). Owners are compared by uid; giving files away needs root, so elsewhere this is skipped.
+   */
+  @Test
+  void filesOfAnotherOwnerAreNeitherListedNorReadAsDigests() throws Exception {
+    Path live = dir.resolve("audit.log");
+    for (String name : new String[] {"audit.log", "audit.log.1", "audit.log.2", "audit.log.3", "audit.log.seals",
+        "audit.log.1.seals"}) {
+      Files.write(dir.resolve(name), name.getBytes(StandardCharsets.UTF_8));
+    }
+    int owner = (int) 4_294_967_294L; // uid 4294967294, an int of -2
+    int other = 1234;
+    for (String name : new String[] {"audit.log", "audit.log.1", "audit.log.3", "audit.log.1.seals"}) {
+      giveTo(dir.resolve(name), owner);
+    }
+    giveTo(dir.resolve("audit.log.2"), other);
+    giveTo(dir.resolve("audit.log.seals"), other);
+    SpoolDirectory files = new SpoolDirectory(live, 10, new io.nnaudit.ship.SpoolGuard(10));
+    List<SpoolFile> listed = files.list();
+    List<String> names = new ArrayList<>();
+    for (SpoolFile f : listed) {
+      names.add(f.path.getFileName() + (f.live ? " live" : ""));
+    }
+    assertEquals(List.of("audit.log.3", "audit.log.1", "audit.log live"), names, "audit.log.2 is another user's");
+    SpoolFile liveFile = listed.get(2);
+    assertEquals(owner, liveFile.uid);
+    SpoolDirectory.DigestLookup planted = files.openDigest(liveFile.key);
+    assertTrue(planted.settled && planted.channel == null, "another user's digest of the live file is not read");
+    SpoolDirectory.DigestLookup own = files.openDigest(listed.get(1).key);
+    assertTrue(own.channel != null, "the owner's digest of audit.log.1 is read");
+    own.channel.close();
+  }
+
+  private static void giveTo(Path p, int uid) {
+    try {
+      Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+    } catch (java.io.IOException | RuntimeException e) {
+      assumeTrue(false, "cannot give a file to uid " + Integer.toUnsignedString(uid) + " (not root?): " + e);
+    }
   }
 }
