@@ -6,6 +6,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.List;
 
@@ -154,12 +156,32 @@ public final class RotatedFiles {
     return live.resolveSibling(dated.name(liveName, period == wanted.periodStart ? lastWrite : period, seq + 1));
   }
 
+  /**
+   * The numbered backups there are, up to index {@code bound}, stopping after {@link #GAP_TOLERANCE} missing
+   * indices in a row. The directory is read once for the names there are, and only those are looked at: an lstat
+   * of a missing name costs an exception, which with thousands of backups (each one's {@code .gz} missing) was
+   * most of what a listing cost.
+   */
   private static List<Backup> numbered(Path live, int bound) throws IOException {
+    Set<Integer> plain = new HashSet<>();
+    Set<Integer> compressed = new HashSet<>();
+    String prefix = live.getFileName() + ".";
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        if (name.startsWith(prefix)) {
+          int i = index(TrailNames.uncompressed(name).substring(prefix.length()), bound);
+          if (i > 0) {
+            (TrailNames.isCompressed(name) ? compressed : plain).add(i);
+          }
+        }
+      }
+    }
     List<Backup> out = new ArrayList<>();
     for (int i = 1, last = 0; i <= bound && i - last <= GAP_TOLERANCE; i++) {
       Path p = TrailNames.backup(live, i);
-      FileStat a = Lstat.stat(p);
-      FileStat gz = Lstat.stat(TrailNames.compressed(p));
+      FileStat a = plain.contains(i) ? Lstat.stat(p) : null; // null too if renamed since the directory was read
+      FileStat gz = compressed.contains(i) ? Lstat.stat(TrailNames.compressed(p)) : null;
       if (a != null) {
         out.add(new Backup(i, p, false, a));
       }
@@ -172,4 +194,24 @@ public final class RotatedFiles {
     }
     return out;
   }
+
+  /**
+   * The index {@code digits} names as {@link TrailNames#backup} writes it (1 to {@code bound}, in decimal without
+   * leading zeros), or -1.
+   */
+  private static int index(String digits, int bound) {
+    if (digits.isEmpty() || digits.length() > 10 || digits.charAt(0) == '0') {
+      return -1;
+    }
+    long n = 0;
+    for (int k = 0; k < digits.length(); k++) {
+      char c = digits.charAt(k);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      n = n * 10 + (c - '0');
+    }
+    return n <= bound ? (int) n : -1;
+  }
+
 }

@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -109,11 +110,12 @@ final class SpoolDirectory {
     SpoolFile l = look(live);
     int owner = l == null ? SpoolFile.ANYONE : l.uid;
     List<SpoolFile> out = new ArrayList<>();
-    for (RotatedFiles.Backup b : RotatedFiles.list(live, dated, maxBackups)) {
+    for (RotatedFiles.Backup b : RotatedFiles.list(live, dated, maxBackups)) { // newest first
       if (!b.compressed && isRegularFileOf(b.attributes, owner)) { // a .gz: a file shipped already, a new inode
-        out.add(0, spoolFile(b.path, b.attributes, false));
+        out.add(spoolFile(b.path, b.attributes, false));
       }
     }
+    Collections.reverse(out); // oldest first
     if (l != null) {
       out.add(l);
     }
