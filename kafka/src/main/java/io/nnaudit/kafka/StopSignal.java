@@ -34,13 +34,21 @@ final class StopSignal {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
-  /**
-   * Waits {@code ms}, less if a stop begins or its time is up. {@code requested} is read once before the wait, so
-   * that a stop asked for meanwhile either clamps it to the deadline or ends it, never neither.
-   */
+  /** Waits {@code ms}, less if a stop begins or its time is up. */
   void pause(long ms) {
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+    pause(ms, ms);
+  }
+
+  /**
+   * Waits {@code ms}, or {@code whileStopping} once a stop has been asked for; less if a stop begins during the
+   * wait or its time is up. The stop is looked at once, here, for both the choice and the wait: a stop asked for
+   * after that look ends the wait (the stopping thread unparks this one); one asked for before it gets the short
+   * wait, cut at its deadline. Were the choice made apart from the wait, a stop asked for between the two would
+   * get the long wait cut only at its deadline, and the shipper would sleep through the time it had to ship.
+   */
+  void pause(long ms, long whileStopping) {
     boolean wasRequested = requested;
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wasRequested ? whileStopping : ms);
     if (wasRequested && deadlineNanos - end < 0) {
       end = deadlineNanos;
     }
