@@ -3,13 +3,10 @@ package io.nnaudit.kafka;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.nnaudit.trail.TrailNames;
 
 /**
  * Sends the seals of the audit file being read, from its digest ({@code <file>.seals}), each once the record that
@@ -86,14 +83,16 @@ final class SealForwarder {
   /**
    * Whether a seal may wait to be sent: one held that ends by {@code upTo}, digest lines not yet looked at, or,
    * for a sealed live file whose digest was not there when looked for, a digest at its name now (a file opened
-   * between its rotation and its first seal; a stop looks for it at each pass, see {@link #follow}).
+   * between its rotation and its first seal; a stop looks for it at each pass, see {@link #follow}). A file there
+ * that is not one the shipper would read (another user's, a link, a FIFO) is no digest still to come: were it, a
+ * stop would wait its whole time for a seal that cannot be sent.
    */
-  boolean waiting(long upTo) {
+  boolean waiting(long upTo) throws IOException {
     if (seals.waiting(upTo)) {
       return true;
     }
     return sealing && !seals.isOpen() && (digestLook == LOOK_NEVER
-        || digestLook == LOOK_LIVE && Files.exists(TrailNames.digest(dir.live()), LinkOption.NOFOLLOW_LINKS));
+        || digestLook == LOOK_LIVE && dir.liveDigestReadable());
   }
 
   /**
@@ -103,13 +102,14 @@ final class SealForwarder {
    * that no seal is passed over).
    *
    * <p>The digest is looked for when the file is opened, then, while it is not found, each time the live file
-   * has new records ({@code newBytes}, which a stop sets at each pass) and a digest is at its name (the first
-   * seal of a new file is written just after the file; not while this NameNode does not seal), and once the file
-   * is no longer written; then no more. A sealed live file whose digest is not found costs one lstat per read.
+   * has new records ({@code newBytes}, which a stop sets at each pass) and a digest it may read is at its name
+   * (the first seal of a new file is written just after the file; not while this NameNode does not seal), and
+   * once the file is no longer written; then no more. A sealed live file whose digest is not found costs an
+   * lstat per read (two when something is at the digest's name).
    */
   boolean follow(ShipPosition read, boolean finished, boolean newBytes) throws IOException {
     if (!seals.isOpen() && digestLook != LOOK_DONE && (digestLook == LOOK_NEVER || finished
-        || newBytes && sealing && Files.exists(TrailNames.digest(dir.live()), LinkOption.NOFOLLOW_LINKS))) {
+        || newBytes && sealing && dir.liveDigestReadable())) {
       SpoolDirectory.DigestLookup d = dir.openDigest(read.fileKey);
       if (!d.settled) {
         return false;

@@ -79,12 +79,9 @@ final class SpoolDirectory {
       if ((before & 1) == 0) {
         files = scan();
         if (guard.rotationMark() == before) {
-          if (distinct(files)) {
-            return files;
-          }
-          if (attempt >= MAX_ATTEMPTS / 2) { // two names of one file, not a rotation: a hard link by hand
-            return withoutRepeats(files);
-          }
+          // No rotation renamed anything during the scan, so two names of one file are a hard link made by hand,
+          // which another scan would find again: take the files once each.
+          return distinct(files) ? files : withoutRepeats(files);
         }
       }
       LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
@@ -95,14 +92,19 @@ final class SpoolDirectory {
   /** Attempts at a whole listing (about 2 s of rotations back to back) before taking what there is. */
   private static final int MAX_ATTEMPTS = 10_000;
 
+  /**
+   * Each file once, at its last name in {@code files} (oldest first, the live file last): a rotated name that is a
+   * hard link of the live file is passed over, and the live file stays the one being written.
+   */
   private static List<SpoolFile> withoutRepeats(List<SpoolFile> files) {
     Set<String> keys = new HashSet<>();
     List<SpoolFile> out = new ArrayList<>();
-    for (SpoolFile f : files) {
-      if (keys.add(f.key)) {
-        out.add(f);
+    for (int i = files.size() - 1; i >= 0; i--) {
+      if (keys.add(files.get(i).key)) {
+        out.add(files.get(i));
       }
     }
+    Collections.reverse(out);
     return out;
   }
 
@@ -198,6 +200,19 @@ final class SpoolDirectory {
   /** Attempts at finding a digest while rotations rename the files (about 0.1 s of them back to back). */
   private static final int DIGEST_ATTEMPTS = 500;
 
+  /**
+   * Whether the file at the live file's digest name ({@code <file>.seals}) is one {@link #openDigest} would read
+   * now: a regular file of the live file's owner. A planted file, link or FIFO there is not a digest still to come.
+   */
+  boolean liveDigestReadable() throws IOException {
+    FileStat a = Lstat.stat(TrailNames.digest(live));
+    if (a == null) {
+      return false;
+    }
+    SpoolFile l = liveFile();
+    return isRegularFileOf(a, l == null ? SpoolFile.ANYONE : l.uid);
+  }
+
   /** Whether {@code digest} may be read as the digest of {@code f}: a regular file of the same owner. */
   private boolean ours(Path digest, FileStat a, SpoolFile f) {
     if (isRegularFileOf(a, f.uid)) {
@@ -211,7 +226,7 @@ final class SpoolDirectory {
     return false;
   }
 
-  /** A regular file (not a link, FIFO, ...) owned by the user {@code uid}, or by anyone when it is {@link SpoolFile#ANYONE}. */
+  /** A regular file (not a link, FIFO, ...) owned by the user {@code uid}; by anyone if {@link SpoolFile#ANYONE}. */
   private static boolean isRegularFileOf(FileStat a, int uid) {
     return a.isRegularFile() && (uid == SpoolFile.ANYONE || uid == a.uid());
   }

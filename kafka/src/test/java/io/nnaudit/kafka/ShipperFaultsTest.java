@@ -3,6 +3,7 @@ package io.nnaudit.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +161,32 @@ class ShipperFaultsTest {
     assertEquals(1, gaps.size(), "the loss is announced once, by the next start: " + shipped);
     assertTrue(gaps.get(0).text().contains("1234 bytes lost"), gaps.get(0).text());
     TrailCheck.of(shipped, "ns1/nn1").assertLines(TrailCheck.localLines(f), "the lines after it");
+  }
+
+  /**
+   * With sealing on, a FIFO at the live file's digest name is not a digest the shipper reads (nor is another
+   * user's file), so it is no seal still to come: a stop of a shipper that has sent everything ends at once, not
+   * at its timeout, with everything shipped.
+   */
+  @Test
+  void aDigestNameTheShipperWillNotReadDoesNotHoldAStop() throws Exception {
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("planted", 1);
+    File f = auditFile(50);
+    Path digest = f.toPath().resolveSibling(f.getName() + ".seals");
+    assumeTrue(new ProcessBuilder("mkfifo", digest.toString()).start().waitFor() == 0, "mkfifo works here");
+    Configuration c = conf(broker, "planted");
+    c.setBoolean(NnauditConfigKeys.SEAL_ENABLED_KEY, true);
+    KafkaShipper s = shipper(c, f, new SpoolGuard(100));
+    s.start();
+    ShippingCluster.await("caught up", 60_000, () -> s.stats().lagRecords == 0);
+    long t0 = System.nanoTime();
+    s.stop(10_000);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    System.out.println("stop with a FIFO at the digest's name: " + ms + " ms; " + s.stats());
+    assertTrue(ms < 5_000, "the stop waited " + ms + " ms of its 10000 for a seal from a FIFO");
+    TrailCheck.of(ShippedRecord.of(broker.readAll("planted", 50, Duration.ofSeconds(30))), "ns1/nn1")
+        .assertLines(TrailCheck.localLines(f), "every line");
   }
 
   private static byte[] readQuietly(File f) {

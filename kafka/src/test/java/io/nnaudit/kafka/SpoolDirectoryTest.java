@@ -135,4 +135,22 @@ class SpoolDirectoryTest {
       assumeTrue(false, "cannot give a file to uid " + Integer.toUnsignedString(uid) + " (not root?): " + e);
     }
   }
+
+  /**
+   * A hard link of the live file under a rotated file's name, made by hand: no rotation explains it, so one look
+   * takes each file once, the live file as the live file (not the link's name, which would make the shipper take
+   * the file being written for a finished one), without retrying as while a rotation renames files.
+   */
+  @Test
+  void aHardLinkOfTheLiveFileIsTakenOnceAsTheLiveFile() throws Exception {
+    Path live = dir.resolve("audit.log");
+    Files.write(live, "live\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("audit.log.1"), "one\n".getBytes(StandardCharsets.UTF_8));
+    Files.createLink(dir.resolve("audit.log.2"), live);
+    List<String> names = new ArrayList<>();
+    for (SpoolFile f : new SpoolDirectory(live, 10, new io.nnaudit.ship.SpoolGuard(10)).list()) {
+      names.add(f.path.getFileName() + (f.live ? " live" : ""));
+    }
+    assertEquals(List.of("audit.log.1", "audit.log live"), names);
+  }
 }
