@@ -96,7 +96,7 @@ public final class KafkaShipper implements Shipper {
   private final ShipCheckpoint startCheckpoint;
   /** Set once the shipper's thread knows where it starts: the lag can be computed from then on. */
   private volatile boolean begun;
-  /** Whether the last pass read the live file to its end (the shipper's thread only): it then waits its poll interval. */
+  /** Whether the last pass read the live file to its end (the shipper's thread only); then it waits. */
   private boolean readToLiveEnd;
 
   /**
@@ -287,16 +287,19 @@ public final class KafkaShipper implements Shipper {
     sender.clearRefusal();
     reader.announceLosses();
     boolean progressed = step();
-    long now = System.currentTimeMillis();
-    if (!progressed || now - lag.lastObserveMillis() >= OBSERVE_INTERVAL_MS) {
-      observe(now);
-    }
     // Caught up with the writer: wait, then read what came meanwhile as one burst. Chasing each write instead
     // costs a look at the file, a read and a producer batch per few lines, on the NameNode's CPU.
     boolean atWriter = !progressed || readToLiveEnd;
+    long now = System.currentTimeMillis();
+    if (atWriter || now - lag.lastObserveMillis() >= OBSERVE_INTERVAL_MS) {
+      observe(now); // before each wait, so that the lag is looked at once a burst
+    }
     if (atWriter && !acks.isBroken()) {
-      stop.pause(sender.lastSendRefused() ? settings.retryBackoffMs : stop.requested()
-          ? Math.min(10, settings.pollIntervalMs) : settings.pollIntervalMs);
+      if (sender.lastSendRefused()) {
+        stop.pause(settings.retryBackoffMs);
+      } else {
+        stop.pause(settings.pollIntervalMs, Math.min(10, settings.pollIntervalMs));
+      }
     }
   }
 

@@ -7,7 +7,7 @@ import java.util.List;
  * estimated from those bytes; and the age of the oldest of them ({@link LagClock}).
  *
  * <p>Design note. Nothing blocks. The shipper's thread looks at the files ({@link #observe}) several times a
- * second while it works, and at each pass while it waits; the metrics thread computes the bytes from a look of its
+ * second while it works, and before each of its waits; the metrics thread computes the bytes from a look of its
  * own ({@link #of}, static), so that they are current even while the shipper's thread is held in a send. Who owns
  * what: the clock is the shipper's thread's; {@link #lastObserveMillis} and
  * {@link #oldestUnackedSince} are written by it, volatile, and read by the metrics.
