@@ -273,6 +273,7 @@ public final class ShipRate {
       throw new IllegalStateException("producer-steady: " + acked + " of " + sent.get() + " acknowledged");
     }
     long n = window[2] - window[0];
+    printAllocation("producer-steady", rate, cpu, STEADY_PRODUCER_THREAD, n);
     return withWire(withCpu(row("producer-steady", rate, n, window[3] - window[1], null, null, errors),
         cpu.micros(STEADY_PRODUCER_THREAD) / n, cpu.micros(IO_THREAD) / n), (wire[1] - wire[0]) / n);
   }
@@ -368,8 +369,16 @@ public final class ShipRate {
     deleteRecursively(spool);
     System.out.printf(Locale.ROOT, "steady %d/s %s: shipped %.0f records/s in the window%n", rate, compression,
         shipped * 1e9 / seconds);
+    printAllocation("steady", rate, cpu, KafkaShipper.THREAD_NAME_PREFIX, shipped);
     return withWire(withCpu(row("steady", rate, shipped, seconds, lagRecords, lagMillis, s.sendErrors),
         cpu.micros(KafkaShipper.THREAD_NAME_PREFIX) / shipped, cpu.micros(IO_THREAD) / shipped), wire / shipped);
+  }
+
+  /** What the sending thread and the producer's I/O thread allocated per record in the window. */
+  private static void printAllocation(String measure, int rate, ThreadCpu cpu, String sender, long records) {
+    System.out.printf(Locale.ROOT, "%s %d/s: allocated per record: sending thread %.0f bytes, producer I/O thread "
+        + "%.0f bytes%n", measure, rate, (double) cpu.allocatedBytes(sender) / records,
+        (double) cpu.allocatedBytes(IO_THREAD) / records);
   }
 
   private volatile boolean stopWriter;
