@@ -99,8 +99,8 @@ class ShipPacingTest {
     long spanMs = writtenAt.get(LINES - 1) - writtenAt.get(0);
     long bound = f.length() / (256 * 1024) + 2 * (spanMs / POLL_MS + 1);
     System.out.println("paced: " + LINES + " lines (" + f.length() + " bytes) written over " + spanMs + " ms, read "
-        + "by the shipper in " + reads + " read calls (at most " + bound + " allowed); delay from write to send: median " + median + " ms, max " + max + " ms (poll interval "
-        + POLL_MS + " ms)");
+        + "by the shipper in " + reads + " read calls (at most " + bound + " allowed); delay from write to send: "
+        + "median " + median + " ms, max " + max + " ms (poll interval " + POLL_MS + " ms)");
     // In bursts: a read a poll interval that ends at the end of the file, and one before it for each full buffer
     // (256 KiB) of lines written meanwhile; here about 27. A shipper that chased the writer read again as soon as
     // it had sent what it read, every few milliseconds: about 145 reads here.
