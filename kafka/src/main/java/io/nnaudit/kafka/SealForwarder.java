@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-
 /**
  * Sends the seals of the audit file being read, from its digest ({@code <file>.seals}), each once the record that
  * ends where its range ends is sent (one of an empty range first), so that the chain of seals leaves the host
@@ -84,8 +83,8 @@ final class SealForwarder {
    * Whether a seal may wait to be sent: one held that ends by {@code upTo}, digest lines not yet looked at, or,
    * for a sealed live file whose digest was not there when looked for, a digest at its name now (a file opened
    * between its rotation and its first seal; a stop looks for it at each pass, see {@link #follow}). A file there
- * that is not one the shipper would read (another user's, a link, a FIFO) is no digest still to come: were it, a
- * stop would wait its whole time for a seal that cannot be sent.
+   * that is not one the shipper would read (another user's, a link, a FIFO) is no digest still to come: were it,
+   * a stop would wait its whole time for a seal that cannot be sent.
    */
   boolean waiting(long upTo) throws IOException {
     if (seals.waiting(upTo)) {

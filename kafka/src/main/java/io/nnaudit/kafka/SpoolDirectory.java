@@ -79,15 +79,24 @@ final class SpoolDirectory {
       if ((before & 1) == 0) {
         files = scan();
         if (guard.rotationMark() == before) {
-          // No rotation renamed anything during the scan, so two names of one file are a hard link made by hand,
-          // which another scan would find again: take the files once each.
-          return distinct(files) ? files : withoutRepeats(files);
+          if (distinct(files)) {
+            return files;
+          }
+          // Two names of one file while this guard saw no rotation: a hard link made by hand, or (at a
+          // re-initialize, for a shipper still ending) a rotation under another pipeline's guard. A rotation is a
+          // few renames: after a few ms of scans that all find the repeat, it is a link; take each file once.
+          if (attempt >= LINK_ATTEMPTS) {
+            return withoutRepeats(files);
+          }
         }
       }
       LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
     }
     return files == null ? scan() : withoutRepeats(files); // rotations without end: take what there is
   }
+
+  /** Scans, 200 us apart, that find one file under two names before it is taken as a hard link (about 5 ms). */
+  private static final int LINK_ATTEMPTS = 25;
 
   /** Attempts at a whole listing (about 2 s of rotations back to back) before taking what there is. */
   private static final int MAX_ATTEMPTS = 10_000;
