@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.TreeMap;
 import java.util.List;
 
@@ -165,13 +166,13 @@ public final class RotatedFiles {
   private static List<Backup> numbered(Path live, int bound) throws IOException {
     Set<Integer> plain = new HashSet<>();
     Set<Integer> compressed = new HashSet<>();
-    String prefix = live.getFileName() + ".";
+    Matcher m = TrailNames.numberedPattern(live).matcher("");
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(live.toAbsolutePath().getParent())) {
       for (Path p : ds) {
         String name = p.getFileName().toString();
-        if (name.startsWith(prefix)) {
-          int i = index(TrailNames.uncompressed(name).substring(prefix.length()), bound);
-          if (i > 0) {
+        if (!TrailNames.isDigest(name) && m.reset(name).matches()) {
+          int i = TrailNames.indexOf(m); // a name with leading zeros is not lstat'ed: the canonical one is
+          if (i > 0 && i <= bound) {
             (TrailNames.isCompressed(name) ? compressed : plain).add(i);
           }
         }
@@ -194,24 +195,4 @@ public final class RotatedFiles {
     }
     return out;
   }
-
-  /**
-   * The index {@code digits} names as {@link TrailNames#backup} writes it (1 to {@code bound}, in decimal without
-   * leading zeros), or -1.
-   */
-  private static int index(String digits, int bound) {
-    if (digits.isEmpty() || digits.length() > 10 || digits.charAt(0) == '0') {
-      return -1;
-    }
-    long n = 0;
-    for (int k = 0; k < digits.length(); k++) {
-      char c = digits.charAt(k);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      n = n * 10 + (c - '0');
-    }
-    return n <= bound ? (int) n : -1;
-  }
-
 }
