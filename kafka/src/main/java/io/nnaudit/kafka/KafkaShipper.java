@@ -96,8 +96,6 @@ public final class KafkaShipper implements Shipper {
   private final ShipCheckpoint startCheckpoint;
   /** Set once the shipper's thread knows where it starts: the lag can be computed from then on. */
   private volatile boolean begun;
-  /** Whether the last pass read the live file to its end (the shipper's thread only); then it waits. */
-  private boolean readToLiveEnd;
 
   /**
    * Checks the settings and reads the checkpoint (it is read again on the thread if a shipper before this one
@@ -286,10 +284,12 @@ public final class KafkaShipper implements Shipper {
     }
     sender.clearRefusal();
     reader.announceLosses();
-    boolean progressed = step();
+    // One unit of work: the first gap, which reaches Kafka before the records after it, or a read.
+    boolean sendingGap = !gaps.isEmpty();
+    boolean progressed = sendingGap ? gaps.sendFirst(sender, reader.position()) : reader.step();
     // Caught up with the writer: wait, then read what came meanwhile as one burst. Chasing each write instead
     // costs a look at the file, a read and a producer batch per few lines, on the NameNode's CPU.
-    boolean atWriter = !progressed || readToLiveEnd;
+    boolean atWriter = !progressed || !sendingGap && reader.atLiveEnd();
     long now = System.currentTimeMillis();
     if (atWriter || now - lag.lastObserveMillis() >= OBSERVE_INTERVAL_MS) {
       observe(now); // before each wait, so that the lag is looked at once a burst
@@ -301,17 +301,6 @@ public final class KafkaShipper implements Shipper {
         stop.pause(settings.pollIntervalMs, Math.min(10, settings.pollIntervalMs));
       }
     }
-  }
-
-  /** One unit of work; returns whether it made progress (sent something, or moved to the next file). */
-  private boolean step() throws IOException {
-    readToLiveEnd = false;
-    if (!gaps.isEmpty()) { // every gap reaches Kafka, in order, before the records after it
-      return gaps.sendFirst(sender, reader.position());
-    }
-    boolean progressed = reader.step();
-    readToLiveEnd = reader.atLiveEnd();
-    return progressed;
   }
 
   /** While stopping: whether everything the files hold is acknowledged; a failed look at them is not. */
