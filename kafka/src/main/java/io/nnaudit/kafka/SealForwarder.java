@@ -44,6 +44,8 @@ final class SealForwarder {
   private long sealsFrom;
   /** How far the digest of the file being read was looked for while it was not found: {@link #follow}. */
   private int digestLook = LOOK_NEVER;
+  /** The owner of the file being read: only a digest of the same owner is one to wait for. */
+  private int readUid = SpoolFile.ANYONE;
   /** Where a seal the broker refused as such ends ({@link ShipPosition#global}): given up when it comes again. */
   private long refusedSealAt = -1;
 
@@ -58,12 +60,13 @@ final class SealForwarder {
   }
 
   /**
-   * A file was opened: every seal of it is sent again. The sealing thread writes a seal a moment after its
+   * A file of the user {@code uid} was opened: every seal of it is sent again. The sealing thread writes a seal a moment after its
    * bytes, so one ending before the position read from may never have been sent (duplicates are dropped by
    * identity).
    */
-  void fileOpened() {
+  void fileOpened(int uid) {
     seals.close();
+    readUid = uid;
     sealsFrom = 0;
     digestLook = LOOK_NEVER;
   }
@@ -91,7 +94,7 @@ final class SealForwarder {
       return true;
     }
     return sealing && !seals.isOpen() && (digestLook == LOOK_NEVER
-        || digestLook == LOOK_LIVE && dir.liveDigestReadable());
+        || digestLook == LOOK_LIVE && dir.liveDigestReadable(readUid));
   }
 
   /**
@@ -104,11 +107,11 @@ final class SealForwarder {
    * has new records ({@code newBytes}, which a stop sets at each pass) and a digest it may read is at its name
    * (the first seal of a new file is written just after the file; not while this NameNode does not seal), and
    * once the file is no longer written; then no more. A sealed live file whose digest is not found costs an
-   * lstat per read (two when something is at the digest's name).
+   * lstat per read.
    */
   boolean follow(ShipPosition read, boolean finished, boolean newBytes) throws IOException {
     if (!seals.isOpen() && digestLook != LOOK_DONE && (digestLook == LOOK_NEVER || finished
-        || newBytes && sealing && dir.liveDigestReadable())) {
+        || newBytes && sealing && dir.liveDigestReadable(readUid))) {
       SpoolDirectory.DigestLookup d = dir.openDigest(read.fileKey);
       if (!d.settled) {
         return false;

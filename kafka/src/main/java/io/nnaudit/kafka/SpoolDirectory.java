@@ -211,15 +211,12 @@ final class SpoolDirectory {
 
   /**
    * Whether the file at the live file's digest name ({@code <file>.seals}) is one {@link #openDigest} would read
-   * now: a regular file of the live file's owner. A planted file, link or FIFO there is not a digest still to come.
+   * as the digest of a file of the user {@code uid}: a regular file of that owner. A planted file, link or FIFO
+   * there is not a digest still to come.
    */
-  boolean liveDigestReadable() throws IOException {
+  boolean liveDigestReadable(int uid) throws IOException {
     FileStat a = Lstat.stat(TrailNames.digest(live));
-    if (a == null) {
-      return false;
-    }
-    SpoolFile l = liveFile();
-    return isRegularFileOf(a, l == null ? SpoolFile.ANYONE : l.uid);
+    return a != null && isRegularFileOf(a, uid);
   }
 
   /** Whether {@code digest} may be read as the digest of {@code f}: a regular file of the same owner. */

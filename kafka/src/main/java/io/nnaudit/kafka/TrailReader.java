@@ -267,7 +267,7 @@ final class TrailReader {
       }
       channel = ch;
       read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
-      seals.fileOpened();
+      seals.fileOpened(f.uid);
       return true;
     }
     gaps.noteLostFile("the audit file " + read.fileSeq + " (" + read.fileKey + ") was deleted from byte "
