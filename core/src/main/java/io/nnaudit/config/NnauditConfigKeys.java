@@ -190,6 +190,13 @@ public final class NnauditConfigKeys {
   public static final String KAFKA_NAMENODE_ID_KEY = PREFIX + "kafka.namenode.id";
   public static final String KAFKA_NAMENODE_ID_DEFAULT = "";
 
+  /**
+   * How each shipped record carries its identity: {@code named} (seven headers, {@code nnaudit.type} ...) or
+   * {@code compact} (one header {@code nnaudit}, its fields in one text; the source is the key).
+   */
+  public static final String KAFKA_HEADERS_KEY = PREFIX + "kafka.headers";
+  public static final String KAFKA_HEADERS_DEFAULT = "named";
+
   /** When caught up, how often the shipper looks for new records, in milliseconds. */
   public static final String KAFKA_POLL_INTERVAL_MS_KEY = PREFIX + "kafka.poll.interval.ms";
   public static final long KAFKA_POLL_INTERVAL_MS_DEFAULT = 100L;

@@ -43,7 +43,7 @@ final class OrderedSender {
   private final ShipWarnings warnings;
   private final long epoch = System.currentTimeMillis();
   private final byte[] key;
-  /** The source, epoch and format headers of every record this sender sends. */
+  /** What every record this sender sends carries alike: the form of its headers, its source, epoch and format. */
   private final ShipHeaders.Fixed fixedHeaders;
 
   private KafkaProducer<byte[], byte[]> producer;
@@ -70,7 +70,7 @@ final class OrderedSender {
     this.acks = acks;
     this.warnings = warnings;
     this.key = ShipHeaders.bytes(settings.source);
-    this.fixedHeaders = new ShipHeaders.Fixed(settings.source, epoch, format);
+    this.fixedHeaders = new ShipHeaders.Fixed(settings.source, epoch, format, settings.compactHeaders);
   }
 
   /** When this shipper started: the epoch of every record it sends. */
@@ -199,7 +199,12 @@ final class OrderedSender {
 
   /** The headers of the next record: its type, and where it is ({@code file}, {@code offset}). */
   RecordHeaders headers(String type, long file, long offset) {
-    return ShipHeaders.of(type, fixedHeaders, nextSeq, file, offset);
+    return ShipHeaders.of(type, fixedHeaders, nextSeq, file, offset, -1);
+  }
+
+  /** The headers of the next record, a line cut from one of {@code length} bytes at {@code file}, {@code offset}. */
+  RecordHeaders cutHeaders(long file, long offset, long length) {
+    return ShipHeaders.of(ShipHeaders.RECORD_CUT, fixedHeaders, nextSeq, file, offset, length);
   }
 
   /** An audit record (whole or cut) read at {@code from}, ending at {@code end}, {@code bytes} long. */

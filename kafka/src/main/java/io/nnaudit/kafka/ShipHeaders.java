@@ -1,5 +1,7 @@
 package io.nnaudit.kafka;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,10 +11,15 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * The headers every shipped record carries (README, "Record schema"), each a UTF-8 string. A record's
- * identity is (source, type, file, offset), with its value for a gap or a seal: the same record sent twice
- * (after a crash or a failed send) has the same identity, and a consumer keeps the first and drops the rest.
- * Epoch and seq say which start sent it, in what order.
+ * The headers every shipped record carries (docs/kafka.md, "Record schema"), UTF-8 text, in one of two forms
+ * ({@code nnaudit.kafka.headers}): seven named headers ({@link #TYPE} ...), or one, {@link #COMPACT}, whose value
+ * holds the same fields but the source (the record's key) in one text. A record's identity is (source, type,
+ * file, offset), with its value for a gap or a seal: the same record sent twice (after a crash or a failed send)
+ * has the same identity, and a consumer keeps the first and drops the rest. Epoch and seq say which start sent
+ * it, in what order.
+ *
+ * <p>Why two forms: the Kafka producer encodes every header's name and value afresh for each record, and the
+ * seven named headers cost it about as much CPU as the rest of the record (benchmarks/experiments/ship-headers).
  */
 public final class ShipHeaders {
   /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END}, {@link #GAP} or {@link #SEAL}. */
@@ -32,6 +39,21 @@ public final class ShipHeaders {
   /** With {@link #RECORD_CUT}: the length of the whole line, of which the value holds the beginning. */
   public static final String LENGTH = "nnaudit.length";
 
+  /**
+   * The one header of the compact form: {@code <type> <file> <offset> <seq> <epoch> <format>}, and for
+   * {@link #RECORD_CUT} {@code <length>} after, one space between; the source is the key.
+   */
+  public static final String COMPACT = "nnaudit";
+  /** The fields of a {@link #COMPACT} header, in order ({@link #compactFields}). */
+  public static final int C_TYPE = 0;
+  public static final int C_FILE = 1;
+  public static final int C_OFFSET = 2;
+  public static final int C_SEQ = 3;
+  public static final int C_EPOCH = 4;
+  public static final int C_FORMAT = 5;
+  /** Only in a {@link #RECORD_CUT}'s header. */
+  public static final int C_LENGTH = 6;
+
   /** An audit record: the value is the line as written, without its line end. */
   public static final String RECORD = "record";
   /** A line longer than the producer's max.request.size allows: the value is its beginning. */
@@ -49,32 +71,47 @@ public final class ShipHeaders {
   private ShipHeaders() {
   }
 
-  /** The headers that are the same in every record one sender sends (source, epoch, format), made once. */
+  /**
+   * What is the same in every record one sender sends (the form, source, epoch and format), made once: the named
+   * headers, or the bytes of the compact header's epoch and format fields.
+   */
   static final class Fixed {
+    private final boolean compact;
     private final Header source;
     private final Header epoch;
     private final Header format;
+    private final byte[] epochAndFormat;
 
-    Fixed(String source, long epoch, String format) {
+    Fixed(String source, long epoch, String format, boolean compact) {
+      this.compact = compact;
       this.source = new RecordHeader(SOURCE, bytes(source));
       this.epoch = new RecordHeader(EPOCH, bytes(Long.toString(epoch)));
       this.format = new RecordHeader(FORMAT, bytes(format));
+      this.epochAndFormat = bytes(epoch + " " + format); // the last fields but a cut record's length
     }
   }
 
   /** The type header of each type, made once: headers are read, never changed, by the producer. */
   private static final Map<String, Header> TYPES = new HashMap<>();
 
+  /** The type field of each type in a {@link #COMPACT} header, made once. */
+  private static final Map<String, byte[]> TYPE_BYTES = new HashMap<>();
+
   static {
     for (String t : new String[] {RECORD, RECORD_CUT, FILE_END, GAP, SEAL}) {
       TYPES.put(t, new RecordHeader(TYPE, bytes(t)));
+      TYPE_BYTES.put(t, bytes(t));
     }
   }
 
-  /** The headers of one record, in the order of the schema. */
-  static RecordHeaders of(String type, Fixed fixed, long seq, long file, long offset) {
-    Header t = TYPES.get(type);
+  /** The headers of one record, in the order of the schema; {@code length} only for a cut record, else -1. */
+  static RecordHeaders of(String type, Fixed fixed, long seq, long file, long offset, long length) {
     RecordHeaders h = new RecordHeaders();
+    if (fixed.compact) {
+      h.add(COMPACT, compact(type, fixed, seq, file, offset, length));
+      return h;
+    }
+    Header t = TYPES.get(type);
     h.add(t != null ? t : new RecordHeader(TYPE, bytes(type)));
     h.add(fixed.source);
     h.add(fixed.epoch);
@@ -82,7 +119,60 @@ public final class ShipHeaders {
     h.add(FILE, decimal(file));
     h.add(OFFSET, decimal(offset));
     h.add(fixed.format);
+    if (length >= 0) {
+      h.add(LENGTH, decimal(length));
+    }
     return h;
+  }
+
+  /** The value of the {@link #COMPACT} header, written as bytes, without a String between. */
+  private static byte[] compact(String type, Fixed fixed, long seq, long file, long offset, long length) {
+    byte[] t = TYPE_BYTES.get(type);
+    byte[][] fields = {t != null ? t : bytes(type), decimal(file), decimal(offset), decimal(seq),
+        fixed.epochAndFormat, length >= 0 ? decimal(length) : null};
+    int n = -1;
+    for (byte[] f : fields) {
+      n += f == null ? 0 : f.length + 1;
+    }
+    byte[] b = new byte[n];
+    int k = 0;
+    for (byte[] f : fields) {
+      if (f != null) {
+        if (k > 0) {
+          b[k++] = ' ';
+        }
+        System.arraycopy(f, 0, b, k, f.length);
+        k += f.length;
+      }
+    }
+    return b;
+  }
+
+  /**
+   * The fields of a {@link #COMPACT} header's value, split at each space: six, or seven for a cut record; null
+   * if it is not that shape (an empty field, another count, or text that is not UTF-8). The fields are not checked
+   * further here.
+   */
+  public static String[] compactFields(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(value)).toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+    String[] f = text.split(" ", -1);
+    if (f.length != 6 && !(f.length == 7 && RECORD_CUT.equals(f[C_TYPE]))) {
+      return null;
+    }
+    for (String x : f) {
+      if (x.isEmpty()) {
+        return null;
+      }
+    }
+    return f;
   }
 
   /** {@code n} in decimal, as the UTF-8 bytes of {@code Long.toString(n)}, without the String between. */

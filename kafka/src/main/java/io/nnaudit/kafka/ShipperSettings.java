@@ -60,6 +60,8 @@ final class ShipperSettings {
   final File checkpoint;
   final long checkpointIntervalMs;
   final long pollIntervalMs;
+  /** Whether records carry the compact header ({@code nnaudit.kafka.headers=compact}), not the seven named. */
+  final boolean compactHeaders;
   final long retryBackoffMs;
   /** The largest record value sent whole; a longer line is sent cut, marked as such. */
   final int maxValueBytes;
@@ -94,6 +96,12 @@ final class ShipperSettings {
     this.checkpointIntervalMs = longInRange(conf, KAFKA_CHECKPOINT_INTERVAL_MS_KEY,
         KAFKA_CHECKPOINT_INTERVAL_MS_DEFAULT, 10, 3_600_000L);
     this.pollIntervalMs = longInRange(conf, KAFKA_POLL_INTERVAL_MS_KEY, KAFKA_POLL_INTERVAL_MS_DEFAULT, 1, 60_000L);
+    String headers = conf.getTrimmed(KAFKA_HEADERS_KEY, KAFKA_HEADERS_DEFAULT);
+    if (!headers.equals("named") && !headers.equals("compact")) {
+      throw ConfigError.invalid(KAFKA_HEADERS_KEY, headers, "named (seven headers nnaudit.*) or compact (one header "
+          + "nnaudit)");
+    }
+    this.compactHeaders = headers.equals("compact");
     this.retryBackoffMs = longInRange(conf, KAFKA_RETRY_BACKOFF_MS_KEY, KAFKA_RETRY_BACKOFF_MS_DEFAULT, 1, 600_000L);
     this.producer = producerProperties(conf);
     int maxRequest = Integer.parseInt(producer.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));

@@ -360,10 +360,8 @@ final class TrailReader {
     boolean cut = length > limit;
     byte[] value = new byte[cut ? limit : length];
     System.arraycopy(a, from, value, 0, value.length);
-    RecordHeaders h = sender.headers(cut ? ShipHeaders.RECORD_CUT : ShipHeaders.RECORD, read.fileSeq, read.offset);
-    if (cut) {
-      h.add(ShipHeaders.LENGTH, ShipHeaders.bytes(Integer.toString(length)));
-    }
+    RecordHeaders h = cut ? sender.cutHeaders(read.fileSeq, read.offset, length)
+        : sender.headers(ShipHeaders.RECORD, read.fileSeq, read.offset);
     if (!sender.sendRecord(h, value, read, end, span)) {
       return false;
     }

@@ -16,6 +16,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,14 +46,20 @@ class SealShippingTest {
   @RegisterExtension
   final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
-  @Test
-  void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail() throws Exception {
+  /**
+   * {@code first}, {@code second}: {@code nnaudit.kafka.headers} of the first start and of the second; an operator
+   * may change it at a restart, and the topic then holds both forms.
+   */
+  @ParameterizedTest(name = "nnaudit.kafka.headers={0}, then {1}")
+  @CsvSource({"named,named", "compact,compact", "named,compact"})
+  void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail(String first, String second) throws Exception {
     SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
     KafkaTestBroker broker = kafka.broker();
     broker.createTopic(TOPIC, 3);
     File audits = kafka.audits();
     Configuration conf = kafka.conf(TOPIC);
     conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 25); // several seals in each 16 KiB file
+    conf.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, first);
     SealKeys.enable(conf, key, dir);
     MiniDFSCluster cluster = kafka.start(conf);
     FileSystem fs = cluster.getFileSystem();
@@ -66,6 +74,7 @@ class SealShippingTest {
 
     cluster.shutdownNameNode(0);
     QueuedAuditLogger.closeAll(10_000); // the sink's last seal, then the shipper's stop
+    cluster.getConfiguration(0).set(NnauditConfigKeys.KAFKA_HEADERS_KEY, second);
     cluster.restartNameNode(0);
     cluster.waitActive();
     fs = cluster.getFileSystem();
@@ -78,6 +87,10 @@ class SealShippingTest {
     assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
     TrailCheck c = checkTopic(broker, live, key);
     assertEquals(2, c.epochs.size(), "two starts");
+    for (ShippedRecord r : ShippedRecord.of(broker.readAll(TOPIC, c.lines.size(), Duration.ofSeconds(30)))) {
+      String form = r.epoch == c.epochs.get(0) ? first : second;
+      assertEquals(form.equals("compact"), r.compactForm, "each start ships in its form: " + r);
+    }
     assertEquals(0, c.gaps);
 
     // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.

@@ -18,17 +18,37 @@ final class ShippedRecord {
   final byte[] value;
   final int partition;
   final String key;
+  /** Whether it came with the compact header ({@code nnaudit.kafka.headers=compact}). */
+  final boolean compactForm;
 
+  /** Read from either form of headers: the seven named, or the compact one with the key as the source. */
   private ShippedRecord(ConsumerRecord<byte[], byte[]> r) {
+    this.value = r.value();
+    this.partition = r.partition();
+    this.key = new String(r.key(), StandardCharsets.UTF_8);
+    Header compact = r.headers().lastHeader(ShipHeaders.COMPACT);
+    if (compact != null) {
+      String[] f = ShipHeaders.compactFields(compact.value());
+      if (f == null) {
+        throw new AssertionError("record at " + r.partition() + "/" + r.offset() + " has a malformed header "
+            + ShipHeaders.COMPACT + ": " + new String(compact.value(), StandardCharsets.UTF_8));
+      }
+      this.type = f[ShipHeaders.C_TYPE];
+      this.source = key;
+      this.epoch = Long.parseLong(f[ShipHeaders.C_EPOCH]);
+      this.seq = Long.parseLong(f[ShipHeaders.C_SEQ]);
+      this.file = Long.parseLong(f[ShipHeaders.C_FILE]);
+      this.offset = Long.parseLong(f[ShipHeaders.C_OFFSET]);
+      this.compactForm = true;
+      return;
+    }
     this.type = header(r, ShipHeaders.TYPE);
     this.source = header(r, ShipHeaders.SOURCE);
     this.epoch = Long.parseLong(header(r, ShipHeaders.EPOCH));
     this.seq = Long.parseLong(header(r, ShipHeaders.SEQ));
     this.file = Long.parseLong(header(r, ShipHeaders.FILE));
     this.offset = Long.parseLong(header(r, ShipHeaders.OFFSET));
-    this.value = r.value();
-    this.partition = r.partition();
-    this.key = new String(r.key(), StandardCharsets.UTF_8);
+    this.compactForm = false;
   }
 
   static List<ShippedRecord> of(List<ConsumerRecord<byte[], byte[]>> records) {

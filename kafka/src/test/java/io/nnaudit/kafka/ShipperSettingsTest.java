@@ -1,6 +1,7 @@
 package io.nnaudit.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import io.nnaudit.config.NnauditConfigKeys;
 
 /**
- * The shipper's settings on their own: the compression types the jar can produce, the metadata wait, and the
- * defaults an operator may change.
+ * The shipper's settings on their own: the compression types the jar can produce, the form of the headers, the
+ * metadata wait, and the defaults an operator may change.
  */
 class ShipperSettingsTest {
   private static Configuration conf() {
@@ -51,6 +52,22 @@ class ShipperSettingsTest {
       String refusal = assertThrows(IllegalArgumentException.class, () -> settings(c)).getMessage();
       assertTrue(refusal.startsWith("nnaudit: invalid value for nnaudit.kafka.producer.compression.type: '" + type
           + "'. Allowed: none, gzip or lz4"), refusal);
+    }
+  }
+
+  @Test
+  void headersAreNamedUnlessCompactIsAskedForAndNothingElseIsTaken() {
+    assertFalse(settings(conf()).compactHeaders);
+    Configuration c = conf();
+    c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, " compact ");
+    assertTrue(settings(c).compactHeaders);
+    c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, "named");
+    assertFalse(settings(c).compactHeaders);
+    for (String bad : new String[] {"Compact", "short", ""}) {
+      c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, bad);
+      String refusal = assertThrows(IllegalArgumentException.class, () -> settings(c)).getMessage();
+      assertTrue(refusal.startsWith("nnaudit: invalid value for nnaudit.kafka.headers: '" + bad + "'. Allowed: "
+          + "named (seven headers nnaudit.*) or compact (one header nnaudit)"), refusal);
     }
   }
 

@@ -150,7 +150,7 @@ public final class VerifyStreamRate {
       this.name = name;
       this.key = name.getBytes(StandardCharsets.UTF_8);
       this.signer = signer;
-      this.fixed = new ShipHeaders.Fixed(name, System.currentTimeMillis(), "hdfs");
+      this.fixed = new ShipHeaders.Fixed(name, System.currentTimeMillis(), "hdfs", false);
     }
 
     int next(KafkaProducer<byte[], byte[]> producer, long i) throws Exception {
@@ -197,7 +197,7 @@ public final class VerifyStreamRate {
 
     private void send(KafkaProducer<byte[], byte[]> producer, String type, long at, byte[] value) {
       producer.send(new ProducerRecord<>(TOPIC, null, null, key, value,
-          ShipHeaders.of(type, fixed, seq++, file, at)));
+          ShipHeaders.of(type, fixed, seq++, file, at, -1)));
     }
   }
 

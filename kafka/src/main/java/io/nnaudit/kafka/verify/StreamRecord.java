@@ -8,7 +8,8 @@ import org.apache.kafka.common.header.Header;
 import io.nnaudit.kafka.ShipHeaders;
 
 /**
- * One record of the topic with the headers the shipper gives it (docs/kafka.md, "Record schema"), read once.
+ * One record of the topic with the headers the shipper gives it (docs/kafka.md, "Record schema"), in either form
+ * (seven named headers, or the one compact header with the key as the source), read once.
  * A record whose headers are missing or do not parse is still made, with {@link #malformed} saying what is wrong:
  * the check reports it as a record no shipper wrote.
  */
@@ -57,32 +58,69 @@ final class StreamRecord {
   static final int MIN_CUT_BYTES = 1024;
 
   static StreamRecord of(ConsumerRecord<byte[], byte[]> r) {
+    int valueLength = r.value() == null ? 0 : r.value().length;
     String repeated = repeatedHeader(r);
     if (repeated != null) {
-      return new StreamRecord(r, text(r, ShipHeaders.TYPE), keyText(r), -1, -1, r.value() == null ? 0
-          : r.value().length, "the header " + repeated + " is repeated: the shipper gives each header once, and "
-          + "readers that take the first or the last of them read different records");
+      return new StreamRecord(r, typeOf(r), keyText(r), -1, -1, valueLength, "the header " + repeated + " is "
+          + "repeated: the shipper gives each header once, and readers that take the first or the last of them "
+          + "read different records");
     }
+    Header compact = r.headers().lastHeader(ShipHeaders.COMPACT);
+    if (compact == null) {
+      return named(r, valueLength);
+    }
+    String source = keyText(r);
+    if (hasNamedHeader(r)) {
+      return new StreamRecord(r, null, source, -1, -1, valueLength, "it has both the header " + ShipHeaders.COMPACT
+          + " and named " + ShipHeaders.COMPACT + ".* headers: the shipper gives one form or the other");
+    }
+    String[] f = ShipHeaders.compactFields(compact.value());
+    if (f == null || source == null) {
+      return new StreamRecord(r, f == null ? null : f[ShipHeaders.C_TYPE], source, -1, -1, valueLength, f == null
+          ? "its header " + ShipHeaders.COMPACT + " is not '<type> <file> <offset> <seq> <epoch> <format>', with the "
+          + "length after for a cut record" : "it has no key, which is the source of every record the shipper gives");
+    }
+    for (int i = ShipHeaders.C_FILE; i < f.length; i++) {
+      if (i != ShipHeaders.C_FORMAT && !isCount(f[i])) {
+        return new StreamRecord(r, f[ShipHeaders.C_TYPE], source, -1, -1, valueLength, "its header "
+            + ShipHeaders.COMPACT + " has '" + f[i] + "' where the shipper gives a number");
+      }
+    }
+    return checked(r, f[ShipHeaders.C_TYPE], source, f[ShipHeaders.C_FILE], f[ShipHeaders.C_OFFSET],
+        f.length > ShipHeaders.C_LENGTH ? f[ShipHeaders.C_LENGTH] : null, valueLength);
+  }
+
+  /** A record with the seven named headers. */
+  private static StreamRecord named(ConsumerRecord<byte[], byte[]> r, int valueLength) {
     String type = text(r, ShipHeaders.TYPE);
     String source = text(r, ShipHeaders.SOURCE);
     String file = text(r, ShipHeaders.FILE);
     String offset = text(r, ShipHeaders.OFFSET);
-    int valueLength = r.value() == null ? 0 : r.value().length;
     if (type == null || source == null || file == null || offset == null) {
       return new StreamRecord(r, type, source != null ? source : keyText(r), -1, -1, valueLength,
           "it lacks the headers " + ShipHeaders.TYPE + ", " + ShipHeaders.SOURCE + ", " + ShipHeaders.FILE + " and "
-          + ShipHeaders.OFFSET + " that the shipper gives every record");
+          + ShipHeaders.OFFSET + " that the shipper gives every record (or the one header " + ShipHeaders.COMPACT
+          + ")");
     }
+    return checked(r, type, source, file, offset, ShipHeaders.RECORD_CUT.equals(type)
+        ? text(r, ShipHeaders.LENGTH) : null, valueLength);
+  }
+
+  /**
+   * A record whose fields were found, in either form: its numbers and a cut record's length ({@code fullLength},
+   * null if it has none) checked against what the shipper gives.
+   */
+  private static StreamRecord checked(ConsumerRecord<byte[], byte[]> r, String type, String source, String file,
+      String offset, String fullLength, int valueLength) {
     try {
       long f = Long.parseLong(file);
       long o = Long.parseLong(offset);
       long length = valueLength;
       if (ShipHeaders.RECORD_CUT.equals(type)) {
-        String full = text(r, ShipHeaders.LENGTH);
-        length = full == null ? -1 : Long.parseLong(full);
+        length = fullLength == null ? -1 : Long.parseLong(fullLength);
         if (length < valueLength) {
-          return new StreamRecord(r, type, source, f, o, valueLength, "a cut record without a valid "
-              + ShipHeaders.LENGTH + " header");
+          return new StreamRecord(r, type, source, f, o, valueLength, "a cut record without a valid length ("
+              + ShipHeaders.LENGTH + ", or the last field of " + ShipHeaders.COMPACT + ")");
         }
         if (length == valueLength || valueLength < MIN_CUT_BYTES) {
           return new StreamRecord(r, type, source, f, o, valueLength, "a cut record (" + ShipHeaders.RECORD_CUT
@@ -102,6 +140,19 @@ final class StreamRecord {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset header that is not a "
           + "number");
     }
+  }
+
+  /** A number of the shipper's: decimal digits, without a sign, that fit a long. */
+  private static boolean isCount(String s) {
+    if (s.isEmpty() || s.length() > 18) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Where the record's line ends in its file, and the next one starts. */
@@ -127,15 +178,39 @@ final class StreamRecord {
     return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
-  /** The first {@code nnaudit.*} header that the record has more than once, or null. */
+  /** The first of the shipper's headers ({@code nnaudit}, {@code nnaudit.*}) that the record has more than once. */
   private static String repeatedHeader(ConsumerRecord<byte[], byte[]> r) {
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (Header h : r.headers()) {
-      if (h.key().startsWith("nnaudit.") && !seen.add(h.key())) {
+      if (isShippers(h.key()) && !seen.add(h.key())) {
         return h.key();
       }
     }
     return null;
+  }
+
+  private static boolean isShippers(String header) {
+    return header.equals(ShipHeaders.COMPACT) || header.startsWith(ShipHeaders.COMPACT + ".");
+  }
+
+  /** Whether the record has a named header of the shipper's ({@code nnaudit.*}). */
+  private static boolean hasNamedHeader(ConsumerRecord<byte[], byte[]> r) {
+    for (Header h : r.headers()) {
+      if (h.key().startsWith(ShipHeaders.COMPACT + ".")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The type, in either form, for a report; null if there is none. */
+  private static String typeOf(ConsumerRecord<byte[], byte[]> r) {
+    Header compact = r.headers().lastHeader(ShipHeaders.COMPACT);
+    if (compact == null) {
+      return text(r, ShipHeaders.TYPE);
+    }
+    String[] f = ShipHeaders.compactFields(compact.value());
+    return f == null ? null : f[ShipHeaders.C_TYPE];
   }
 
   private static String keyText(ConsumerRecord<byte[], byte[]> r) {

@@ -35,6 +35,8 @@ final class SyntheticSource {
   private long seq;
   private long kafkaOffset;
   private String prev = Seal.GENESIS;
+  /** Whether records get the compact header ({@code nnaudit.kafka.headers=compact}) rather than the named ones. */
+  boolean compact;
   long tailRecords = 25;
   long tailBytes = 1 << 20;
 
@@ -110,7 +112,13 @@ final class SyntheticSource {
     byte[] line = new byte[keep * 3];
     java.util.Arrays.fill(line, (byte) 'x');
     ConsumerRecord<byte[], byte[]> r = add(ShipHeaders.RECORD_CUT, offset, java.util.Arrays.copyOf(line, keep));
-    r.headers().add(ShipHeaders.LENGTH, Long.toString(line.length).getBytes(StandardCharsets.UTF_8));
+    if (compact) {
+      String fields = new String(r.headers().lastHeader(ShipHeaders.COMPACT).value(), StandardCharsets.UTF_8);
+      r.headers().remove(ShipHeaders.COMPACT);
+      r.headers().add(ShipHeaders.COMPACT, bytes(fields + " " + line.length));
+    } else {
+      r.headers().add(ShipHeaders.LENGTH, Long.toString(line.length).getBytes(StandardCharsets.UTF_8));
+    }
     range.update(line);
     range.update((byte) '\n');
     offset += line.length + 1;
@@ -153,6 +161,11 @@ final class SyntheticSource {
   /** A record as the shipper would send it here, not added. */
   ConsumerRecord<byte[], byte[]> make(String type, long at, byte[] value) {
     RecordHeaders h = new RecordHeaders();
+    if (compact) { // <type> <file> <offset> <seq> <epoch> <format>, as docs/kafka.md has it
+      h.add(ShipHeaders.COMPACT, bytes(type + " " + file + " " + at + " " + seq++ + " 1 hdfs"));
+      return new ConsumerRecord<>("t", partition, kafkaOffset++, 1_000_000L + seq, TimestampType.CREATE_TIME, -1,
+          -1, bytes(name), value, h, java.util.Optional.empty());
+    }
     h.add(ShipHeaders.TYPE, bytes(type));
     h.add(ShipHeaders.SOURCE, bytes(name));
     h.add(ShipHeaders.EPOCH, bytes("1"));

@@ -1,0 +1,204 @@
+package io.nnaudit.kafka.verify;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.nnaudit.kafka.ShipHeaders;
+import io.nnaudit.seal.Seal;
+import io.nnaudit.seal.SealKey;
+import io.nnaudit.seal.SealKeys;
+
+/**
+ * verify-stream on the compact form of the headers ({@code nnaudit.kafka.headers=compact}: one header
+ * {@code nnaudit}, the key as the source): a stream gives the same report in either form, a topic whose source
+ * changed form at a restart verifies, and a compact header that is not the shipper's, or beside named headers, is a
+ * record no shipper wrote.
+ */
+class CompactHeadersCheckTest {
+  @TempDir
+  static Path dir;
+  static SealKey signer;
+  static Map<String, SealKey> keys;
+
+  @BeforeAll
+  static void keys() throws Exception {
+    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
+    signer = k.signingKey();
+    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
+  }
+
+  /** Lines, seals, a cut line, a file's end, a gap of the shipper's, and an unsealed tail. */
+  private static List<ConsumerRecord<byte[], byte[]>> everyKind(SyntheticSource s) throws Exception {
+    s.lines(1, 30);
+    s.seal(Seal.Kind.INTERVAL);
+    s.line(31);
+    s.cutLine(1500);
+    s.line(33);
+    s.seal(Seal.Kind.INTERVAL);
+    s.endFile();
+    s.lines(34, 60);
+    s.seal(Seal.Kind.INTERVAL);
+    s.lines(61, 63);
+    return s.records;
+  }
+
+  @Test
+  void aStreamGivesTheSameReportInEitherForm() throws Exception {
+    SyntheticSource named = new SyntheticSource("ns1/nn1", 0, signer);
+    SyntheticSource compact = new SyntheticSource("ns1/nn1", 0, signer);
+    compact.compact = true;
+    StreamCheckRun a = check(everyKind(named));
+    StreamCheckRun b = check(everyKind(compact));
+    assertTrue(new String(compact.records.get(0).headers().lastHeader(ShipHeaders.COMPACT).value(),
+        StandardCharsets.UTF_8).startsWith("record 0 0 0 1 hdfs"), "the compact form as documented");
+    assertEquals(2, a.code, a.output); // the cut line's range cannot be hashed; the tail is unsealed
+    assertEquals(a.code, b.code, b.output);
+    assertEquals(withoutSealHashes(a.output), withoutSealHashes(b.output)); // each source signs its own seals
+    assertTrue(b.output.contains("record-cut"), b.output);
+    assertTrue(b.output.contains("63 records"), b.output);
+  }
+
+  @Test
+  void aSourceThatChangesFormAtARestartVerifies() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.lines(1, 20);
+    s.seal(Seal.Kind.INTERVAL);
+    s.lines(21, 25);
+    s.seal(Seal.Kind.CLOSE);
+    s.compact = true; // the next start ships in the compact form
+    s.seal(Seal.Kind.RESUME);
+    s.lines(26, 40);
+    s.seal(Seal.Kind.INTERVAL);
+    s.endFile();
+    s.lines(41, 45);
+    s.seal(Seal.Kind.CLOSE);
+    StreamCheckRun r = check(s.records);
+    assertEquals(0, r.code, r.output);
+    assertTrue(r.output.contains("verified: ns1/nn1: 45 records (45 verified by "), r.output);
+  }
+
+  /** Compact headers no shipper gives, each with what the report must say of it. */
+  static Stream<Arguments> forged() {
+    return Stream.of(
+        Arguments.of("five fields", "record 0 OFFSET 9 1", "is not '<type> <file> <offset> <seq> <epoch> <format>'"),
+        Arguments.of("a length on a record not cut", "record 0 OFFSET 9 1 hdfs 300", "is not '<type>"),
+        Arguments.of("two spaces", "record 0  OFFSET 9 1 hdfs", "is not '<type>"),
+        Arguments.of("a space at the end", "record 0 OFFSET 9 1 hdfs ", "is not '<type>"),
+        Arguments.of("a signed offset", "record 0 +OFFSET 9 1 hdfs", "where the shipper gives a number"),
+        Arguments.of("a negative file", "record -1 OFFSET 9 1 hdfs", "where the shipper gives a number"),
+        Arguments.of("a seq that is not a number", "record 0 OFFSET x9 1 hdfs", "where the shipper gives a number"),
+        Arguments.of("an epoch beyond a long", "record 0 OFFSET 9 99999999999999999999 hdfs",
+            "where the shipper gives a number"),
+        Arguments.of("a file beyond any the shipper gives", "record 8388608 OFFSET 9 1 hdfs",
+            "a file number or byte beyond any the shipper gives"),
+        Arguments.of("a cut record with no length", "record-cut 0 OFFSET 9 1 hdfs", "a cut record without a valid "
+            + "length"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("forged")
+  void aCompactHeaderNoShipperGivesIsAChange(String name, String header, String says) throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(header);
+    StreamCheckRun r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
+    assertTrue(r.output.contains("a record no shipper wrote"), r.output);
+    assertTrue(r.output.contains(says), r.output);
+  }
+
+  @Test
+  void aCompactHeaderBesideNamedHeadersIsAChange() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(null);
+    ConsumerRecord<byte[], byte[]> two = all.get(1);
+    two.headers().add(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)); // read by some consumers
+    StreamCheckRun r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("it has both the header nnaudit and named nnaudit.* headers"), r.output);
+  }
+
+  @Test
+  void aRepeatedCompactHeaderIsAChange() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(null);
+    ConsumerRecord<byte[], byte[]> two = all.get(1);
+    RecordHeaders h = new RecordHeaders();
+    h.add(ShipHeaders.COMPACT, "seal 0 0 1 1 hdfs".getBytes(StandardCharsets.UTF_8)); // read first by some
+    two.headers().forEach(h::add);
+    all.set(1, new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(), TimestampType.CREATE_TIME,
+        -1, -1, two.key(), two.value(), h, java.util.Optional.empty()));
+    StreamCheckRun r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("the header nnaudit is repeated"), r.output);
+  }
+
+  @Test
+  void aCompactRecordWithoutAKeyIsAChange() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(null);
+    ConsumerRecord<byte[], byte[]> two = all.get(1);
+    all.set(1, new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(), TimestampType.CREATE_TIME,
+        -1, -1, null, two.value(), two.headers(), java.util.Optional.empty()));
+    StreamCheckRun r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("it has no key, which is the source of every record the shipper gives"),
+        r.output);
+  }
+
+  @Test
+  void aCompactHeaderThatIsNotUtf8IsAChange() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(null);
+    ConsumerRecord<byte[], byte[]> two = all.get(1);
+    byte[] v = two.headers().lastHeader(ShipHeaders.COMPACT).value().clone();
+    v[v.length - 1] = (byte) 0xff; // "hdf\xff"
+    two.headers().remove(ShipHeaders.COMPACT);
+    two.headers().add(ShipHeaders.COMPACT, v);
+    StreamCheckRun r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("its header nnaudit is not '<type>"), r.output);
+  }
+
+  /**
+   * Three sealed compact lines; the second's header replaced by {@code header} (OFFSET: its own offset), unless
+   * null.
+   */
+  private static List<ConsumerRecord<byte[], byte[]>> withSecondLine(String header) throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.compact = true;
+    s.line(1);
+    ConsumerRecord<byte[], byte[]> two = s.line(2);
+    s.line(3);
+    s.seal(Seal.Kind.CLOSE);
+    if (header != null) {
+      String own = new String(two.headers().lastHeader(ShipHeaders.COMPACT).value(), StandardCharsets.UTF_8);
+      two.headers().remove(ShipHeaders.COMPACT);
+      two.headers().add(ShipHeaders.COMPACT, header.replace("OFFSET", own.split(" ")[2])
+          .getBytes(StandardCharsets.UTF_8));
+    }
+    return new ArrayList<>(s.records);
+  }
+
+  private static String withoutSealHashes(String report) {
+    return report.replaceAll("last verified seal: [0-9a-f]{64}", "last verified seal: (hash)");
+  }
+
+  private static StreamCheckRun check(List<ConsumerRecord<byte[], byte[]>> records) {
+    return StreamCheckRun.of(new StreamCheck(keys, Collections.emptyMap(), false, Collections.emptySet(), 1 << 20,
+        1000), records);
+  }
+}
