@@ -3,12 +3,13 @@ package io.nnaudit.kafka.verify;
 import java.security.MessageDigest;
 
 /**
- * The last records of one source, by place, with a hash of each value: what a record sent again (the same
- * identity, after a restart or a failed send) is compared with. A copy whose value differs from the first is a
- * change, which a consumer that drops duplicates would never see.
+ * The last records of one source, by place, with a hash of each: what a record sent again (the same identity,
+ * after a restart or a failed send) is compared with. A copy whose value differs from the first is a change, which
+ * a consumer that drops duplicates would never see; so is one that says otherwise whether the line was cut, or how
+ * long it was (a whole line relabelled cut, a cut one relabelled whole: the same value, another record).
  *
  * <p>Bounded: a ring of the last {@code capacity} records, 24 bytes each (the place and 128 bits of the SHA-256 of
- * the value). The shipper sends again only what it sent after its last checkpoint (taken every second by default),
+ * its cut flag, line length and value). The shipper sends again only what it sent after its last checkpoint (taken every second by default),
  * so a copy of a record older than the ring is not expected; it is answered {@link Lookup#TOO_OLD} and the caller
  * reports it as not compared. Places are added in increasing order, so a lookup is a binary search.
  */
@@ -59,9 +60,12 @@ final class RecentRecords {
     head = 0;
   }
 
-  /** Adds a record at {@code place}, after every place added before. */
-  void add(long place, byte[] value) {
-    byte[] h = sha256.digest(value);
+  /**
+   * Adds a record at {@code place}, after every place added before: a line of {@code length} bytes, cut to its
+   * {@code value} if {@code cut}.
+   */
+  void add(long place, boolean cut, long length, byte[] value) {
+    byte[] h = digest(cut, length, value);
     int i;
     if (size == places.length && places.length < capacity) {
       grow();
@@ -78,8 +82,8 @@ final class RecentRecords {
     hashLow[i] = word(h, 8);
   }
 
-  /** What was seen at {@code place}, compared with {@code value}. */
-  Lookup lookup(long place, byte[] value) {
+  /** What was seen at {@code place}, compared with this record. */
+  Lookup lookup(long place, boolean cut, long length, byte[] value) {
     if (size == 0 || place < places[head]) {
       return Lookup.TOO_OLD;
     }
@@ -94,11 +98,19 @@ final class RecentRecords {
         hi = mid - 1;
       } else {
         int i = (head + mid) % places.length;
-        byte[] h = sha256.digest(value);
+        byte[] h = digest(cut, length, value);
         return word(h, 0) == hashHigh[i] && word(h, 8) == hashLow[i] ? Lookup.SAME : Lookup.DIFFERENT;
       }
     }
     return Lookup.NO_RECORD_THERE;
+  }
+
+  private byte[] digest(boolean cut, long length, byte[] value) {
+    sha256.update((byte) (cut ? 1 : 0));
+    for (int k = 56; k >= 0; k -= 8) {
+      sha256.update((byte) (length >>> k));
+    }
+    return sha256.digest(value);
   }
 
   private static long word(byte[] b, int at) {

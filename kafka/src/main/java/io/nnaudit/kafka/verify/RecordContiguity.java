@@ -102,7 +102,7 @@ final class RecordContiguity {
       startedAtSeal = false;
     }
     if (r.file == file && r.offset == next) {
-      recent.add(at, r.value);
+      recent.add(at, ShipHeaders.RECORD_CUT.equals(r.type), r.length, r.value);
       pending.add(r.value, ShipHeaders.RECORD_CUT.equals(r.type), r.end(), r.kafkaOffset);
       next = r.end();
       found.records++;
@@ -124,12 +124,13 @@ final class RecordContiguity {
 
   /** A record at a place already read: a copy, which must be the same record. */
   private void copy(StreamRecord r, long at) {
-    switch (recent.lookup(at, r.value)) {
+    switch (recent.lookup(at, ShipHeaders.RECORD_CUT.equals(r.type), r.length, r.value)) {
       case SAME:
         found.duplicates++;
         break;
       case DIFFERENT:
-        found.tamper(r, r.file, r.offset, "a record sent again with another value: the copy differs from the "
+        found.tamper(r, r.file, r.offset, "a record sent again with another value (or said cut where it was "
+            + "whole, or whole where it was cut): the copy differs from the "
             + "record read first at this place");
         break;
       case NO_RECORD_THERE:
