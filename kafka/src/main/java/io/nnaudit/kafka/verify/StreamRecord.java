@@ -24,7 +24,7 @@ final class StreamRecord {
   final String source;
   final long file;
   final long offset;
-  /** The length of the line in the file: the value's, or {@code nnaudit.length} of a cut record. */
+  /** The length of the line in the file: the value's, or a cut record's length field (either form). */
   final long length;
   final byte[] value;
   /** Null, or why the headers are not the shipper's. */
@@ -80,8 +80,12 @@ final class StreamRecord {
           ? "its header " + ShipHeaders.COMPACT + " is not '<type> <file> <offset> <seq> <epoch> <format>', with the "
           + "length after for a cut record" : "it has no key, which is the source of every record the shipper gives");
     }
+    if (!isWord(f[ShipHeaders.C_TYPE]) || !isWord(f[ShipHeaders.C_FORMAT])) {
+      return new StreamRecord(r, null, source, -1, -1, valueLength, "its header " + ShipHeaders.COMPACT + " has a "
+          + "type or format that is not a word of a-z and '-'");
+    }
     for (int i = ShipHeaders.C_FILE; i < f.length; i++) {
-      if (i != ShipHeaders.C_FORMAT && !isCount(f[i])) {
+      if (i != ShipHeaders.C_FORMAT && count(f[i]) < 0) {
         return new StreamRecord(r, f[ShipHeaders.C_TYPE], source, -1, -1, valueLength, "its header "
             + ShipHeaders.COMPACT + " has '" + f[i] + "' where the shipper gives a number");
       }
@@ -102,8 +106,12 @@ final class StreamRecord {
           + ShipHeaders.OFFSET + " that the shipper gives every record (or the one header " + ShipHeaders.COMPACT
           + ")");
     }
-    return checked(r, type, source, file, offset, ShipHeaders.RECORD_CUT.equals(type)
-        ? text(r, ShipHeaders.LENGTH) : null, valueLength);
+    String length = text(r, ShipHeaders.LENGTH);
+    if (length != null && !ShipHeaders.RECORD_CUT.equals(type)) {
+      return new StreamRecord(r, type, source, -1, -1, valueLength, "a header " + ShipHeaders.LENGTH + " on a "
+          + "record that is not cut");
+    }
+    return checked(r, type, source, file, offset, length, valueLength);
   }
 
   /**
@@ -112,43 +120,60 @@ final class StreamRecord {
    */
   private static StreamRecord checked(ConsumerRecord<byte[], byte[]> r, String type, String source, String file,
       String offset, String fullLength, int valueLength) {
-    try {
-      long f = Long.parseLong(file);
-      long o = Long.parseLong(offset);
-      long length = valueLength;
-      if (ShipHeaders.RECORD_CUT.equals(type)) {
-        length = fullLength == null ? -1 : Long.parseLong(fullLength);
-        if (length < valueLength) {
-          return new StreamRecord(r, type, source, f, o, valueLength, "a cut record without a valid length ("
-              + ShipHeaders.LENGTH + ", or the last field of " + ShipHeaders.COMPACT + ")");
-        }
-        if (length == valueLength || valueLength < MIN_CUT_BYTES) {
-          return new StreamRecord(r, type, source, f, o, valueLength, "a cut record (" + ShipHeaders.RECORD_CUT
-              + ") of " + valueLength + " bytes of a line of " + length + ": the shipper cuts only a line longer "
-              + "than it sends, to at least " + MIN_CUT_BYTES + " bytes (a record changed and relabelled cut?)");
-        }
-      }
-      if (f < 0 || o < 0) {
-        return new StreamRecord(r, type, source, f, o, length, "a negative file number or offset");
-      }
-      if (f >= MAX_FILE || o >= MAX_OFFSET || o + length + 1 >= MAX_OFFSET) {
-        return new StreamRecord(r, type, source, f, o, length, "a file number or byte beyond any the shipper "
-            + "gives (files below 2^23, bytes below 2^40)");
-      }
-      return new StreamRecord(r, type, source, f, o, length, null);
-    } catch (NumberFormatException e) {
-      return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset header that is not a "
-          + "number");
+    long f = count(file);
+    long o = count(offset);
+    if (f < 0 || o < 0) {
+      return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset that is not a number "
+          + "as the shipper writes one (decimal digits, no sign, no leading zero)");
     }
+    long length = valueLength;
+    if (ShipHeaders.RECORD_CUT.equals(type)) {
+      length = fullLength == null ? -1 : count(fullLength);
+      if (length < valueLength) {
+        return new StreamRecord(r, type, source, f, o, valueLength, "a cut record without a valid length ("
+            + ShipHeaders.LENGTH + ", or the last field of " + ShipHeaders.COMPACT + ")");
+      }
+      if (length == valueLength || valueLength < MIN_CUT_BYTES) {
+        return new StreamRecord(r, type, source, f, o, valueLength, "a cut record (" + ShipHeaders.RECORD_CUT
+            + ") of " + valueLength + " bytes of a line of " + length + ": the shipper cuts only a line longer "
+            + "than it sends, to at least " + MIN_CUT_BYTES + " bytes (a record changed and relabelled cut?)");
+      }
+    }
+    if (f >= MAX_FILE || o >= MAX_OFFSET || length >= MAX_OFFSET || o + length + 1 >= MAX_OFFSET) {
+      return new StreamRecord(r, type, source, f, o, length, "a file number or byte beyond any the shipper "
+          + "gives (files below 2^23, bytes below 2^40)");
+    }
+    return new StreamRecord(r, type, source, f, o, length, null);
   }
 
-  /** A number of the shipper's: decimal digits, without a sign, that fit a long. */
-  private static boolean isCount(String s) {
-    if (s.isEmpty() || s.length() > 18) {
+  /**
+   * {@code s} read as the shipper writes a number (ASCII decimal digits, no sign, no leading zero but in "0", at
+   * most 18 digits), or -1: one place or count has one spelling, so that readers that compare the text and readers
+   * that compare the number find the same records.
+   */
+  private static long count(String s) {
+    if (s.isEmpty() || s.length() > 18 || s.length() > 1 && s.charAt(0) == '0') {
+      return -1;
+    }
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+
+  /** A type or format as the shipper writes one: a-z, then a-z and '-'. */
+  private static boolean isWord(String s) {
+    if (s.isEmpty() || s.charAt(0) < 'a' || s.charAt(0) > 'z') {
       return false;
     }
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+    for (int i = 1; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if ((c < 'a' || c > 'z') && c != '-') {
         return false;
       }
     }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
@@ -27,12 +28,13 @@ import io.nnaudit.seal.SealKey;
 import io.nnaudit.seal.SealKeys;
 
 /**
- * verify-stream on the compact form of the headers ({@code nnaudit.kafka.headers=compact}: one header
- * {@code nnaudit}, the key as the source): a stream gives the same report in either form, a topic whose source
- * changed form at a restart verifies, and a compact header that is not the shipper's, or beside named headers, is a
- * record no shipper wrote.
+ * verify-stream on the two forms of the headers ({@code nnaudit.kafka.headers}: seven named, or the compact one
+ * with the key as the source): a stream gives the same report in either form, a source that changed form at a
+ * restart verifies, a copy in the other form is compared as any copy, and headers that are not the shipper's (a
+ * compact header of another shape, beside named headers, a number spelled otherwise than the shipper spells it) are
+ * a record no shipper wrote.
  */
-class CompactHeadersCheckTest {
+class HeaderFormsCheckTest {
   @TempDir
   static Path dir;
   static SealKey signer;
@@ -67,8 +69,6 @@ class CompactHeadersCheckTest {
     compact.compact = true;
     StreamCheckRun a = check(everyKind(named));
     StreamCheckRun b = check(everyKind(compact));
-    assertTrue(new String(compact.records.get(0).headers().lastHeader(ShipHeaders.COMPACT).value(),
-        StandardCharsets.UTF_8).startsWith("record 0 0 0 1 hdfs"), "the compact form as documented");
     assertEquals(2, a.code, a.output); // the cut line's range cannot be hashed; the tail is unsealed
     assertEquals(a.code, b.code, b.output);
     assertEquals(withoutSealHashes(a.output), withoutSealHashes(b.output)); // each source signs its own seals
@@ -76,14 +76,16 @@ class CompactHeadersCheckTest {
     assertTrue(b.output.contains("63 records"), b.output);
   }
 
-  @Test
-  void aSourceThatChangesFormAtARestartVerifies() throws Exception {
+  @ParameterizedTest(name = "compact first: {0}")
+  @ValueSource(booleans = {false, true})
+  void aSourceThatChangesFormAtARestartVerifies(boolean compactFirst) throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.compact = compactFirst;
     s.lines(1, 20);
     s.seal(Seal.Kind.INTERVAL);
     s.lines(21, 25);
     s.seal(Seal.Kind.CLOSE);
-    s.compact = true; // the next start ships in the compact form
+    s.compact = !compactFirst; // the next start ships in the other form
     s.seal(Seal.Kind.RESUME);
     s.lines(26, 40);
     s.seal(Seal.Kind.INTERVAL);
@@ -109,8 +111,9 @@ class CompactHeadersCheckTest {
             "where the shipper gives a number"),
         Arguments.of("a file beyond any the shipper gives", "record 8388608 OFFSET 9 1 hdfs",
             "a file number or byte beyond any the shipper gives"),
-        Arguments.of("a cut record with no length", "record-cut 0 OFFSET 9 1 hdfs", "a cut record without a valid "
-            + "length"));
+        Arguments.of("a leading zero", "record 0 0OFFSET 9 1 hdfs", "where the shipper gives a number"),
+        Arguments.of("a type with a tab", "record\t9 0 OFFSET 9 1 hdfs", "a type or format that is not a word"),
+        Arguments.of("a format of another shape", "record 0 OFFSET 9 1 HDFS", "a type or format that is not a word"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -122,6 +125,92 @@ class CompactHeadersCheckTest {
     assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
     assertTrue(r.output.contains("a record no shipper wrote"), r.output);
     assertTrue(r.output.contains(says), r.output);
+  }
+
+  /** Cut lines' lengths no shipper gives: missing, no longer than the value, beyond any file, spelled otherwise. */
+  @ParameterizedTest(name = "length field '{0}'")
+  @ValueSource(strings = {"", " 1500", " 999999999999999999", " 04500", " +4500"})
+  void aCutRecordsLengthNoShipperGivesIsAChange(String length) throws Exception {
+    for (boolean compact : new boolean[] {false, true}) {
+      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+      s.compact = compact;
+      s.line(1);
+      ConsumerRecord<byte[], byte[]> cut = s.cutLine(1500); // a line of 4500 bytes
+      s.line(3);
+      s.seal(Seal.Kind.CLOSE);
+      if (compact) {
+        String own = new String(cut.headers().lastHeader(ShipHeaders.COMPACT).value(), StandardCharsets.UTF_8);
+        cut.headers().remove(ShipHeaders.COMPACT);
+        cut.headers().add(ShipHeaders.COMPACT, (own.substring(0, own.lastIndexOf(' ')) + length)
+            .getBytes(StandardCharsets.UTF_8));
+      } else {
+        cut.headers().remove(ShipHeaders.LENGTH);
+        if (!length.isEmpty()) {
+          cut.headers().add(ShipHeaders.LENGTH, length.trim().getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      StreamCheckRun r = check(s.records);
+      assertEquals(1, r.code, (compact ? "compact: " : "named: ") + r.output);
+      assertTrue(r.output.contains("a record no shipper wrote"), r.output);
+    }
+  }
+
+  @Test
+  void aNamedNumberSpelledOtherwiseOrALengthOnAWholeLineIsAChange() throws Exception {
+    String[][] edits = {{ShipHeaders.OFFSET, "+0"}, {ShipHeaders.OFFSET, "00"}, {ShipHeaders.FILE, "\u0660"},
+        {ShipHeaders.LENGTH, "100"}};
+    for (String[] e : edits) {
+      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+      ConsumerRecord<byte[], byte[]> one = s.line(1);
+      s.line(2);
+      s.seal(Seal.Kind.CLOSE);
+      one.headers().remove(e[0]);
+      one.headers().add(e[0], e[1].getBytes(StandardCharsets.UTF_8));
+      StreamCheckRun r = check(s.records);
+      assertEquals(1, r.code, e[0] + "=" + e[1] + ": " + r.output);
+      assertTrue(r.output.contains("a record no shipper wrote"), r.output);
+    }
+  }
+
+  /**
+   * A record sent again in the other form (a restart changed it) is compared with the first as any copy: by its
+   * value, and by whether it was cut and how long its line was.
+   */
+  @ParameterizedTest(name = "the copy: {0}")
+  @ValueSource(strings = {"the same", "another value", "the cut line relabelled whole"})
+  void aCopyInTheOtherFormIsComparedAsAnyCopy(String copy) throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.line(1);
+    s.cutLine(1500); // a line of 4500 bytes, its first 1500 sent
+    s.line(3);
+    s.seal(Seal.Kind.INTERVAL);
+    List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>(s.records);
+    for (int i = 0; i < 3; i++) { // a resend of the three lines, compact, at their places
+      ConsumerRecord<byte[], byte[]> r = s.records.get(i);
+      String offset = new String(r.headers().lastHeader(ShipHeaders.OFFSET).value(), StandardCharsets.UTF_8);
+      String type = new String(r.headers().lastHeader(ShipHeaders.TYPE).value(), StandardCharsets.UTF_8);
+      byte[] value = r.value();
+      if (i == 2 && copy.equals("another value")) {
+        value = "changed".getBytes(StandardCharsets.UTF_8);
+      }
+      if (i == 1 && copy.equals("the cut line relabelled whole")) {
+        type = ShipHeaders.RECORD;
+      }
+      String tail = type.equals(ShipHeaders.RECORD_CUT) ? " 4500" : "";
+      RecordHeaders h = new RecordHeaders();
+      h.add(ShipHeaders.COMPACT, (type + " 0 " + offset + " " + i + " 2 hdfs" + tail).getBytes(StandardCharsets.UTF_8));
+      all.add(new ConsumerRecord<>("t", 0, all.size(), r.timestamp(), TimestampType.CREATE_TIME, -1, -1, r.key(),
+          value, h, java.util.Optional.empty()));
+    }
+    StreamCheckRun r = check(all);
+    if (copy.equals("the same")) {
+      assertEquals(2, r.code, r.output); // the cut line's range is not hashed; the copies are the same records
+      assertTrue(r.output.contains("3 records"), r.output);
+      assertTrue(!r.output.contains("TAMPERED"), r.output);
+    } else {
+      assertEquals(1, r.code, r.output);
+      assertTrue(r.output.contains("a record sent again with another value"), r.output);
+    }
   }
 
   @Test
