@@ -43,7 +43,16 @@ final class CopiedRecord {
     this.deletedFromStart = r.deletedFromStart;
   }
 
+  /**
+   * A named header's value, or, for a record in the compact form ({@link ShipHeaders#COMPACT}), the field that
+   * header names ({@code nnaudit.source}: the key); null if there is none.
+   */
   String header(String name) {
+    String[] f = compactFields();
+    if (f != null && FIELDS.containsKey(name)) {
+      int i = FIELDS.get(name);
+      return i < 0 ? new String(key, StandardCharsets.UTF_8) : i < f.length ? f[i] : null;
+    }
     for (int i = headers.size() - 1; i >= 0; i--) {
       if (headers.get(i).key().equals(name)) {
         return new String(headers.get(i).value(), StandardCharsets.UTF_8);
@@ -52,11 +61,55 @@ final class CopiedRecord {
     return null;
   }
 
-  /** Replaces (or adds) a header. */
+  /**
+   * Replaces (or adds) a named header; in the compact form, the field it names (the source: the key), so that a
+   * change means the same in either form.
+   */
   CopiedRecord header(String name, String v) {
+    String[] f = compactFields();
+    if (f != null && FIELDS.containsKey(name)) {
+      int i = FIELDS.get(name);
+      if (i < 0) {
+        key = v.getBytes(StandardCharsets.UTF_8);
+        return this;
+      }
+      String[] g = java.util.Arrays.copyOf(f, Math.max(f.length, i + 1));
+      g[i] = v;
+      headers.removeIf(h -> h.key().equals(ShipHeaders.COMPACT));
+      headers.add(new RecordHeader(ShipHeaders.COMPACT, String.join(" ", g).getBytes(StandardCharsets.UTF_8)));
+      return this;
+    }
     headers.removeIf(h -> h.key().equals(name));
     headers.add(new RecordHeader(name, v.getBytes(StandardCharsets.UTF_8)));
     return this;
+  }
+
+  /** Whether its headers are the compact form. */
+  boolean isCompact() {
+    return compactFields() != null;
+  }
+
+  private String[] compactFields() {
+    for (int i = headers.size() - 1; i >= 0; i--) {
+      if (headers.get(i).key().equals(ShipHeaders.COMPACT)) {
+        return ShipHeaders.compactFields(headers.get(i).value());
+      }
+    }
+    return null;
+  }
+
+  /** The named headers and their places in the compact header's value; the source (-1) is the key. */
+  private static final java.util.Map<String, Integer> FIELDS = new java.util.HashMap<>();
+
+  static {
+    FIELDS.put(ShipHeaders.TYPE, ShipHeaders.C_TYPE);
+    FIELDS.put(ShipHeaders.SOURCE, -1);
+    FIELDS.put(ShipHeaders.FILE, ShipHeaders.C_FILE);
+    FIELDS.put(ShipHeaders.OFFSET, ShipHeaders.C_OFFSET);
+    FIELDS.put(ShipHeaders.SEQ, ShipHeaders.C_SEQ);
+    FIELDS.put(ShipHeaders.EPOCH, ShipHeaders.C_EPOCH);
+    FIELDS.put(ShipHeaders.FORMAT, ShipHeaders.C_FORMAT);
+    FIELDS.put(ShipHeaders.LENGTH, ShipHeaders.C_LENGTH);
   }
 
   String type() {

@@ -23,7 +23,7 @@ import io.nnaudit.ship.ShipStats;
  * optionally the value of {@code nnaudit.file.compress} ({@code gzip}: rotated files are compressed as the shipper
  * finishes them), the source ({@code NS/NN}, else {@code ns1/nn1}: the records' identity survives a restart), and a
  * PKCS12 keystore made by {@link SealKeys#ec} with a seal interval in records, to seal the file (its password in
- * a JCEKS credential provider, a seal at least every 300 ms).
+ * a JCEKS credential provider, a seal at least every 300 ms), and the value of {@code nnaudit.kafka.headers}.
  *
  * <p>Prints {@code READY port=N}, then {@code STATS <ShipStats fields>} every 100 ms, so the test can tell what the
  * shipper had done when it stopped or killed this JVM.
@@ -46,6 +46,9 @@ public final class ShippingNameNodeMain {
     }
     if (args.length > 8) {
       seal(conf, Paths.get(args[0]), args[7], Integer.parseInt(args[8]));
+    }
+    if (args.length > 9) {
+      conf.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, args[9]);
     }
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0)
         .format(Boolean.parseBoolean(args[4])).build();

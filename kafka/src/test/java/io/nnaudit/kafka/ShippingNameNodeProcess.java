@@ -54,8 +54,16 @@ final class ShippingNameNodeProcess implements AutoCloseable {
    */
   static ShippingNameNodeProcess startSealed(File baseDir, File auditDir, String bootstrapServers, String topic,
       boolean format, String source, File keystore, int sealInterval, long startTimeoutMs) throws Exception {
+    return startSealed(baseDir, auditDir, bootstrapServers, topic, format, source, keystore, sealInterval, "named",
+        startTimeoutMs);
+  }
+
+  /** As above, its records' headers in the form {@code headers} ({@code nnaudit.kafka.headers}). */
+  static ShippingNameNodeProcess startSealed(File baseDir, File auditDir, String bootstrapServers, String topic,
+      boolean format, String source, File keystore, int sealInterval, String headers, long startTimeoutMs)
+      throws Exception {
     return start(startTimeoutMs, baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
-        String.valueOf(format), "none", source, keystore.getPath(), String.valueOf(sealInterval));
+        String.valueOf(format), "none", source, keystore.getPath(), String.valueOf(sealInterval), headers);
   }
 
   private static ShippingNameNodeProcess start(long startTimeoutMs, String... args) throws Exception {

@@ -31,7 +31,9 @@ import io.nnaudit.seal.SealKeys;
  * Attacks on {@code nnaudit verify-stream} with a stream that real sealing NameNodes (child JVMs) shipped across
  * restarts: a SIGTERM stop and a start again while the NameNode is still in its chain's first file (the start
  * sends that file's seals again, the chain's first seal among them), more records over several rotations, a
- * kill -9, a start again, and a SIGTERM stop. A second NameNode ships once to the same topic. Each test reads the
+ * kill -9, a start again, and a SIGTERM stop; the last start, and a second NameNode that ships once to the same
+ * topic, with the records' headers in the compact form ({@code nnaudit.kafka.headers=compact}), so that the topic
+ * holds both forms and the attacks fall on both. Each test reads the
  * topic --from a time, or changes a copy of it as a writer to the topic could (records and seals planted, moved,
  * removed, replayed, spliced), and holds verify-stream's exit code to what docs/kafka.md says.
  */
@@ -79,20 +81,23 @@ class VerifyStreamAttackTest {
       nn.awaitShipped(120_000);
       nn.kill();
     }
-    // run 3: started again after the kill, a few records, stopped (SIGTERM)
-    try (ShippingNameNodeProcess nn = start(base1, audits1, false, key1, S1)) {
+    // run 3: started again after the kill, in the compact form, a few records, stopped (SIGTERM)
+    try (ShippingNameNodeProcess nn = start(base1, audits1, false, key1, S1, "compact")) {
       nn.mkdirs("/r3", 30);
       nn.awaitShipped(120_000);
       nn.stop();
     }
     File base2 = dir.resolve("nn2").toFile();
-    try (ShippingNameNodeProcess nn = start(base2, new File(base2, "audit"), true, key2, source2)) {
+    try (ShippingNameNodeProcess nn = start(base2, new File(base2, "audit"), true, key2, source2, "compact")) {
       nn.mkdirs("/s", 40);
       nn.awaitShipped(120_000);
       nn.stop();
     }
     List<CopiedRecord> all = TopicCopy.read(broker, TOPIC, 1);
     size = all.size();
+    assertTrue(all.stream().anyMatch(c -> S1.equals(c.source()) && c.isCompact())
+        && all.stream().anyMatch(c -> S1.equals(c.source()) && !c.isCompact())
+        && all.stream().allMatch(c -> !source2.equals(c.source()) || c.isCompact()), "the forms as started");
     for (CopiedRecord c : all) {
       if (S1.equals(c.source())) {
         long e = Long.parseLong(c.header(ShipHeaders.EPOCH));
@@ -113,8 +118,13 @@ class VerifyStreamAttackTest {
 
   private static ShippingNameNodeProcess start(File base, File audits, boolean format, SealKeys.KeyFiles key,
       String source) throws Exception {
+    return start(base, audits, format, key, source, "named");
+  }
+
+  private static ShippingNameNodeProcess start(File base, File audits, boolean format, SealKeys.KeyFiles key,
+      String source, String headers) throws Exception {
     return ShippingNameNodeProcess.startSealed(base, audits, broker.bootstrapServers(), TOPIC, format, source,
-        key.keystore.toFile(), INTERVAL, 180_000);
+        key.keystore.toFile(), INTERVAL, headers, 180_000);
   }
 
   private static void dump(List<CopiedRecord> all) {
