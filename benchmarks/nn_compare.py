@@ -29,6 +29,7 @@ machine) with a topic per NameNode run, and stops it at the end. Its rows also h
 the NameNode's /jmx after each op: the records not yet shipped when the timed window ended, how long until none was
 left, the records shipped against the lines on disk, and the NameNode's CPU on shipping; and, from a consumer once
 the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
+nnaudit-kafka-compact is nnaudit-kafka with the records' identity in one header (nnaudit.kafka.headers=compact).
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-kafka.csv
@@ -120,6 +121,9 @@ VARIANTS = {
 VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.kafka.bootstrap.servers": "{kafka}",
                               "nnaudit.kafka.topic": "{topic}"},
                              ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# nnaudit-kafka with the record's identity in one header (nnaudit.kafka.headers=compact), not seven.
+VARIANTS["nnaudit-kafka-compact"] = (dict(VARIANTS["nnaudit-kafka"][0], **{"nnaudit.kafka.headers": "compact"}),
+                                     ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 KAFKA = os.path.join(ROOT, "kafka")
 NNBENCH = os.path.join(ROOT, "benchmarks", "nnbench")
 CORE_JAR = re.compile(r"nnaudit-[^-]+(-SNAPSHOT)?\.jar$")  # the core's jar, not its -tests or -sources companion

@@ -91,6 +91,8 @@ def main():
     ap.add_argument("--lines", default="stock", choices=["stock", "varied"],
                     help="stock: the same layout, path and command varying; varied: also the time, 500 users, "
                          "65536 client addresses and a random id in each path (harder to compress)")
+    ap.add_argument("--headers", default="named", choices=["named", "compact"],
+                    help="nnaudit.kafka.headers of the shipper and of the producer alone")
     ap.add_argument("--jar", action="store_true",
                     help="the shipper from the packaged jar (kafka-clients and lz4-java relocated, lz4 in pure Java) "
                          "instead of kafka/target/classes; needs --measures without producer")
@@ -114,7 +116,7 @@ def main():
            "--steady-seconds", str(steady), "--warmup-seconds", str(a.warmup_seconds), "--file-mb", str(a.file_mb)]
     for p in a.producer:
         cmd += ["--producer", p]
-    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines]
+    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines, "--headers", a.headers]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))

@@ -68,16 +68,17 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  *
  * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
  *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]... [--compressions none,gzip,lz4]
- *          [--measures producer,catch-up,steady] [--lines stock|varied]</pre>
+ *          [--measures producer,catch-up,steady] [--lines stock|varied] [--headers named|compact]</pre>
  * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
  */
 public final class ShipRate {
   private static final String HEADER = "repeat,measure,target_rate,records,seconds,records_per_sec,value_bytes,"
       + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors,"
-      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record,compression,wire_bytes_per_record";
+      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record,compression,wire_bytes_per_record,headers";
   /** The places of the CPU columns in a row (without its repeat). */
   private static final int SEND_CPU = 11;
   private static final int IO_CPU = 12;
+  private static final int WIRE = 14;
   /** The producer's I/O thread, whoever sends. */
   private static final String IO_THREAD = "kafka-producer-network-thread";
   /** The thread that feeds the producer alone at a steady rate. */
@@ -90,6 +91,8 @@ public final class ShipRate {
   private final List<String> producerProperties;
   /** The producer's compression.type in this instance's measurements. */
   private final String compression;
+  /** {@code nnaudit.kafka.headers} of the shipper and of the producer alone: named or compact. */
+  private static String headers = "named";
 
   private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes, List<String> producerProperties,
       String compression) {
@@ -133,13 +136,15 @@ public final class ShipRate {
         case "--compressions": compressions = new ArrayList<>(Arrays.asList(v.split(","))); break;
         case "--measures": measures = new ArrayList<>(Arrays.asList(v.split(","))); break;
         case "--lines": variedLines = v.equals("varied"); break;
+        case "--headers": headers = v; break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
     if (out == null || args.length % 2 != 0) {
       throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
           + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE] "
-          + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady] [--lines stock|varied]");
+          + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady] [--lines stock|varied] "
+          + "[--headers named|compact]");
     }
     deleteRecursively(dir);
     Files.createDirectories(dir);
@@ -413,6 +418,7 @@ public final class ShipRate {
     c.set(NnauditConfigKeys.KAFKA_TOPIC_KEY, topic);
     c.set(NnauditConfigKeys.KAFKA_NAMESERVICE_ID_KEY, "bench");
     c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
+    c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, headers);
     for (String p : producerProperties) {
       int eq = p.indexOf('=');
       c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + p.substring(0, eq), p.substring(eq + 1));
@@ -442,7 +448,7 @@ public final class ShipRate {
     return new String[] {measure, String.valueOf(rate), String.valueOf(n), String.format(Locale.ROOT, "%.3f", s),
         String.format(Locale.ROOT, "%.0f", n / s), String.format(Locale.ROOT, "%.1f", meanValueBytes()),
         pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors),
-        "", "", compression, ""};
+        "", "", compression, "", headers};
   }
 
   /** A row with the CPU per record of the sending thread and of the producer's I/O thread, in µs. */
@@ -456,7 +462,7 @@ public final class ShipRate {
   /** A row with the bytes the producer sent per record (requests and their framing included). */
   private static String[] withWire(String[] row, double bytesPerRecord) {
     String[] r = Arrays.copyOf(row, row.length);
-    r[row.length - 1] = Double.isNaN(bytesPerRecord) ? "" : String.format(Locale.ROOT, "%.1f", bytesPerRecord);
+    r[WIRE] = Double.isNaN(bytesPerRecord) ? "" : String.format(Locale.ROOT, "%.1f", bytesPerRecord);
     return r;
   }
 
