@@ -4,19 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,8 +20,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKey;
-import io.nnaudit.seal.SealKeys;
 
 /**
  * verify-stream on the two forms of the headers ({@code nnaudit.kafka.headers}: seven named, or the compact one
@@ -34,19 +28,7 @@ import io.nnaudit.seal.SealKeys;
  * compact header of another shape, beside named headers, a number spelled otherwise than the shipper spells it) are
  * a record no shipper wrote.
  */
-class HeaderFormsCheckTest {
-  @TempDir
-  static Path dir;
-  static SealKey signer;
-  static Map<String, SealKey> keys;
-
-  @BeforeAll
-  static void keys() throws Exception {
-    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
-    signer = k.signingKey();
-    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
-  }
-
+class HeaderFormsCheckTest extends SignedStreamsTestBase {
   /** Lines, seals, a cut line, a file's end, a gap of the shipper's, and an unsealed tail. */
   private static List<ConsumerRecord<byte[], byte[]>> everyKind(SyntheticSource s) throws Exception {
     s.lines(1, 30);

@@ -4,44 +4,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
-import io.nnaudit.seal.SealKey;
-import io.nnaudit.seal.SealKeys;
 
 /**
  * verify-stream where a read begins inside a source's chain, and where seals come again past what it remembers,
  * on streams made in memory ({@link SyntheticSource}): what a read that starts at or inside a seal's range can be
  * made to hold, what a changed source leaves of a partition's bound, and a rotated file's seals sent again.
  */
-class StreamCheckHeadTest {
-  @TempDir
-  static Path dir;
-  static SealKey signer;
-  static Map<String, SealKey> keys;
-
-  @BeforeAll
-  static void keys() throws Exception {
-    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
-    signer = k.signingKey();
-    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
-  }
-
+class StreamCheckHeadTest extends SignedStreamsTestBase {
   /**
    * A topic that begins at the first record of seal 3's range (nothing deleted from it, nothing before it read):
    * every record of that range is read, so their bytes are hashed, and forged ones are a change.

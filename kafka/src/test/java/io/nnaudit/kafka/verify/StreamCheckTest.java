@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -17,16 +16,13 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.nnaudit.kafka.ShipHeaders;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealKey;
-import io.nnaudit.seal.SealKeys;
 
 /**
  * The checks of verify-stream on streams made in memory ({@link SyntheticSource}), where a broker adds nothing:
@@ -34,19 +30,7 @@ import io.nnaudit.seal.SealKeys;
  * compares, the bytes waiting for a seal), the tail's bound, cut records, records no shipper wrote, and the seals
  * a start writes.
  */
-class StreamCheckTest {
-  @TempDir
-  static Path dir;
-  static SealKey signer;
-  static Map<String, SealKey> keys;
-
-  @BeforeAll
-  static void keys() throws Exception {
-    SealKeys.KeyFiles k = SealKeys.ec(dir.resolve("keys"));
-    signer = k.signingKey();
-    keys = Collections.singletonMap(k.checkingKey().keyId(), k.checkingKey());
-  }
-
+class StreamCheckTest extends SignedStreamsTestBase {
   @Test
   void manySourcesOverManyPartitionsWithLateSealsVerify() throws Exception {
     Random random = new Random(42);
