@@ -102,11 +102,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
   @MethodSource("forged")
   void aCompactHeaderNoShipperGivesIsAChange(String name, String header, String says) throws Exception {
     List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(header);
-    StreamCheckRun r = check(all);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
-    assertTrue(r.output.contains("a record no shipper wrote"), r.output);
-    assertTrue(r.output.contains(says), r.output);
+    assertNoShipperWrote(all, says);
   }
 
   /** Cut lines' lengths no shipper gives: missing, no longer than the value, beyond any file, spelled otherwise. */
@@ -200,9 +196,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
     List<ConsumerRecord<byte[], byte[]>> all = withSecondLine(null);
     ConsumerRecord<byte[], byte[]> two = all.get(1);
     two.headers().add(ShipHeaders.TYPE, ShipHeaders.SEAL.getBytes(StandardCharsets.UTF_8)); // read by some consumers
-    StreamCheckRun r = check(all);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("it has both the header nnaudit and named nnaudit.* headers"), r.output);
+    assertNoShipperWrote(all, "it has both the header nnaudit and named nnaudit.* headers");
   }
 
   @Test
@@ -214,9 +208,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
     two.headers().forEach(h::add);
     all.set(1, new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(), TimestampType.CREATE_TIME,
         -1, -1, two.key(), two.value(), h, java.util.Optional.empty()));
-    StreamCheckRun r = check(all);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("the header nnaudit is repeated"), r.output);
+    assertNoShipperWrote(all, "the header nnaudit is repeated");
   }
 
   @Test
@@ -225,10 +217,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
     ConsumerRecord<byte[], byte[]> two = all.get(1);
     all.set(1, new ConsumerRecord<>("t", two.partition(), two.offset(), two.timestamp(), TimestampType.CREATE_TIME,
         -1, -1, null, two.value(), two.headers(), java.util.Optional.empty()));
-    StreamCheckRun r = check(all);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("it has no key, which is the source of every record the shipper gives"),
-        r.output);
+    assertNoShipperWrote(all, "it has no key, which is the source of every record the shipper gives");
   }
 
   @Test
@@ -239,9 +228,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
     v[v.length - 1] = (byte) 0xff; // "hdf\xff"
     two.headers().remove(ShipHeaders.COMPACT);
     two.headers().add(ShipHeaders.COMPACT, v);
-    StreamCheckRun r = check(all);
-    assertEquals(1, r.code, r.output);
-    assertTrue(r.output.contains("its header nnaudit is not '<type>"), r.output);
+    assertNoShipperWrote(all, "its header nnaudit is not '<type>");
   }
 
   /**
@@ -262,6 +249,15 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
           .getBytes(StandardCharsets.UTF_8));
     }
     return new ArrayList<>(s.records);
+  }
+
+  /** The check of {@code records} finds a record no shipper wrote, and says {@code says} of it. */
+  private static void assertNoShipperWrote(List<ConsumerRecord<byte[], byte[]>> records, String says) {
+    StreamCheckRun r = check(records);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("TAMPERED: ns1/nn1"), r.output);
+    assertTrue(r.output.contains("a record no shipper wrote"), r.output);
+    assertTrue(r.output.contains(says), r.output);
   }
 
   private static String withoutSealHashes(String report) {
