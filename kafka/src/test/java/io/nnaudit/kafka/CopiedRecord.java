@@ -62,8 +62,10 @@ final class CopiedRecord {
   }
 
   /**
-   * Replaces (or adds) a named header; in the compact form, the field it names (the source: the key), so that a
-   * change means the same in either form.
+   * Replaces (or adds) a named header; in the compact form, the field it names. The source is a header of its own
+   * in the named form and the key in the compact one: set the key too for a record that claims another source in
+   * either. A type other than {@code record-cut} takes a compact record's length field away, as a cut record's
+   * type would leave {@code nnaudit.length} behind in the named form (see {@link #withoutHeader}).
    */
   CopiedRecord header(String name, String v) {
     String[] f = compactFields();
@@ -75,12 +77,28 @@ final class CopiedRecord {
       }
       String[] g = java.util.Arrays.copyOf(f, Math.max(f.length, i + 1));
       g[i] = v;
-      headers.removeIf(h -> h.key().equals(ShipHeaders.COMPACT));
-      headers.add(new RecordHeader(ShipHeaders.COMPACT, String.join(" ", g).getBytes(StandardCharsets.UTF_8)));
+      if (i == ShipHeaders.C_TYPE && !ShipHeaders.RECORD_CUT.equals(v) && g.length > ShipHeaders.C_LENGTH) {
+        g = java.util.Arrays.copyOf(g, ShipHeaders.C_LENGTH);
+      }
+      setCompact(g);
       return this;
     }
     headers.removeIf(h -> h.key().equals(name));
     headers.add(new RecordHeader(name, v.getBytes(StandardCharsets.UTF_8)));
+    return this;
+  }
+
+  /** Takes a named header away; in the compact form, the length field ({@code nnaudit.length}) only. */
+  CopiedRecord withoutHeader(String name) {
+    String[] f = compactFields();
+    if (f != null && FIELDS.containsKey(name)) {
+      if (FIELDS.get(name) != ShipHeaders.C_LENGTH) {
+        throw new IllegalArgumentException("only the length field of a compact header may be taken away");
+      }
+      setCompact(java.util.Arrays.copyOf(f, Math.min(f.length, ShipHeaders.C_LENGTH)));
+      return this;
+    }
+    headers.removeIf(h -> h.key().equals(name));
     return this;
   }
 
@@ -89,13 +107,19 @@ final class CopiedRecord {
     return compactFields() != null;
   }
 
+  /** The compact header's fields as they are, split at each space (edits may leave them in any shape), or null. */
   private String[] compactFields() {
     for (int i = headers.size() - 1; i >= 0; i--) {
       if (headers.get(i).key().equals(ShipHeaders.COMPACT)) {
-        return ShipHeaders.compactFields(headers.get(i).value());
+        return new String(headers.get(i).value(), StandardCharsets.UTF_8).split(" ", -1);
       }
     }
     return null;
+  }
+
+  private void setCompact(String[] fields) {
+    headers.removeIf(h -> h.key().equals(ShipHeaders.COMPACT));
+    headers.add(new RecordHeader(ShipHeaders.COMPACT, String.join(" ", fields).getBytes(StandardCharsets.UTF_8)));
   }
 
   /** The named headers and their places in the compact header's value; the source (-1) is the key. */

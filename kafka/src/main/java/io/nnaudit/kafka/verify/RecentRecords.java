@@ -9,15 +9,15 @@ import java.security.MessageDigest;
  * long it was (a whole line relabelled cut, a cut one relabelled whole: the same value, another record).
  *
  * <p>Bounded: a ring of the last {@code capacity} records, 24 bytes each (the place and 128 bits of the SHA-256 of
- * its cut flag, line length and value). The shipper sends again only what it sent after its last checkpoint (taken every second by default),
- * so a copy of a record older than the ring is not expected; it is answered {@link Lookup#TOO_OLD} and the caller
- * reports it as not compared. Places are added in increasing order, so a lookup is a binary search.
+ * its cut flag, line length and value). The shipper sends again only what it sent after its last checkpoint
+ * (taken every second by default), so a copy of a record older than the ring is not expected; it is answered
+ * {@link Lookup#TOO_OLD} and the caller reports it as not compared. Places are added in increasing order, so a lookup is a binary search.
  */
 final class RecentRecords {
   enum Lookup {
-    /** The same value was seen at that place. */
+    /** The same record (value, cut or not, line length) was seen at that place. */
     SAME,
-    /** Another value was seen at that place. */
+    /** Another record was seen at that place. */
     DIFFERENT,
     /** No record started at that place, within what the ring holds. */
     NO_RECORD_THERE,

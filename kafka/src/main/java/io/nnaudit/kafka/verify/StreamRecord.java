@@ -94,7 +94,7 @@ final class StreamRecord {
         f.length > ShipHeaders.C_LENGTH ? f[ShipHeaders.C_LENGTH] : null, valueLength);
   }
 
-  /** A record with the seven named headers. */
+  /** A record with the seven named headers (and {@code nnaudit.length} on a cut one), each checked as written. */
   private static StreamRecord named(ConsumerRecord<byte[], byte[]> r, int valueLength) {
     String type = text(r, ShipHeaders.TYPE);
     String source = text(r, ShipHeaders.SOURCE);
@@ -110,6 +110,17 @@ final class StreamRecord {
     if (length != null && !ShipHeaders.RECORD_CUT.equals(type)) {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "a header " + ShipHeaders.LENGTH + " on a "
           + "record that is not cut");
+    }
+    String format = text(r, ShipHeaders.FORMAT);
+    String seq = text(r, ShipHeaders.SEQ);
+    String epoch = text(r, ShipHeaders.EPOCH);
+    if (!isWord(type) || format == null || !isWord(format)) {
+      return new StreamRecord(r, null, source, -1, -1, valueLength, "its " + ShipHeaders.TYPE + " or "
+          + ShipHeaders.FORMAT + " header is missing or not a word of a-z and '-'");
+    }
+    if (seq == null || count(seq) < 0 || epoch == null || count(epoch) < 0) {
+      return new StreamRecord(r, type, source, -1, -1, valueLength, "its " + ShipHeaders.SEQ + " or "
+          + ShipHeaders.EPOCH + " header is missing or not a number as the shipper writes one");
     }
     return checked(r, type, source, file, offset, length, valueLength);
   }

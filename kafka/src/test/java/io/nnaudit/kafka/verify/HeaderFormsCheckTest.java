@@ -134,16 +134,19 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
   }
 
   @Test
-  void aNamedNumberSpelledOtherwiseOrALengthOnAWholeLineIsAChange() throws Exception {
+  void aNamedHeaderMissingOrSpelledOtherwiseOrALengthOnAWholeLineIsAChange() throws Exception {
     String[][] edits = {{ShipHeaders.OFFSET, "+0"}, {ShipHeaders.OFFSET, "00"}, {ShipHeaders.FILE, "\u0660"},
-        {ShipHeaders.LENGTH, "100"}};
+        {ShipHeaders.LENGTH, "100"}, {ShipHeaders.SEQ, "-3"}, {ShipHeaders.EPOCH, "01"}, {ShipHeaders.FORMAT, "HDFS"},
+        {ShipHeaders.TYPE, "record "}, {ShipHeaders.SEQ, null}, {ShipHeaders.FORMAT, null}};
     for (String[] e : edits) {
       SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
       ConsumerRecord<byte[], byte[]> one = s.line(1);
       s.line(2);
       s.seal(Seal.Kind.CLOSE);
       one.headers().remove(e[0]);
-      one.headers().add(e[0], e[1].getBytes(StandardCharsets.UTF_8));
+      if (e[1] != null) {
+        one.headers().add(e[0], e[1].getBytes(StandardCharsets.UTF_8));
+      }
       StreamCheckRun r = check(s.records);
       assertEquals(1, r.code, e[0] + "=" + e[1] + ": " + r.output);
       assertTrue(r.output.contains("a record no shipper wrote"), r.output);
