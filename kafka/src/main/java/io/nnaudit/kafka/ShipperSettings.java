@@ -96,9 +96,10 @@ final class ShipperSettings {
     this.checkpointIntervalMs = longInRange(conf, KAFKA_CHECKPOINT_INTERVAL_MS_KEY,
         KAFKA_CHECKPOINT_INTERVAL_MS_DEFAULT, 10, 3_600_000L);
     this.pollIntervalMs = longInRange(conf, KAFKA_POLL_INTERVAL_MS_KEY, KAFKA_POLL_INTERVAL_MS_DEFAULT, 1, 60_000L);
-    String headers = conf.getTrimmed(KAFKA_HEADERS_KEY, KAFKA_HEADERS_DEFAULT);
+    String headersRaw = conf.getTrimmed(KAFKA_HEADERS_KEY, KAFKA_HEADERS_DEFAULT);
+    String headers = headersRaw.toLowerCase(Locale.ROOT);
     if (!headers.equals("named") && !headers.equals("compact")) {
-      throw ConfigError.invalid(KAFKA_HEADERS_KEY, headers, "named (seven headers nnaudit.*) or compact (one header "
+      throw ConfigError.invalid(KAFKA_HEADERS_KEY, headersRaw, "named (seven headers nnaudit.*) or compact (one header "
           + "nnaudit)");
     }
     this.compactHeaders = headers.equals("compact");

@@ -61,9 +61,11 @@ class ShipperSettingsTest {
     Configuration c = conf();
     c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, " compact ");
     assertTrue(settings(c).compactHeaders);
+    c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, "Compact"); // in any case, as the other settings of a few words
+    assertTrue(settings(c).compactHeaders);
     c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, "named");
     assertFalse(settings(c).compactHeaders);
-    for (String bad : new String[] {"Compact", "short", ""}) {
+    for (String bad : new String[] {"short", "", "compact,named"}) {
       c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, bad);
       String refusal = assertThrows(IllegalArgumentException.class, () -> settings(c)).getMessage();
       assertTrue(refusal.startsWith("nnaudit: invalid value for nnaudit.kafka.headers: '" + bad + "'. Allowed: "

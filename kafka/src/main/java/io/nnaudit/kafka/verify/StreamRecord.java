@@ -65,6 +65,10 @@ final class StreamRecord {
           + "repeated: the shipper gives each header once, and readers that take the first or the last of them "
           + "read different records");
     }
+    if (!shippersTextIsUtf8(r)) {
+      return new StreamRecord(r, null, keyText(r), -1, -1, valueLength, "its key or one of its " + ShipHeaders.COMPACT
+          + " headers is not UTF-8: readers that decode it otherwise would read another source or field");
+    }
     Header compact = r.headers().lastHeader(ShipHeaders.COMPACT);
     if (compact == null) {
       return named(r, valueLength);
@@ -80,9 +84,9 @@ final class StreamRecord {
           ? "its header " + ShipHeaders.COMPACT + " is not '<type> <file> <offset> <seq> <epoch> <format>', with the "
           + "length after for a cut record" : "it has no key, which is the source of every record the shipper gives");
     }
-    if (!isWord(f[ShipHeaders.C_TYPE]) || !isWord(f[ShipHeaders.C_FORMAT])) {
+    if (!isWord(f[ShipHeaders.C_TYPE]) || !isFormat(f[ShipHeaders.C_FORMAT])) {
       return new StreamRecord(r, null, source, -1, -1, valueLength, "its header " + ShipHeaders.COMPACT + " has a "
-          + "type or format that is not a word of a-z and '-'");
+          + "type that is not a word of a-z and '-', or a format neither hdfs nor json");
     }
     for (int i = ShipHeaders.C_FILE; i < f.length; i++) {
       if (i != ShipHeaders.C_FORMAT && count(f[i]) < 0) {
@@ -114,9 +118,9 @@ final class StreamRecord {
     String format = text(r, ShipHeaders.FORMAT);
     String seq = text(r, ShipHeaders.SEQ);
     String epoch = text(r, ShipHeaders.EPOCH);
-    if (!isWord(type) || format == null || !isWord(format)) {
-      return new StreamRecord(r, null, source, -1, -1, valueLength, "its " + ShipHeaders.TYPE + " or "
-          + ShipHeaders.FORMAT + " header is missing or not a word of a-z and '-'");
+    if (!isWord(type) || !isFormat(format)) {
+      return new StreamRecord(r, null, source, -1, -1, valueLength, "its " + ShipHeaders.TYPE + " header is not "
+          + "a word of a-z and '-', or its " + ShipHeaders.FORMAT + " header is missing or neither hdfs nor json");
     }
     if (seq == null || count(seq) < 0 || epoch == null || count(epoch) < 0) {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "its " + ShipHeaders.SEQ + " or "
@@ -136,6 +140,10 @@ final class StreamRecord {
     if (f < 0 || o < 0) {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset that is not a number "
           + "as the shipper writes one (decimal digits, no sign, no leading zero)");
+    }
+    if (ShipHeaders.FILE_END.equals(type) && valueLength != 0) {
+      return new StreamRecord(r, type, source, f, o, valueLength, "a file-end with a value: the shipper sends it "
+          + "empty");
     }
     long length = valueLength;
     if (ShipHeaders.RECORD_CUT.equals(type)) {
@@ -177,7 +185,12 @@ final class StreamRecord {
     return n;
   }
 
-  /** A type or format as the shipper writes one: a-z, then a-z and '-'. */
+  /** A record format the shipper gives ({@code nnaudit.record.format}). */
+  private static boolean isFormat(String s) {
+    return "hdfs".equals(s) || "json".equals(s);
+  }
+
+  /** A type as the shipper writes one: a-z, then a-z and '-'. */
   private static boolean isWord(String s) {
     if (s.isEmpty() || s.charAt(0) < 'a' || s.charAt(0) > 'z') {
       return false;
@@ -247,6 +260,35 @@ final class StreamRecord {
     }
     String[] f = ShipHeaders.compactFields(compact.value());
     return f == null ? null : f[ShipHeaders.C_TYPE];
+  }
+
+  /** Whether the key and every header of the shipper's ({@code nnaudit}, {@code nnaudit.*}) are UTF-8. */
+  private static boolean shippersTextIsUtf8(ConsumerRecord<byte[], byte[]> r) {
+    if (r.key() != null && !isUtf8(r.key())) {
+      return false;
+    }
+    for (Header h : r.headers()) {
+      if (isShippers(h.key()) && h.value() != null && !isUtf8(h.value())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isUtf8(byte[] b) {
+    boolean ascii = true;
+    for (byte x : b) {
+      ascii &= x >= 0;
+    }
+    if (ascii) {
+      return true; // what the shipper writes: no decoder made
+    }
+    try {
+      StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b));
+      return true;
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return false;
+    }
   }
 
   private static String keyText(ConsumerRecord<byte[], byte[]> r) {

@@ -94,8 +94,10 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
         Arguments.of("a file beyond any the shipper gives", "record 8388608 OFFSET 9 1 hdfs",
             "a file number or byte beyond any the shipper gives"),
         Arguments.of("a leading zero", "record 0 0OFFSET 9 1 hdfs", "where the shipper gives a number"),
-        Arguments.of("a type with a tab", "record\t9 0 OFFSET 9 1 hdfs", "a type or format that is not a word"),
-        Arguments.of("a format of another shape", "record 0 OFFSET 9 1 HDFS", "a type or format that is not a word"));
+        Arguments.of("a type with a tab", "record\t9 0 OFFSET 9 1 hdfs", "a type that is not a word"),
+        Arguments.of("a format of another shape", "record 0 OFFSET 9 1 HDFS", "a format neither hdfs nor json"),
+        Arguments.of("a format the shipper does not give", "record 0 OFFSET 9 1 xml", "a format neither hdfs nor json"),
+        Arguments.of("a file-end with a value", "file-end 0 OFFSET 9 1 hdfs", "a file-end with a value"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -137,7 +139,8 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
   void aNamedHeaderMissingOrSpelledOtherwiseOrALengthOnAWholeLineIsAChange() throws Exception {
     String[][] edits = {{ShipHeaders.OFFSET, "+0"}, {ShipHeaders.OFFSET, "00"}, {ShipHeaders.FILE, "\u0660"},
         {ShipHeaders.LENGTH, "100"}, {ShipHeaders.SEQ, "-3"}, {ShipHeaders.EPOCH, "01"}, {ShipHeaders.FORMAT, "HDFS"},
-        {ShipHeaders.TYPE, "record "}, {ShipHeaders.SEQ, null}, {ShipHeaders.FORMAT, null}};
+        {ShipHeaders.TYPE, "record "}, {ShipHeaders.SEQ, null}, {ShipHeaders.FORMAT, null},
+        {ShipHeaders.FORMAT, "xml"}, {ShipHeaders.TYPE, ShipHeaders.FILE_END}, {ShipHeaders.SOURCE, "ns1/nn1\u00ff"}};
     for (String[] e : edits) {
       SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
       ConsumerRecord<byte[], byte[]> one = s.line(1);
@@ -145,7 +148,8 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
       s.seal(Seal.Kind.CLOSE);
       one.headers().remove(e[0]);
       if (e[1] != null) {
-        one.headers().add(e[0], e[1].getBytes(StandardCharsets.UTF_8));
+        one.headers().add(e[0], e[1].getBytes(e[1].endsWith("\u00ff") ? StandardCharsets.ISO_8859_1
+            : StandardCharsets.UTF_8)); // ISO-8859-1: a byte 0xff, not UTF-8
       }
       StreamCheckRun r = check(s.records);
       assertEquals(1, r.code, e[0] + "=" + e[1] + ": " + r.output);
@@ -231,7 +235,7 @@ class HeaderFormsCheckTest extends SignedStreamsTestBase {
     v[v.length - 1] = (byte) 0xff; // "hdf\xff"
     two.headers().remove(ShipHeaders.COMPACT);
     two.headers().add(ShipHeaders.COMPACT, v);
-    assertNoShipperWrote(all, "its header nnaudit is not '<type>");
+    assertNoShipperWrote(all, "is not UTF-8");
   }
 
   /**
