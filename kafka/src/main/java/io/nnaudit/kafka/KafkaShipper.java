@@ -3,6 +3,7 @@ package io.nnaudit.kafka;
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -317,7 +318,10 @@ public final class KafkaShipper implements Shipper {
   private void observe(long now) throws IOException {
     ShipPosition a = acks.acknowledged();
     lag.looking(now);
-    lag.observe(dir.list(), a, now);
+    // Caught up within the live file (the usual case, once a burst): the lag needs that file alone, and a look at
+    // it costs one lstat where a listing reads the directory and lstats every rotated file.
+    SpoolFile live = dir.liveFile();
+    lag.observe(live != null && live.key.equals(a.fileKey) ? Collections.singletonList(live) : dir.list(), a, now);
     sender.refreshRetries();
     if (checkpointer.due(a, now)) {
       checkpointer.write(a, now, false);
