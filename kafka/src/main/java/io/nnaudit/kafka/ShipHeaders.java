@@ -128,22 +128,27 @@ public final class ShipHeaders {
   /** The value of the {@link #COMPACT} header, written as bytes, without a String between. */
   private static byte[] compact(String type, Fixed fixed, long seq, long file, long offset, long length) {
     byte[] t = TYPE_BYTES.get(type);
-    byte[][] fields = {t != null ? t : bytes(type), decimal(file), decimal(offset), decimal(seq),
-        fixed.epochAndFormat, length >= 0 ? decimal(length) : null};
-    int n = -1;
-    for (byte[] f : fields) {
-      n += f == null ? 0 : f.length + 1;
+    if (t == null || file < 0 || offset < 0 || seq < 0) { // never from the shipper: made the plain way
+      return bytes(type + " " + file + " " + offset + " " + seq + " "
+          + new String(fixed.epochAndFormat, StandardCharsets.UTF_8) + (length >= 0 ? " " + length : ""));
     }
-    byte[] b = new byte[n];
-    int k = 0;
-    for (byte[] f : fields) {
-      if (f != null) {
-        if (k > 0) {
-          b[k++] = ' ';
-        }
-        System.arraycopy(f, 0, b, k, f.length);
-        k += f.length;
-      }
+    byte[] tail = fixed.epochAndFormat;
+    byte[] b = new byte[t.length + digits(file) + digits(offset) + digits(seq) + tail.length + 4
+        + (length >= 0 ? 1 + digits(length) : 0)];
+    System.arraycopy(t, 0, b, 0, t.length);
+    int k = t.length;
+    b[k++] = ' ';
+    k = putDecimal(b, k, file);
+    b[k++] = ' ';
+    k = putDecimal(b, k, offset);
+    b[k++] = ' ';
+    k = putDecimal(b, k, seq);
+    b[k++] = ' ';
+    System.arraycopy(tail, 0, b, k, tail.length);
+    k += tail.length;
+    if (length >= 0) {
+      b[k++] = ' ';
+      putDecimal(b, k, length);
     }
     return b;
   }
@@ -180,17 +185,29 @@ public final class ShipHeaders {
     if (n < 0) {
       return bytes(Long.toString(n)); // never for a place or a sequence number
     }
+    byte[] b = new byte[digits(n)];
+    putDecimal(b, 0, n);
+    return b;
+  }
+
+  /** How many decimal digits {@code n} (at least 0) has. */
+  private static int digits(long n) {
     int digits = 1;
     for (long rest = n / 10; rest > 0; rest /= 10) {
       digits++;
     }
-    byte[] b = new byte[digits];
+    return digits;
+  }
+
+  /** Writes {@code n} (at least 0) in decimal into {@code b} from {@code at}; returns where it ends. */
+  private static int putDecimal(byte[] b, int at, long n) {
+    int end = at + digits(n);
     long rest = n;
-    for (int i = digits - 1; i >= 0; i--) {
+    for (int i = end - 1; i >= at; i--) {
       b[i] = (byte) ('0' + (int) (rest % 10));
       rest /= 10;
     }
-    return b;
+    return end;
   }
 
   static byte[] bytes(String s) {

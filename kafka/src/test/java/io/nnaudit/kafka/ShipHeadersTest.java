@@ -27,6 +27,17 @@ class ShipHeadersTest {
     assertArrayEquals(new String[] {"record-cut", "0", "0", "0", "1764200000000", "json", "2000000"}, f);
     assertEquals("file-end", ShipHeaders.compactFields(ShipHeaders.of(ShipHeaders.FILE_END, fixed, 7, 1, 9, -1)
         .lastHeader(ShipHeaders.COMPACT).value())[ShipHeaders.C_TYPE]);
+    java.util.Random r = new java.util.Random(11);
+    for (int i = 0; i < 20_000; i++) { // written digit by digit, as Long.toString writes them
+      long seq = r.nextLong() >>> r.nextInt(64);
+      long file = r.nextInt(1 << 23);
+      long offset = r.nextLong() >>> (24 + r.nextInt(40));
+      long length = r.nextBoolean() ? -1 : r.nextInt(Integer.MAX_VALUE);
+      String type = length < 0 ? ShipHeaders.RECORD : ShipHeaders.RECORD_CUT;
+      assertEquals(type + " " + file + " " + offset + " " + seq + " 1764200000000 json"
+          + (length < 0 ? "" : " " + length),
+          text(ShipHeaders.of(type, fixed, seq, file, offset, length).lastHeader(ShipHeaders.COMPACT).value()));
+    }
   }
 
   @Test
