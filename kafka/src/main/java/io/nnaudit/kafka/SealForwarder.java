@@ -60,9 +60,9 @@ final class SealForwarder {
   }
 
   /**
-   * A file of the user {@code uid} was opened: every seal of it is sent again. The sealing thread writes a seal a moment after its
-   * bytes, so one ending before the position read from may never have been sent (duplicates are dropped by
-   * identity).
+   * A file of the user {@code uid} was opened: every seal of it is sent again. The sealing thread writes a seal a
+   * moment after its bytes, so one ending before the position read from may never have been sent (duplicates are
+   * dropped by identity).
    */
   void fileOpened(int uid) {
     seals.close();

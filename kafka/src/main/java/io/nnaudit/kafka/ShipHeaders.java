@@ -162,10 +162,8 @@ public final class ShipHeaders {
     if (value == null) {
       return null;
     }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(value)).toString();
-    } catch (CharacterCodingException e) {
+    String text = strictUtf8(value);
+    if (text == null) {
       return null;
     }
     String[] f = text.split(" ", -1);
@@ -178,6 +176,25 @@ public final class ShipHeaders {
       }
     }
     return f;
+  }
+
+  /**
+   * {@code b} as UTF-8 text, or null if it is not UTF-8 (no byte replaced): readers that decode it otherwise would
+   * read another field. ASCII, which is all the shipper writes, is taken without a decoder.
+   */
+  public static String strictUtf8(byte[] b) {
+    boolean ascii = true;
+    for (byte x : b) {
+      ascii &= x >= 0;
+    }
+    if (ascii) {
+      return new String(b, StandardCharsets.US_ASCII);
+    }
+    try {
+      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(b)).toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
   }
 
   /** {@code n} in decimal, as the UTF-8 bytes of {@code Long.toString(n)}, without the String between. */

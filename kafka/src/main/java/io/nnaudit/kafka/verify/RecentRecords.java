@@ -11,7 +11,8 @@ import java.security.MessageDigest;
  * <p>Bounded: a ring of the last {@code capacity} records, 24 bytes each (the place and 128 bits of the SHA-256 of
  * its cut flag, line length and value). The shipper sends again only what it sent after its last checkpoint
  * (taken every second by default), so a copy of a record older than the ring is not expected; it is answered
- * {@link Lookup#TOO_OLD} and the caller reports it as not compared. Places are added in increasing order, so a lookup is a binary search.
+ * {@link Lookup#TOO_OLD} and the caller reports it as not compared. Places are added in increasing order, so a
+ * lookup is a binary search.
  */
 final class RecentRecords {
   enum Lookup {

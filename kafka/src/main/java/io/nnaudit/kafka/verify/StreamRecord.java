@@ -239,13 +239,18 @@ final class StreamRecord {
   }
 
   private static boolean isShippers(String header) {
-    return header.equals(ShipHeaders.COMPACT) || header.startsWith(ShipHeaders.COMPACT + ".");
+    return header.equals(ShipHeaders.COMPACT) || isNamed(header);
+  }
+
+  /** A header of the named form ({@code nnaudit.*}). */
+  private static boolean isNamed(String header) {
+    return header.startsWith(ShipHeaders.COMPACT + ".");
   }
 
   /** Whether the record has a named header of the shipper's ({@code nnaudit.*}). */
   private static boolean hasNamedHeader(ConsumerRecord<byte[], byte[]> r) {
     for (Header h : r.headers()) {
-      if (h.key().startsWith(ShipHeaders.COMPACT + ".")) {
+      if (isNamed(h.key())) {
         return true;
       }
     }
@@ -276,19 +281,7 @@ final class StreamRecord {
   }
 
   private static boolean isUtf8(byte[] b) {
-    boolean ascii = true;
-    for (byte x : b) {
-      ascii &= x >= 0;
-    }
-    if (ascii) {
-      return true; // what the shipper writes: no decoder made
-    }
-    try {
-      StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b));
-      return true;
-    } catch (java.nio.charset.CharacterCodingException e) {
-      return false;
-    }
+    return ShipHeaders.strictUtf8(b) != null;
   }
 
   private static String keyText(ConsumerRecord<byte[], byte[]> r) {
