@@ -197,6 +197,13 @@ public final class NnauditConfigKeys {
   public static final String KAFKA_HEADERS_KEY = PREFIX + "kafka.headers";
   public static final String KAFKA_HEADERS_DEFAULT = "named";
 
+  /**
+   * The most audit lines one shipped record carries: 1, one line a record ({@code record}); more, the
+   * consecutive whole lines read together, up to this many and 64 KiB, in one record ({@code records}).
+   */
+  public static final String KAFKA_RECORD_LINES_KEY = PREFIX + "kafka.record.lines";
+  public static final int KAFKA_RECORD_LINES_DEFAULT = 1;
+
   /** When caught up, how often the shipper looks for new records, in milliseconds. */
   public static final String KAFKA_POLL_INTERVAL_MS_KEY = PREFIX + "kafka.poll.interval.ms";
   public static final long KAFKA_POLL_INTERVAL_MS_DEFAULT = 100L;

@@ -67,6 +67,7 @@ class SettingsEqualityTest {
     m.put(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn9");
     m.put(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, "50");
     m.put(NnauditConfigKeys.KAFKA_HEADERS_KEY, "compact");
+    m.put(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, "64");
     m.put(NnauditConfigKeys.KAFKA_RETRY_BACKOFF_MS_KEY, "200");
     m.put(NnauditConfigKeys.KAFKA_STOP_TIMEOUT_MS_KEY, "1000");
     m.put(NnauditConfigKeys.SEAL_KEYSTORE_PATH_KEY, dir.resolve("other.p12").toString());

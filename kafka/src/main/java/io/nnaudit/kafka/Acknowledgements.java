@@ -132,19 +132,20 @@ final class Acknowledgements {
     final long start;
     final ShipPosition end;
     final long bytes;
-    final boolean isRecord;
+    /** The audit records (lines) it carries: 0 for a control record, more than 1 for {@code records}. */
+    final int records;
     final boolean isGap;
     /** For a seal, where it ends ({@link ShipPosition#global}); else -1. */
     final long sealAt;
 
-    Sent(Generation gen, long seq, long start, ShipPosition end, long bytes, boolean isRecord, boolean isGap,
+    Sent(Generation gen, long seq, long start, ShipPosition end, long bytes, int records, boolean isGap,
         long sealAt) {
       this.gen = gen;
       this.seq = seq;
       this.start = start;
       this.end = end;
       this.bytes = bytes;
-      this.isRecord = isRecord;
+      this.records = records;
       this.isGap = isGap;
       this.sealAt = sealAt;
     }
@@ -209,8 +210,8 @@ final class Acknowledgements {
       g.gapAckedSeq = s.seq;
     }
     g.acknowledged = s.end;
-    if (s.isRecord) {
-      shippedRecords.incrementAndGet();
+    if (s.records > 0) {
+      shippedRecords.addAndGet(s.records);
     }
     shippedBytes.addAndGet(s.bytes);
     lastAckMillis = System.currentTimeMillis();
@@ -226,10 +227,10 @@ final class Acknowledgements {
     return false;
   }
 
-  /** The shipper's thread handed a record ({@code isRecord}) or a control record of {@code bytes} over. */
-  void handedOver(boolean isRecord, long bytes) {
-    if (isRecord) {
-      sentRecords.incrementAndGet();
+  /** The shipper's thread handed {@code records} audit records (0: a control record) of {@code bytes} over. */
+  void handedOver(int records, long bytes) {
+    if (records > 0) {
+      sentRecords.addAndGet(records);
     }
     sentBytes.addAndGet(bytes);
   }

@@ -207,24 +207,27 @@ final class OrderedSender {
     return ShipHeaders.of(ShipHeaders.RECORD_CUT, fixedHeaders, nextSeq, file, offset, length);
   }
 
-  /** An audit record (whole or cut) read at {@code from}, ending at {@code end}, {@code bytes} long. */
-  boolean sendRecord(RecordHeaders h, byte[] value, ShipPosition from, ShipPosition end, long bytes) {
-    return send(h, value, from, end, bytes, true, false, -1);
+  /**
+   * {@code records} audit records (one whole or cut line, or several lines in one) read at {@code from}, ending at
+   * {@code end}, {@code bytes} long.
+   */
+  boolean sendRecord(RecordHeaders h, byte[] value, ShipPosition from, ShipPosition end, long bytes, int records) {
+    return send(h, value, from, end, bytes, records, false, -1);
   }
 
   /** A gap record, sent while reading at {@code from}. */
   boolean sendGap(RecordHeaders h, byte[] value, ShipPosition from) {
-    return send(h, value, from, from, 0, false, true, -1);
+    return send(h, value, from, from, 0, 0, true, -1);
   }
 
   /** A seal ending at {@code sealAt} ({@link ShipPosition#global}), sent while reading at {@code from}. */
   boolean sendSeal(RecordHeaders h, byte[] value, ShipPosition from, long sealAt) {
-    return send(h, value, from, from, 0, false, false, sealAt);
+    return send(h, value, from, from, 0, 0, false, sealAt);
   }
 
   /** The end of the file {@code from} is in; {@code next}: the start of the next file. */
   boolean sendFileEnd(RecordHeaders h, ShipPosition from, ShipPosition next) {
-    return send(h, new byte[0], from, next, 0, false, false, -1);
+    return send(h, new byte[0], from, next, 0, 0, false, -1);
   }
 
   /**
@@ -233,13 +236,13 @@ final class OrderedSender {
    * caller tries again later from the same place.
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition from, ShipPosition end, long bytes,
-      boolean isRecord, boolean isGap, long sealAt) {
+      int records, boolean isGap, long sealAt) {
     assert Thread.currentThread() == owner;
     if (!awaitTopic()) {
       return false; // not sent; counted and warned only past the metadata wait's bound, or for a refused topic
     }
     Acknowledgements.Sent sent = new Acknowledgements.Sent(acks.current(), nextSeq, from.global(), end, bytes,
-        isRecord, isGap, sealAt);
+        records, isGap, sealAt);
     syncRefusal = null;
     Exception refused;
     try {
@@ -261,7 +264,7 @@ final class OrderedSender {
       return false;
     }
     nextSeq++;
-    acks.handedOver(isRecord, bytes);
+    acks.handedOver(records, bytes);
     return true;
   }
 

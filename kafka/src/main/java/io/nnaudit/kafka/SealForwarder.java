@@ -154,6 +154,15 @@ final class SealForwarder {
     return sent;
   }
 
+  /**
+   * Where the first seal held ends in the file being read (it may end before the position read, if not sent
+   * yet), or {@code Long.MAX_VALUE} when none is held: lines sent together in one record end there at most.
+   */
+  long nextSealEnd() throws IOException {
+    DigestFollower.PendingSeal s = seals.peek();
+    return s == null ? Long.MAX_VALUE : s.to;
+  }
+
   /** The file {@code read} is in ended there: seals held cover bytes past its end, and are not shipped. */
   void dropPastEnd(ShipPosition read) {
     if (seals.held() > 0) { // each seal ends where a record does: these end past the file's end

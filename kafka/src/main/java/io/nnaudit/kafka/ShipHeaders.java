@@ -22,7 +22,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * seven named headers cost it about as much CPU as the rest of the record (benchmarks/experiments/ship-headers).
  */
 public final class ShipHeaders {
-  /** {@link #RECORD}, {@link #RECORD_CUT}, {@link #FILE_END}, {@link #GAP} or {@link #SEAL}. */
+  /** {@link #RECORD}, {@link #RECORDS}, {@link #RECORD_CUT}, {@link #FILE_END}, {@link #GAP} or {@link #SEAL}. */
   public static final String TYPE = "nnaudit.type";
   /** {@code <nameservice>/<namenode>}; also the record's key. */
   public static final String SOURCE = "nnaudit.source";
@@ -56,6 +56,15 @@ public final class ShipHeaders {
 
   /** An audit record: the value is the line as written, without its line end. */
   public static final String RECORD = "record";
+  /**
+   * Several audit records ({@code nnaudit.kafka.record.lines} above 1): consecutive whole lines of the file from
+   * {@code nnaudit.offset}, each as written without its line end, joined by one line end ({@code '\n'}); at least
+   * two, at most {@link #MAX_RECORD_LINES}. Read as the {@link #RECORD}s it holds, the first at the offset, each
+   * next one byte after the end of the one before.
+   */
+  public static final String RECORDS = "records";
+  /** The most lines one {@link #RECORDS} record holds, and the most {@code nnaudit.kafka.record.lines} allows. */
+  public static final int MAX_RECORD_LINES = 1024;
   /** A line longer than the producer's max.request.size allows: the value is its beginning. */
   public static final String RECORD_CUT = "record-cut";
   /** The file {@code nnaudit.file} ends at {@code nnaudit.offset}; the next record is in the next file. */
@@ -98,7 +107,7 @@ public final class ShipHeaders {
   private static final Map<String, byte[]> TYPE_BYTES = new HashMap<>();
 
   static {
-    for (String t : new String[] {RECORD, RECORD_CUT, FILE_END, GAP, SEAL}) {
+    for (String t : new String[] {RECORD, RECORDS, RECORD_CUT, FILE_END, GAP, SEAL}) {
       TYPES.put(t, new RecordHeader(TYPE, bytes(t)));
       TYPE_BYTES.put(t, bytes(t));
     }

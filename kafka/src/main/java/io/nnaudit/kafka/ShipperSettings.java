@@ -62,6 +62,8 @@ final class ShipperSettings {
   final long pollIntervalMs;
   /** Whether records carry the compact header ({@code nnaudit.kafka.headers=compact}), not the seven named. */
   final boolean compactHeaders;
+  /** The most audit lines one record carries ({@code nnaudit.kafka.record.lines}); 1: one line a record. */
+  final int recordLines;
   final long retryBackoffMs;
   /** The largest record value sent whole; a longer line is sent cut, marked as such. */
   final int maxValueBytes;
@@ -103,6 +105,8 @@ final class ShipperSettings {
           + "nnaudit)");
     }
     this.compactHeaders = headers.equals("compact");
+    this.recordLines = (int) ConfigValues.longInRange(KAFKA_RECORD_LINES_KEY, conf.getTrimmed(KAFKA_RECORD_LINES_KEY),
+        KAFKA_RECORD_LINES_DEFAULT, 1, ShipHeaders.MAX_RECORD_LINES, "audit lines per record");
     this.retryBackoffMs = longInRange(conf, KAFKA_RETRY_BACKOFF_MS_KEY, KAFKA_RETRY_BACKOFF_MS_DEFAULT, 1, 600_000L);
     this.producer = producerProperties(conf);
     int maxRequest = Integer.parseInt(producer.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -37,10 +38,19 @@ final class TrailReader {
   private static final int MAX_BUFFER_BYTES = 64 * 1024 * 1024;
   /** A record the broker refuses as too large is sent again cut to this many bytes. */
   private static final int REFUSED_RECORD_CUT_BYTES = 1024;
+  /**
+   * The most bytes one {@code records} record holds, whatever {@code max.request.size} allows: a quarter of the
+   * producer's batch, and far below a broker's {@code message.max.bytes}.
+   */
+  static final int MAX_RECORDS_BYTES = 64 * 1024;
 
   private final Thread owner;
   private final File file;
   private final int maxValueBytes;
+  /** The most lines one record carries ({@code nnaudit.kafka.record.lines}); 1: a record for each line. */
+  private final int recordLines;
+  /** The most bytes, line ends between lines included, one {@code records} record holds. */
+  private final int maxRecordsBytes;
   private final SpoolDirectory dir;
   private final SpoolGuard guard;
   private final OrderedSender sender;
@@ -57,15 +67,19 @@ final class TrailReader {
   /** A record refused as too large: its position, and how often it was refused. */
   private long refusedAt = -1;
   private int refusedTimes;
+  /** How many lines {@link #lastLineTogether} found to send together, the first included. */
+  private int linesTogether;
   /** Whether the last step read the live file to the end it had then, and sent every whole line of it. */
   private boolean atLiveEnd;
 
-  TrailReader(Thread owner, File file, int maxValueBytes, SpoolDirectory dir, SpoolGuard guard,
+  TrailReader(Thread owner, File file, int maxValueBytes, int recordLines, SpoolDirectory dir, SpoolGuard guard,
       OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
       Checkpointer checkpointer, StopSignal stop) {
     this.owner = owner;
     this.file = file;
     this.maxValueBytes = maxValueBytes;
+    this.recordLines = recordLines;
+    this.maxRecordsBytes = Math.min(maxValueBytes, MAX_RECORDS_BYTES);
     this.dir = dir;
     this.guard = guard;
     this.sender = sender;
@@ -313,11 +327,12 @@ final class TrailReader {
     int start = 0;
     int i;
     while ((i = ends.next(start, n)) >= 0) {
-      if (!sendLine(a, start, i - start, i - start + 1)) {
+      int last = recordLines > 1 ? lastLineTogether(ends, start, i, n) : i;
+      if (!(last == i ? sendLine(a, start, i - start, i - start + 1) : sendLines(a, start, last))) {
         return sent > 0 ? sent : -1;
       }
       sent++;
-      start = i + 1;
+      start = last + 1;
       int s = seals.send(read);
       if (s < 0) {
         return sent;
@@ -343,6 +358,45 @@ final class TrailReader {
     return sent;
   }
 
+  /**
+   * Where the lines sent together with the one at {@code start} (ending at {@code end}) end: the line end of the
+   * last whole line read that keeps the record within {@link #recordLines} lines and {@link #maxRecordsBytes}
+   * bytes, and ends at or before the end of the next seal held, so that each seal still follows the record that
+   * ends where it does. {@code end} itself (the line alone) where no second line fits, and at a record the broker
+   * refused (it is sent alone, and cut if long).
+   */
+  private int lastLineTogether(LineEnds ends, int start, int end, int n) throws IOException {
+    if (read.global() == refusedAt) {
+      return end;
+    }
+    long sealEnd = seals.nextSealEnd();
+    int last = end;
+    int lines = 1;
+    int j;
+    while (lines < recordLines && read.offset + (last + 1 - start) < sealEnd && (j = ends.next(last + 1, n)) >= 0
+        && j - start <= maxRecordsBytes) {
+      last = j;
+      lines++;
+    }
+    linesTogether = lines;
+    return last;
+  }
+
+  /**
+   * Sends the {@link #linesTogether} whole lines from {@code from} to the line end at {@code last}, at least two,
+   * as one {@code records} record at the read position: their bytes without the last line end.
+   */
+  private boolean sendLines(byte[] a, int from, int last) {
+    ShipPosition end = read.at(read.offset + last + 1 - from);
+    byte[] value = Arrays.copyOfRange(a, from, last);
+    RecordHeaders h = sender.headers(ShipHeaders.RECORDS, read.fileSeq, read.offset);
+    if (!sender.sendRecord(h, value, read, end, last + 1 - from, linesTogether)) {
+      return false;
+    }
+    read = end;
+    return true;
+  }
+
   /** Sends one line ({@code length} bytes, {@code span} with its line end) at the read position. */
   private boolean sendLine(byte[] a, int from, int length, int span) {
     ShipPosition end = read.at(read.offset + span);
@@ -362,7 +416,7 @@ final class TrailReader {
     System.arraycopy(a, from, value, 0, value.length);
     RecordHeaders h = cut ? sender.cutHeaders(read.fileSeq, read.offset, length)
         : sender.headers(ShipHeaders.RECORD, read.fileSeq, read.offset);
-    if (!sender.sendRecord(h, value, read, end, span)) {
+    if (!sender.sendRecord(h, value, read, end, span, 1)) {
       return false;
     }
     read = end;

@@ -47,12 +47,15 @@ class SealShippingTest {
   final ShippingClusterExtension kafka = new ShippingClusterExtension(() -> dir);
 
   /**
-   * {@code first}, {@code second}: {@code nnaudit.kafka.headers} of the first start and of the second; an operator
-   * may change it at a restart, and the topic then holds both forms.
+   * {@code first}, {@code second}: {@code nnaudit.kafka.headers} of the first start and of the second, and
+   * {@code firstLines}, {@code secondLines}: their {@code nnaudit.kafka.record.lines}; an operator may change
+   * either at a restart, and the topic then holds both forms, or lines alone and together.
    */
-  @ParameterizedTest(name = "nnaudit.kafka.headers={0}, then {1}")
-  @CsvSource({"named,named", "compact,compact", "named,compact"})
-  void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail(String first, String second) throws Exception {
+  @ParameterizedTest(name = "nnaudit.kafka.headers={0}, then {1}; record.lines={2}, then {3}")
+  @CsvSource({"named,named,1,1", "compact,compact,1,1", "named,compact,1,1", "compact,compact,64,64",
+      "named,named,64,1"})
+  void everySealReachesTheTopicAfterItsRecordsAndAnchorsTheTrail(String first, String second, int firstLines,
+      int secondLines) throws Exception {
     SealKeys.KeyFiles key = SealKeys.ec(dir.resolve("keys"));
     KafkaTestBroker broker = kafka.broker();
     broker.createTopic(TOPIC, 3);
@@ -60,6 +63,7 @@ class SealShippingTest {
     Configuration conf = kafka.conf(TOPIC);
     conf.setInt(NnauditConfigKeys.SEAL_INTERVAL_RECORDS_KEY, 25); // several seals in each 16 KiB file
     conf.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, first);
+    conf.setInt(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, firstLines);
     SealKeys.enable(conf, key, dir);
     MiniDFSCluster cluster = kafka.start(conf);
     FileSystem fs = cluster.getFileSystem();
@@ -75,6 +79,7 @@ class SealShippingTest {
     cluster.shutdownNameNode(0);
     QueuedAuditLogger.closeAll(10_000); // the sink's last seal, then the shipper's stop
     cluster.getConfiguration(0).set(NnauditConfigKeys.KAFKA_HEADERS_KEY, second);
+    cluster.getConfiguration(0).setInt(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, secondLines);
     cluster.restartNameNode(0);
     cluster.waitActive();
     fs = cluster.getFileSystem();
@@ -87,10 +92,16 @@ class SealShippingTest {
     assertTrue(new File(live.getPath() + ".5").exists(), "the test rotated several times");
     TrailCheck c = checkTopic(broker, live, key);
     assertEquals(2, c.epochs.size(), "two starts");
-    for (ShippedRecord r : ShippedRecord.of(broker.readAll(TOPIC, c.lines.size(), Duration.ofSeconds(30)))) {
-      String form = r.epoch == c.epochs.get(0) ? first : second;
+    int[] together = new int[2];
+    for (ShippedRecord r : ShippedRecord.of(TopicCheck.readAll(broker.bootstrapServers(), TOPIC))) {
+      int start = r.epoch == c.epochs.get(0) ? 0 : 1;
+      String form = start == 0 ? first : second;
       assertEquals(form.equals("compact"), r.compactForm, "each start ships in its form: " + r);
+      assertTrue(r.linesInRecord <= (start == 0 ? firstLines : secondLines), "at most record.lines a record: " + r);
+      together[start] += r.linesInRecord > 1 ? 1 : 0;
     }
+    assertEquals(firstLines > 1, together[0] > 0, "the first start sends lines together if asked to");
+    assertEquals(secondLines > 1, together[1] > 0, "the second start sends lines together if asked to");
     assertEquals(0, c.gaps);
 
     // The last seal of the topic is the sink's latest: an auditor anchors the host's trail with its hash.
@@ -162,8 +173,7 @@ class SealShippingTest {
     List<String> local = TrailCheck.localLines(live);
     List<String> localSeals = localSeals(live);
     assertTrue(localSeals.size() > 40, "seals written: " + localSeals.size());
-    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll(TOPIC, local.size() + localSeals.size(),
-        Duration.ofSeconds(30)));
+    List<ShippedRecord> shipped = ShippedRecord.of(TopicCheck.readAll(broker.bootstrapServers(), TOPIC));
     TrailCheck c = TrailCheck.of(shipped, SOURCE); // each seal after the record its range ends with
     c.assertLines(local, "every local line, in order");
     assertEquals(localSeals, c.seals, "every seal of every digest, in order, once a duplicate is dropped");

@@ -20,6 +20,9 @@ final class ShippedRecord {
   final String key;
   /** Whether it came with the compact header ({@code nnaudit.kafka.headers=compact}). */
   final boolean compactForm;
+  /** Its place among the lines of the {@code records} record it came in (0 for a record alone), and their count. */
+  final int part;
+  final int linesInRecord;
 
   /** Read from either form of headers: the seven named, or the compact one with the key as the source. */
   private ShippedRecord(ConsumerRecord<byte[], byte[]> r) {
@@ -40,6 +43,8 @@ final class ShippedRecord {
       this.file = Long.parseLong(f[ShipHeaders.C_FILE]);
       this.offset = Long.parseLong(f[ShipHeaders.C_OFFSET]);
       this.compactForm = true;
+      this.part = 0;
+      this.linesInRecord = 1;
       return;
     }
     this.type = header(r, ShipHeaders.TYPE);
@@ -49,14 +54,60 @@ final class ShippedRecord {
     this.file = Long.parseLong(header(r, ShipHeaders.FILE));
     this.offset = Long.parseLong(header(r, ShipHeaders.OFFSET));
     this.compactForm = false;
+    this.part = 0;
+    this.linesInRecord = 1;
+  }
+
+  /** The line {@code value} at {@code offset}, the {@code part}th of the {@code lines} in the records {@code r}. */
+  private ShippedRecord(ShippedRecord r, long offset, byte[] value, int part, int lines) {
+    this.type = ShipHeaders.RECORD;
+    this.source = r.source;
+    this.epoch = r.epoch;
+    this.seq = r.seq;
+    this.file = r.file;
+    this.offset = offset;
+    this.value = value;
+    this.partition = r.partition;
+    this.key = r.key;
+    this.compactForm = r.compactForm;
+    this.part = part;
+    this.linesInRecord = lines;
   }
 
   static List<ShippedRecord> of(List<ConsumerRecord<byte[], byte[]>> records) {
     List<ShippedRecord> out = new ArrayList<>();
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      out.add(new ShippedRecord(r));
+      ShippedRecord s = new ShippedRecord(r);
+      if (ShipHeaders.RECORDS.equals(s.type)) {
+        addLines(s, out);
+      } else {
+        out.add(s);
+      }
     }
     return out;
+  }
+
+  /**
+   * The lines of a {@code records} record, as docs/kafka.md tells a consumer to read them: split at each line end,
+   * the first at the record's offset, each next one byte past the end of the one before.
+   */
+  private static void addLines(ShippedRecord r, List<ShippedRecord> out) {
+    List<byte[]> lines = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i <= r.value.length; i++) {
+      if (i == r.value.length || r.value[i] == '\n') {
+        lines.add(java.util.Arrays.copyOfRange(r.value, start, i));
+        start = i + 1;
+      }
+    }
+    if (lines.size() < 2 || lines.size() > ShipHeaders.MAX_RECORD_LINES) {
+      throw new AssertionError("a records record of " + lines.size() + " lines: " + r);
+    }
+    long offset = r.offset;
+    for (int k = 0; k < lines.size(); k++) {
+      out.add(new ShippedRecord(r, offset, lines.get(k), k, lines.size()));
+      offset += lines.get(k).length + 1;
+    }
   }
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String name) {

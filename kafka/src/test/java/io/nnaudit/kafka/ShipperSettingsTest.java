@@ -74,6 +74,22 @@ class ShipperSettingsTest {
   }
 
   @Test
+  void recordLinesIsOneUnlessMoreAreAskedForUpToTheMostARecordsRecordHolds() {
+    assertEquals(1, settings(conf()).recordLines);
+    Configuration c = conf();
+    c.set(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, " 64 ");
+    assertEquals(64, settings(c).recordLines);
+    c.set(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, "1024");
+    assertEquals(ShipHeaders.MAX_RECORD_LINES, settings(c).recordLines);
+    for (String bad : new String[] {"0", "-1", "1025", "many", "1.5"}) {
+      c.set(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, bad);
+      String refusal = assertThrows(IllegalArgumentException.class, () -> settings(c)).getMessage();
+      assertTrue(refusal.startsWith("nnaudit: invalid value for nnaudit.kafka.record.lines: '" + bad + "'. Allowed: "
+          + "an integer from 1 to 1024 (audit lines per record)"), refusal);
+    }
+  }
+
+  @Test
   void aMetadataWaitIsQuietFor30SecondsOrTheDeliveryTimeoutIfShorter() {
     assertEquals(30_000, settings(conf()).metadataWaitMs);
     Configuration c = conf();

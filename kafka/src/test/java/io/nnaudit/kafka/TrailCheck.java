@@ -52,6 +52,7 @@ final class TrailCheck {
     Integer partition = null;
     long lastEpoch = -1;
     long lastSeq = -1;
+    int lastPart = -1;
     long file = -1;
     long next = 0;
     long lastPosition = 0;
@@ -68,13 +69,14 @@ final class TrailCheck {
       }
       assertEquals(partition.intValue(), r.partition, "one source, one partition: " + r);
       if (r.epoch == lastEpoch) {
-        assertTrue(r.seq > lastSeq, "seq goes up within an epoch: " + r);
+        assertTrue(r.seq > lastSeq || r.seq == lastSeq && r.part > lastPart, "seq goes up within an epoch: " + r);
       } else {
         assertTrue(r.epoch > lastEpoch, "epochs go up: " + r);
         c.epochs.add(r.epoch);
       }
       lastEpoch = r.epoch;
       lastSeq = r.seq;
+      lastPart = r.part;
       ShippedRecord before = seen.putIfAbsent(r.identity(), r);
       if (before != null) {
         assertArrayEquals(before.value, r.value, "a duplicate is the same record: " + r);

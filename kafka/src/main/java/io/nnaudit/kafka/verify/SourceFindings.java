@@ -37,6 +37,8 @@ final class SourceFindings {
   long unreadRecords;
   /** Where the first of those seals' ranges begins (a finding with no text yet), or null. */
   Finding unreadAt;
+  /** Whether a record read held several lines ({@code records}): one offset of the topic may hold that many. */
+  boolean sendsLinesTogether;
   long skipped;
   long firstMillis = -1;
   long lastMillis = -1;

@@ -1,6 +1,10 @@
 package io.nnaudit.kafka.verify;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -29,6 +33,8 @@ final class StreamRecord {
   final byte[] value;
   /** Null, or why the headers are not the shipper's. */
   final String malformed;
+  /** How many lines the Kafka record it was read from holds: more than 1 for a line of a {@code records} record. */
+  final int linesInRecord;
 
   private StreamRecord(ConsumerRecord<byte[], byte[]> r, String type, String source, long file, long offset,
       long length, String malformed) {
@@ -43,6 +49,54 @@ final class StreamRecord {
     this.offset = offset;
     this.length = length;
     this.malformed = malformed;
+    this.linesInRecord = 1;
+  }
+
+  /** The line {@code value} at {@code offset} of the {@code records} record {@code whole}, of {@code lines} lines. */
+  private StreamRecord(StreamRecord whole, long offset, byte[] value, int lines) {
+    this.partition = whole.partition;
+    this.kafkaOffset = whole.kafkaOffset;
+    this.timestamp = whole.timestamp;
+    this.key = whole.key;
+    this.value = value;
+    this.type = ShipHeaders.RECORD;
+    this.source = whole.source;
+    this.file = whole.file;
+    this.offset = offset;
+    this.length = value.length;
+    this.malformed = null;
+    this.linesInRecord = lines;
+  }
+
+  /**
+   * The records {@code r} holds, as the check reads them: a {@code records} record as the {@code record}s of its
+   * lines, each at its own offset (the first at the record's, each next one byte past the end of the one before),
+   * so that a line reads the same whether it came alone or with others; any other record as itself.
+   */
+  static List<StreamRecord> read(ConsumerRecord<byte[], byte[]> r) {
+    StreamRecord whole = of(r);
+    if (whole.malformed != null || !ShipHeaders.RECORDS.equals(whole.type)) {
+      return Collections.singletonList(whole);
+    }
+    byte[] v = whole.value;
+    int lines = 1;
+    for (byte b : v) {
+      lines += b == '\n' ? 1 : 0;
+    }
+    if (lines < 2 || lines > ShipHeaders.MAX_RECORD_LINES) {
+      return Collections.singletonList(new StreamRecord(r, whole.type, whole.source, whole.file, whole.offset,
+          whole.length, "a " + ShipHeaders.RECORDS + " record of " + lines + " line(s): the shipper sends 2 to "
+          + ShipHeaders.MAX_RECORD_LINES + " lines in one, and a single line as a " + ShipHeaders.RECORD));
+    }
+    List<StreamRecord> parts = new ArrayList<>(lines);
+    int start = 0;
+    for (int i = 0; i <= v.length; i++) {
+      if (i == v.length || v[i] == '\n') {
+        parts.add(new StreamRecord(whole, whole.offset + start, Arrays.copyOfRange(v, start, i), lines));
+        start = i + 1;
+      }
+    }
+    return parts;
   }
 
   /**

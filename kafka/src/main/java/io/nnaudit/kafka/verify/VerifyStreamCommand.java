@@ -112,7 +112,7 @@ public final class VerifyStreamCommand {
     TopicReader reader = new TopicReader(config, o.topic, Duration.ofSeconds(o.timeoutSeconds));
     StreamCheck check = new StreamCheck(keys, sourceKeys, o.acceptLate, o.sources, o.maxPending, o.window);
     try {
-      reader.read(o.fromMillis, r -> check.accept(StreamRecord.of(r)));
+      reader.read(o.fromMillis, r -> StreamRecord.read(r).forEach(check::accept));
     } catch (Exception e) {
       err.println("nnaudit verify-stream: could not read the topic: " + e.getMessage());
       return VerifyCommand.USAGE;

@@ -33,7 +33,7 @@ final class StreamCheckRun {
     for (ConsumerRecord<byte[], byte[]> r : records) {
       reader.recordsRead++;
       reader.firstRead.putIfAbsent(r.partition(), offsetsBefore);
-      c.accept(StreamRecord.of(r));
+      StreamRecord.read(r).forEach(c::accept);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int code = c.report(new PrintStream(out, true, StandardCharsets.UTF_8), "t", reader);
