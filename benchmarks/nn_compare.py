@@ -30,6 +30,8 @@ the NameNode's /jmx after each op: the records not yet shipped when the timed wi
 left, the records shipped against the lines on disk, and the NameNode's CPU on shipping; and, from a consumer once
 the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
 nnaudit-kafka-compact is nnaudit-kafka with the records' identity in one header (nnaudit.kafka.headers=compact).
+nnaudit-kafka-together is nnaudit-kafka with the lines of each pass together in one record
+(nnaudit.kafka.record.lines=1024), and nnaudit-all-together nnaudit-all with the same.
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-kafka.csv
@@ -124,6 +126,9 @@ VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ka
 # nnaudit-kafka with the record's identity in one header (nnaudit.kafka.headers=compact), not seven.
 VARIANTS["nnaudit-kafka-compact"] = (dict(VARIANTS["nnaudit-kafka"][0], **{"nnaudit.kafka.headers": "compact"}),
                                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# nnaudit-kafka with the whole lines of each pass together in one record (nnaudit.kafka.record.lines=1024).
+VARIANTS["nnaudit-kafka-together"] = (dict(VARIANTS["nnaudit-kafka"][0], **{"nnaudit.kafka.record.lines": "1024"}),
+                                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 KAFKA = os.path.join(ROOT, "kafka")
 NNBENCH = os.path.join(ROOT, "benchmarks", "nnbench")
 CORE_JAR = re.compile(r"nnaudit-[^-]+(-SNAPSHOT)?\.jar$")  # the core's jar, not its -tests or -sources companion
@@ -149,6 +154,9 @@ VARIANTS["nnaudit-rotating"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 VARIANTS["nnaudit-gzip"] = (dict(VARIANTS["nnaudit-rotating"][0], **{"nnaudit.file.compress": "gzip"}),
                             ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# Everything on, with the lines of each pass together in one record.
+VARIANTS["nnaudit-all-together"] = (dict(VARIANTS["nnaudit-all"][0], **{"nnaudit.kafka.record.lines": "1024"}),
+                                    ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 SEAL_ALIAS = "nnaudit-seal"
 SEAL_PASSWORD = "nn-compare-seal"
 

@@ -93,6 +93,8 @@ def main():
                          "65536 client addresses and a random id in each path (harder to compress)")
     ap.add_argument("--headers", default="named", choices=["named", "compact"],
                     help="nnaudit.kafka.headers of the shipper and of the producer alone")
+    ap.add_argument("--record-lines", type=int, default=1,
+                    help="nnaudit.kafka.record.lines of the shipper (the producer alone sends a record a line)")
     ap.add_argument("--jar", action="store_true",
                     help="the shipper from the packaged jar (kafka-clients and lz4-java relocated, lz4 in pure Java) "
                          "instead of kafka/target/classes; needs --measures without producer")
@@ -116,7 +118,8 @@ def main():
            "--steady-seconds", str(steady), "--warmup-seconds", str(a.warmup_seconds), "--file-mb", str(a.file_mb)]
     for p in a.producer:
         cmd += ["--producer", p]
-    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines, "--headers", a.headers]
+    cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines, "--headers", a.headers,
+            "--record-lines", str(a.record_lines)]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))

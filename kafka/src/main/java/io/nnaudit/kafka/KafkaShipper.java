@@ -123,8 +123,8 @@ public final class KafkaShipper implements Shipper {
     this.gaps = new GapLedger(thread, file, this::gapNoted);
     this.checkpointer = new Checkpointer(thread, settings, dir, guard, numbers, gaps, acks, warnings);
     this.seals = new SealForwarder(file, dir, sealing, sender, acks, gaps);
-    this.reader = new TrailReader(thread, file, settings.maxValueBytes, settings.recordLines, dir, guard, sender, acks, seals, gaps,
-        numbers, checkpointer, stop);
+    this.reader = new TrailReader(thread, file, settings.maxValueBytes, settings.recordLines,
+        settings.maxRecordsBytes, dir, guard, sender, acks, seals, gaps, numbers, checkpointer, stop);
   }
 
   /**

@@ -38,11 +38,6 @@ final class TrailReader {
   private static final int MAX_BUFFER_BYTES = 64 * 1024 * 1024;
   /** A record the broker refuses as too large is sent again cut to this many bytes. */
   private static final int REFUSED_RECORD_CUT_BYTES = 1024;
-  /**
-   * The most bytes one {@code records} record holds, whatever {@code max.request.size} allows: a quarter of the
-   * producer's batch, and far below a broker's {@code message.max.bytes}.
-   */
-  static final int MAX_RECORDS_BYTES = 64 * 1024;
 
   private final Thread owner;
   private final File file;
@@ -72,14 +67,15 @@ final class TrailReader {
   /** Whether the last step read the live file to the end it had then, and sent every whole line of it. */
   private boolean atLiveEnd;
 
-  TrailReader(Thread owner, File file, int maxValueBytes, int recordLines, SpoolDirectory dir, SpoolGuard guard,
+  TrailReader(Thread owner, File file, int maxValueBytes, int recordLines, int maxRecordsBytes, SpoolDirectory dir,
+      SpoolGuard guard,
       OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
       Checkpointer checkpointer, StopSignal stop) {
     this.owner = owner;
     this.file = file;
     this.maxValueBytes = maxValueBytes;
     this.recordLines = recordLines;
-    this.maxRecordsBytes = Math.min(maxValueBytes, MAX_RECORDS_BYTES);
+    this.maxRecordsBytes = maxRecordsBytes;
     this.dir = dir;
     this.guard = guard;
     this.sender = sender;

@@ -212,8 +212,15 @@ final class KafkaTestBroker implements AutoCloseable {
 
   /** Creates a topic (replication factor 1) and returns once every partition has a leader. */
   void createTopic(String name, int partitions) throws InterruptedException, ExecutionException {
+    createTopic(name, partitions, Collections.emptyMap());
+  }
+
+  /** As above, with the topic's own {@code configs} ({@code max.message.bytes} ...). */
+  void createTopic(String name, int partitions, Map<String, String> configs)
+      throws InterruptedException, ExecutionException {
     try (Admin admin = Admin.create(adminConfig())) {
-      admin.createTopics(Collections.singleton(new NewTopic(name, partitions, (short) 1))).all().get();
+      admin.createTopics(Collections.singleton(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
+          .get();
       long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
       while (true) {
         try {

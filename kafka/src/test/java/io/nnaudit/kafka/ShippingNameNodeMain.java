@@ -23,7 +23,8 @@ import io.nnaudit.ship.ShipStats;
  * optionally the value of {@code nnaudit.file.compress} ({@code gzip}: rotated files are compressed as the shipper
  * finishes them), the source ({@code NS/NN}, else {@code ns1/nn1}: the records' identity survives a restart), and a
  * PKCS12 keystore made by {@link SealKeys#ec} with a seal interval in records, to seal the file (its password in
- * a JCEKS credential provider, a seal at least every 300 ms), and the value of {@code nnaudit.kafka.headers}.
+ * a JCEKS credential provider, a seal at least every 300 ms), the value of {@code nnaudit.kafka.headers}, and that
+ * of {@code nnaudit.kafka.record.lines}.
  *
  * <p>Prints {@code READY port=N}, then {@code STATS <ShipStats fields>} every 100 ms, so the test can tell what the
  * shipper had done when it stopped or killed this JVM.
@@ -49,6 +50,9 @@ public final class ShippingNameNodeMain {
     }
     if (args.length > 9) {
       conf.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, args[9]);
+    }
+    if (args.length > 10) {
+      conf.set(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, args[10]);
     }
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0)
         .format(Boolean.parseBoolean(args[4])).build();

@@ -62,8 +62,17 @@ final class ShippingNameNodeProcess implements AutoCloseable {
   static ShippingNameNodeProcess startSealed(File baseDir, File auditDir, String bootstrapServers, String topic,
       boolean format, String source, File keystore, int sealInterval, String headers, long startTimeoutMs)
       throws Exception {
+    return startSealed(baseDir, auditDir, bootstrapServers, topic, format, source, keystore, sealInterval, headers, 1,
+        startTimeoutMs);
+  }
+
+  /** As above, up to {@code recordLines} lines in one record ({@code nnaudit.kafka.record.lines}). */
+  static ShippingNameNodeProcess startSealed(File baseDir, File auditDir, String bootstrapServers, String topic,
+      boolean format, String source, File keystore, int sealInterval, String headers, int recordLines,
+      long startTimeoutMs) throws Exception {
     return start(startTimeoutMs, baseDir.getPath(), auditDir.getPath(), bootstrapServers, topic,
-        String.valueOf(format), "none", source, keystore.getPath(), String.valueOf(sealInterval), headers);
+        String.valueOf(format), "none", source, keystore.getPath(), String.valueOf(sealInterval), headers,
+        String.valueOf(recordLines));
   }
 
   private static ShippingNameNodeProcess start(long startTimeoutMs, String... args) throws Exception {
