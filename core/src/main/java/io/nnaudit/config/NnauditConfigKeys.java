@@ -199,7 +199,8 @@ public final class NnauditConfigKeys {
 
   /**
    * The most audit lines one shipped record carries: 1, one line a record ({@code record}); more, the
-   * consecutive whole lines read together, up to this many and 64 KiB, in one record ({@code records}).
+   * consecutive whole lines read together, up to this many and 64 KiB (or the producer's batch.size less 4 KiB),
+   * in one record ({@code records}).
    */
   public static final String KAFKA_RECORD_LINES_KEY = PREFIX + "kafka.record.lines";
   public static final int KAFKA_RECORD_LINES_DEFAULT = 1;

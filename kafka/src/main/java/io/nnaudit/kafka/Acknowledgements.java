@@ -69,6 +69,8 @@ final class Acknowledgements {
     private volatile long refusedRecordAt = -1;
     /** Where the first seal the broker refused as such ends ({@link ShipPosition#global}), or -1. */
     private volatile long refusedSealAt = -1;
+    /** Where the first {@code records} record the broker refused as such ends ({@link ShipPosition#global}), or -1. */
+    private volatile long refusedTogetherEnd = -1;
     private final AtomicReference<Exception> broken = new AtomicReference<>();
 
     Generation(long firstSeq, ShipPosition acknowledged) {
@@ -92,6 +94,10 @@ final class Acknowledgements {
 
     long refusedSealAt() {
       return refusedSealAt;
+    }
+
+    long refusedTogetherEnd() {
+      return refusedTogetherEnd;
     }
 
     /** Whether the gap record sent with {@code seq} is acknowledged. */
@@ -132,20 +138,20 @@ final class Acknowledgements {
     final long start;
     final ShipPosition end;
     final long bytes;
-    /** The audit records (lines) it carries: 0 for a control record, more than 1 for {@code records}. */
-    final int records;
+    /** The audit lines it carries: 0 for a control record, more than 1 for a {@code records} record. */
+    final int lines;
     final boolean isGap;
     /** For a seal, where it ends ({@link ShipPosition#global}); else -1. */
     final long sealAt;
 
-    Sent(Generation gen, long seq, long start, ShipPosition end, long bytes, int records, boolean isGap,
+    Sent(Generation gen, long seq, long start, ShipPosition end, long bytes, int lines, boolean isGap,
         long sealAt) {
       this.gen = gen;
       this.seq = seq;
       this.start = start;
       this.end = end;
       this.bytes = bytes;
-      this.records = records;
+      this.lines = lines;
       this.isGap = isGap;
       this.sealAt = sealAt;
     }
@@ -192,6 +198,10 @@ final class Acknowledgements {
         if (g.refusedSealAt < 0) {
           g.refusedSealAt = s.sealAt;
         }
+      } else if (s.lines > 1) {
+        if (g.refusedTogetherEnd < 0) {
+          g.refusedTogetherEnd = s.end.global();
+        }
       } else if (g.refusedRecordAt < 0) {
         g.refusedRecordAt = s.start;
       }
@@ -210,8 +220,8 @@ final class Acknowledgements {
       g.gapAckedSeq = s.seq;
     }
     g.acknowledged = s.end;
-    if (s.records > 0) {
-      shippedRecords.addAndGet(s.records);
+    if (s.lines > 0) {
+      shippedRecords.addAndGet(s.lines);
     }
     shippedBytes.addAndGet(s.bytes);
     lastAckMillis = System.currentTimeMillis();
@@ -227,10 +237,10 @@ final class Acknowledgements {
     return false;
   }
 
-  /** The shipper's thread handed {@code records} audit records (0: a control record) of {@code bytes} over. */
-  void handedOver(int records, long bytes) {
-    if (records > 0) {
-      sentRecords.addAndGet(records);
+  /** The shipper's thread handed a record of {@code lines} audit lines (0: a control record), {@code bytes}, over. */
+  void handedOver(int lines, long bytes) {
+    if (lines > 0) {
+      sentRecords.addAndGet(lines);
     }
     sentBytes.addAndGet(bytes);
   }

@@ -123,8 +123,8 @@ public final class KafkaShipper implements Shipper {
     this.gaps = new GapLedger(thread, file, this::gapNoted);
     this.checkpointer = new Checkpointer(thread, settings, dir, guard, numbers, gaps, acks, warnings);
     this.seals = new SealForwarder(file, dir, sealing, sender, acks, gaps);
-    this.reader = new TrailReader(thread, file, settings.maxValueBytes, settings.recordLines,
-        settings.maxRecordsBytes, dir, guard, sender, acks, seals, gaps, numbers, checkpointer, stop);
+    this.reader = new TrailReader(thread, file, settings.maxValueBytes, new LinesTogether(settings.recordLines,
+        settings.maxTogetherBytes), dir, guard, sender, acks, seals, gaps, numbers, checkpointer, stop);
   }
 
   /**
@@ -337,7 +337,7 @@ public final class KafkaShipper implements Shipper {
     ShipPosition a = old.acknowledged();
     warnings.warn("a record was not acknowledged; resending from " + a + " after " + settings.retryBackoffMs
         + " ms", old.broken());
-    reader.rewind(numbers.resumeAt(a), old.refusedRecordAt());
+    reader.rewind(numbers.resumeAt(a), old.refusedRecordAt(), old.refusedTogetherEnd());
     stop.pause(settings.retryBackoffMs);
   }
 

@@ -208,11 +208,11 @@ final class OrderedSender {
   }
 
   /**
-   * {@code records} audit records (one whole or cut line, or several lines in one) read at {@code from}, ending at
+   * A record of {@code lines} audit lines (one whole or cut, or several together) read at {@code from}, ending at
    * {@code end}, {@code bytes} long.
    */
-  boolean sendRecord(RecordHeaders h, byte[] value, ShipPosition from, ShipPosition end, long bytes, int records) {
-    return send(h, value, from, end, bytes, records, false, -1);
+  boolean sendRecord(RecordHeaders h, byte[] value, ShipPosition from, ShipPosition end, long bytes, int lines) {
+    return send(h, value, from, end, bytes, lines, false, -1);
   }
 
   /** A gap record, sent while reading at {@code from}. */
@@ -236,13 +236,13 @@ final class OrderedSender {
    * caller tries again later from the same place.
    */
   private boolean send(RecordHeaders headers, byte[] value, ShipPosition from, ShipPosition end, long bytes,
-      int records, boolean isGap, long sealAt) {
+      int lines, boolean isGap, long sealAt) {
     assert Thread.currentThread() == owner;
     if (!awaitTopic()) {
       return false; // not sent; counted and warned only past the metadata wait's bound, or for a refused topic
     }
     Acknowledgements.Sent sent = new Acknowledgements.Sent(acks.current(), nextSeq, from.global(), end, bytes,
-        records, isGap, sealAt);
+        lines, isGap, sealAt);
     syncRefusal = null;
     Exception refused;
     try {
@@ -264,7 +264,7 @@ final class OrderedSender {
       return false;
     }
     nextSeq++;
-    acks.handedOver(records, bytes);
+    acks.handedOver(lines, bytes);
     return true;
   }
 

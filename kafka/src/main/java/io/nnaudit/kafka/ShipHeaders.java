@@ -65,6 +65,8 @@ public final class ShipHeaders {
   public static final String RECORDS = "records";
   /** The most lines one {@link #RECORDS} record holds, and the most {@code nnaudit.kafka.record.lines} allows. */
   public static final int MAX_RECORD_LINES = 1024;
+  /** The most bytes one {@link #RECORDS} record's value holds (less, with a smaller producer batch). */
+  public static final int MAX_TOGETHER_BYTES = 64 * 1024;
   /** A line longer than the producer's max.request.size allows: the value is its beginning. */
   public static final String RECORD_CUT = "record-cut";
   /** The file {@code nnaudit.file} ends at {@code nnaudit.offset}; the next record is in the next file. */

@@ -65,12 +65,12 @@ final class ShipperSettings {
   /** The most audit lines one record carries ({@code nnaudit.kafka.record.lines}); 1: one line a record. */
   final int recordLines;
   /**
-   * The most bytes of lines one {@code records} record holds: {@link #MAX_RECORDS_BYTES}, or the producer's
-   * {@code batch.size} or the largest value sent whole if smaller, so that such a record is never larger than a
-   * batch of records alone, which the topic must take anyway.
+   * The most bytes of lines one {@code records} record holds: {@link ShipHeaders#MAX_TOGETHER_BYTES}, or the
+   * producer's {@code batch.size} less 4 KiB (room for the key, the headers and the batch's own bytes) or the
+   * largest value sent whole if smaller; so that such a record is never larger than a full batch of lines sent
+   * alone, which the topic must take anyway (the producer does not split a batch below {@code batch.size}).
    */
-  final int maxRecordsBytes;
-  static final int MAX_RECORDS_BYTES = 64 * 1024;
+  final int maxTogetherBytes;
   final long retryBackoffMs;
   /** The largest record value sent whole; a longer line is sent cut, marked as such. */
   final int maxValueBytes;
@@ -118,8 +118,8 @@ final class ShipperSettings {
     this.producer = producerProperties(conf);
     int maxRequest = Integer.parseInt(producer.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
     this.maxValueBytes = Math.max(1024, maxRequest - 4096); // room for the key, headers and batch overhead
-    this.maxRecordsBytes = Math.min(MAX_RECORDS_BYTES, Math.min(maxValueBytes,
-        Integer.parseInt(producer.getProperty(ProducerConfig.BATCH_SIZE_CONFIG).trim())));
+    this.maxTogetherBytes = Math.min(ShipHeaders.MAX_TOGETHER_BYTES, Math.min(maxValueBytes,
+        Integer.parseInt(producer.getProperty(ProducerConfig.BATCH_SIZE_CONFIG).trim()) - 4096));
     this.metadataWaitMs = Math.min(METADATA_WAIT_BOUND_MS,
         Long.parseLong(producer.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG).trim()));
   }

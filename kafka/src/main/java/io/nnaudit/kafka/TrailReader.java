@@ -20,9 +20,11 @@ import io.nnaudit.trail.Lstat;
 /**
  * Follows the audit files, oldest first, by their identity (device and inode), and sends their lines: the live
  * file and the rotated files not yet finished, each read to its end and closed by a {@code file-end} record
- * before the next. A line longer than the producer's {@code max.request.size} allows is sent cut
- * ({@code record-cut}); a record the broker refuses as too large is sent again cut to 1 KiB, and refused again,
- * skipped with a gap record. A file that rotation deleted before it was shipped, a file gone from the directory
+ * before the next; with {@code nnaudit.kafka.record.lines} above 1, the whole lines of a pass together in
+ * {@code records} records ({@link LinesTogether}). A line longer than the producer's {@code max.request.size}
+ * allows is sent cut ({@code record-cut}); a line the broker refuses as too large is sent again cut to 1 KiB, and
+ * refused again, skipped with a gap record; the lines of a {@code records} record it refuses are sent again
+ * alone. A file that rotation deleted before it was shipped, a file gone from the directory
  * and a file that shrank are announced by gap records ({@link GapLedger}); a shrunk file is read again from its
  * start under a new number ({@link FileNumbers}).
  *
@@ -42,10 +44,8 @@ final class TrailReader {
   private final Thread owner;
   private final File file;
   private final int maxValueBytes;
-  /** The most lines one record carries ({@code nnaudit.kafka.record.lines}); 1: a record for each line. */
-  private final int recordLines;
-  /** The most bytes, line ends between lines included, one {@code records} record holds. */
-  private final int maxRecordsBytes;
+  /** Which lines go together in one record ({@code nnaudit.kafka.record.lines}). */
+  private final LinesTogether together;
   private final SpoolDirectory dir;
   private final SpoolGuard guard;
   private final OrderedSender sender;
@@ -62,20 +62,17 @@ final class TrailReader {
   /** A record refused as too large: its position, and how often it was refused. */
   private long refusedAt = -1;
   private int refusedTimes;
-  /** How many lines {@link #lastLineTogether} found to send together, the first included. */
-  private int linesTogether;
   /** Whether the last step read the live file to the end it had then, and sent every whole line of it. */
   private boolean atLiveEnd;
 
-  TrailReader(Thread owner, File file, int maxValueBytes, int recordLines, int maxRecordsBytes, SpoolDirectory dir,
+  TrailReader(Thread owner, File file, int maxValueBytes, LinesTogether together, SpoolDirectory dir,
       SpoolGuard guard,
       OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
       Checkpointer checkpointer, StopSignal stop) {
     this.owner = owner;
     this.file = file;
     this.maxValueBytes = maxValueBytes;
-    this.recordLines = recordLines;
-    this.maxRecordsBytes = maxRecordsBytes;
+    this.together = together;
     this.dir = dir;
     this.guard = guard;
     this.sender = sender;
@@ -96,8 +93,18 @@ final class TrailReader {
     read = start;
   }
 
-  /** At a rewind: reads again from {@code to}; {@code refused}, the start of a record the broker refused, or -1. */
-  void rewind(ShipPosition to, long refused) {
+  /**
+   * At a rewind: reads again from {@code to}; {@code refused}, the start of a line the broker refused, or -1;
+   * {@code refusedTogether}, the end of a {@code records} record it refused ({@link ShipPosition#global}), or -1:
+   * no line of it was refused alone, so its lines go alone, uncut, and lines together in fewer bytes from then on.
+   */
+  void rewind(ShipPosition to, long refused, long refusedTogether) {
+    if (refusedTogether >= 0) {
+      LOG.warn("nnaudit: shipping {}: the broker refused a record of several lines, ending at byte {} of file {} "
+          + "(the topic's max.message.bytes below the producer's batch.size?); its lines go alone, and lines go "
+          + "together in at most {} bytes from now on", file, refusedTogether & ((1L << 40) - 1),
+          refusedTogether >>> 40, together.refused(refusedTogether));
+    }
     if (refused >= 0) {
       refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;
       refusedAt = refused;
@@ -323,8 +330,10 @@ final class TrailReader {
     int start = 0;
     int i;
     while ((i = ends.next(start, n)) >= 0) {
-      int last = recordLines > 1 ? lastLineTogether(ends, start, i, n) : i;
-      if (!(last == i ? sendLine(a, start, i - start, i - start + 1) : sendLines(a, start, last))) {
+      long sealEnd = seals.nextSealEnd();
+      int last = together.lastLine(ends, start, i, n, read.global(), sealEnd == Long.MAX_VALUE ? Long.MAX_VALUE
+          : ShipPosition.global(read.fileSeq, sealEnd), refusedAt);
+      if (!(last == i ? sendLine(a, start, i - start, i - start + 1) : sendLines(a, start, last, together.lines()))) {
         return sent > 0 ? sent : -1;
       }
       sent++;
@@ -355,38 +364,14 @@ final class TrailReader {
   }
 
   /**
-   * Where the lines sent together with the one at {@code start} (ending at {@code end}) end: the line end of the
-   * last whole line read that keeps the record within {@link #recordLines} lines and {@link #maxRecordsBytes}
-   * bytes, and ends at or before the end of the next seal held, so that each seal still follows the record that
-   * ends where it does. {@code end} itself (the line alone) where no second line fits, and at a record the broker
-   * refused (it is sent alone, and cut if long).
+   * Sends the {@code lines} whole lines from {@code from} to the line end at {@code last}, at least two, as one
+   * {@code records} record at the read position: their bytes without the last line end.
    */
-  private int lastLineTogether(LineEnds ends, int start, int end, int n) throws IOException {
-    if (read.global() == refusedAt) {
-      return end;
-    }
-    long sealEnd = seals.nextSealEnd();
-    int last = end;
-    int lines = 1;
-    int j;
-    while (lines < recordLines && read.offset + (last + 1 - start) < sealEnd && (j = ends.next(last + 1, n)) >= 0
-        && j - start <= maxRecordsBytes) {
-      last = j;
-      lines++;
-    }
-    linesTogether = lines;
-    return last;
-  }
-
-  /**
-   * Sends the {@link #linesTogether} whole lines from {@code from} to the line end at {@code last}, at least two,
-   * as one {@code records} record at the read position: their bytes without the last line end.
-   */
-  private boolean sendLines(byte[] a, int from, int last) {
+  private boolean sendLines(byte[] a, int from, int last, int lines) {
     ShipPosition end = read.at(read.offset + last + 1 - from);
     byte[] value = Arrays.copyOfRange(a, from, last);
     RecordHeaders h = sender.headers(ShipHeaders.RECORDS, read.fileSeq, read.offset);
-    if (!sender.sendRecord(h, value, read, end, last + 1 - from, linesTogether)) {
+    if (!sender.sendRecord(h, value, read, end, last + 1 - from, lines)) {
       return false;
     }
     read = end;

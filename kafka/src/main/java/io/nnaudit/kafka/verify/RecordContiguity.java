@@ -106,6 +106,7 @@ final class RecordContiguity {
       pending.add(r.value, ShipHeaders.RECORD_CUT.equals(r.type), r.end(), r.kafkaOffset);
       next = r.end();
       found.records++;
+      found.sendsLinesTogether |= r.linesInRecord > 1;
       if (found.firstMillis < 0) {
         found.firstMillis = r.timestamp;
       }

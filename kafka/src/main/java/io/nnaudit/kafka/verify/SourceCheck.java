@@ -68,7 +68,6 @@ final class SourceCheck {
           + "before in partition " + partition + ": a source's records all go to its key's partition");
       return;
     }
-    found.sendsLinesTogether |= r.linesInRecord > 1;
     switch (r.type) {
       case ShipHeaders.RECORD:
       case ShipHeaders.RECORD_CUT:

@@ -37,7 +37,10 @@ final class SourceFindings {
   long unreadRecords;
   /** Where the first of those seals' ranges begins (a finding with no text yet), or null. */
   Finding unreadAt;
-  /** Whether a record read held several lines ({@code records}): one offset of the topic may hold that many. */
+  /**
+   * Whether a line read as new came in a {@code records} record: this source sends lines together, and each offset
+   * of the topic its records took may have held up to {@link io.nnaudit.kafka.ShipHeaders#MAX_RECORD_LINES} lines.
+   */
   boolean sendsLinesTogether;
   long skipped;
   long firstMillis = -1;

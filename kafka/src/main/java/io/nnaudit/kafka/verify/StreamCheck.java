@@ -3,7 +3,6 @@ package io.nnaudit.kafka.verify;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,19 +65,17 @@ final class StreamCheck {
    * their partition below its first record read, which the sources of the partition share. Where they are more
    * than those offsets, they were never in the topic there (the stream was shipped on to another topic, or the
    * topic rewritten without them): each source of the partition with such records is not verified. A partition's
-   * offsets before the read are the offset of its first record read ({@link TopicReader#firstRead}); where a
-   * source of the partition sends lines together ({@code records}), each of those offsets may have held up to
-   * {@link ShipHeaders#MAX_RECORD_LINES} records.
+   * offsets before the read are the offset of its first record read ({@link TopicReader#firstRead}). A source
+   * whose lines read as new came in {@code records} records ({@link SourceFindings#sendsLinesTogether}) needs one
+   * offset for up to {@link ShipHeaders#MAX_RECORD_LINES} of its unread records; any other source, one for each.
    */
   private void unreadBeyondPartitions(TopicReader reader) {
-    Map<Integer, Long> unread = new HashMap<>();
-    Set<Integer> together = new HashSet<>();
+    Map<Integer, Long> unread = new HashMap<>(); // the offsets the unread records took, at the least
     for (SourceCheck check : sources.values()) {
       if (check.partition >= 0) { // a changed source's count too: it comes from seals whose signatures verified
-        unread.merge(check.partition, check.found.unreadRecords, Long::sum);
-        if (check.found.sendsLinesTogether) {
-          together.add(check.partition);
-        }
+        long n = check.found.unreadRecords;
+        long lines = ShipHeaders.MAX_RECORD_LINES;
+        unread.merge(check.partition, check.found.sendsLinesTogether ? (n + lines - 1) / lines : n, Long::sum);
       }
     }
     for (SourceCheck check : sources.values()) {
@@ -88,10 +85,6 @@ final class StreamCheck {
       }
       long total = unread.getOrDefault(check.partition, 0L);
       long before = reader.firstRead.getOrDefault(check.partition, Long.MAX_VALUE);
-      if (together.contains(check.partition)) { // each offset may have held a records record of that many lines
-        before = before > Long.MAX_VALUE / ShipHeaders.MAX_RECORD_LINES ? Long.MAX_VALUE
-            : before * ShipHeaders.MAX_RECORD_LINES;
-      }
       if (total > before) {
         Finding at = c.unreadAt;
         c.report(new Finding(Finding.Kind.NOT_VERIFIED, c.source, at.file, at.offset, at.place, c.unreadRecords

@@ -13,7 +13,8 @@ import io.nnaudit.kafka.ShipHeaders;
 
 /**
  * One record of the topic with the headers the shipper gives it (docs/kafka.md, "Record schema"), in either form
- * (seven named headers, or the one compact header with the key as the source), read once.
+ * (seven named headers, or the one compact header with the key as the source), read once; or one line of a
+ * {@code records} record, read as the {@code record} it would be alone ({@link #read}).
  * A record whose headers are missing or do not parse is still made, with {@link #malformed} saying what is wrong:
  * the check reports it as a record no shipper wrote.
  */
@@ -83,10 +84,11 @@ final class StreamRecord {
     for (byte b : v) {
       lines += b == '\n' ? 1 : 0;
     }
-    if (lines < 2 || lines > ShipHeaders.MAX_RECORD_LINES) {
+    if (lines < 2 || lines > ShipHeaders.MAX_RECORD_LINES || v.length > ShipHeaders.MAX_TOGETHER_BYTES) {
       return Collections.singletonList(new StreamRecord(r, whole.type, whole.source, whole.file, whole.offset,
-          whole.length, "a " + ShipHeaders.RECORDS + " record of " + lines + " line(s): the shipper sends 2 to "
-          + ShipHeaders.MAX_RECORD_LINES + " lines in one, and a single line as a " + ShipHeaders.RECORD));
+          whole.length, "a " + ShipHeaders.RECORDS + " record of " + lines + " line(s), " + v.length + " bytes: the "
+          + "shipper sends 2 to " + ShipHeaders.MAX_RECORD_LINES + " lines in one, in at most "
+          + ShipHeaders.MAX_TOGETHER_BYTES + " bytes, and a single line as a " + ShipHeaders.RECORD));
     }
     List<StreamRecord> parts = new ArrayList<>(lines);
     int start = 0;
@@ -195,6 +197,11 @@ final class StreamRecord {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset that is not a number "
           + "as the shipper writes one (decimal digits, no sign, no leading zero)");
     }
+    if ((ShipHeaders.RECORD.equals(type) || ShipHeaders.RECORD_CUT.equals(type)) && hasLineEnd(r.value())) {
+      return new StreamRecord(r, type, source, f, o, valueLength, "a line end in the value of a " + type + ": the "
+          + "shipper sends one line without its line end (several lines go together only in a "
+          + ShipHeaders.RECORDS + " record)");
+    }
     if (ShipHeaders.FILE_END.equals(type) && valueLength != 0) {
       return new StreamRecord(r, type, source, f, o, valueLength, "a file-end with a value: the shipper sends it "
           + "empty");
@@ -217,6 +224,17 @@ final class StreamRecord {
           + "gives (files below 2^23, bytes below 2^40)");
     }
     return new StreamRecord(r, type, source, f, o, length, null);
+  }
+
+  private static boolean hasLineEnd(byte[] value) {
+    if (value != null) {
+      for (byte b : value) {
+        if (b == '\n') {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**

@@ -203,6 +203,61 @@ class LinesTogetherCheckTest extends SignedStreamsTestBase {
   }
 
   /**
+   * A copy of two lines already read, put together in one records record, or lines together of another source of
+   * the partition, do not make the offsets before the read hold more of a source that sends its lines alone.
+   */
+  @Test
+  void linesTogetherThatAreCopiesOrAnotherSourcesDoNotLetAnOffsetHoldMore() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.seal(Seal.Kind.OPEN);
+    List<ConsumerRecord<byte[], byte[]>> lines = s.linesSealedEvery(20, 10);
+    s.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> headless = new ArrayList<>(s.records);
+    headless.removeAll(lines.subList(1, 9));
+    List<ConsumerRecord<byte[], byte[]>> copied = new ArrayList<>(headless);
+    copied.addAll(together(new ArrayList<>(lines.subList(9, 11)), 2)); // lines 9 and 10 again, together
+    StreamCheckRun r = check(renumbered(copied), 1);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("they were not in this topic before the read"), r.output);
+
+    SyntheticSource other = new SyntheticSource("ns2/nn1", 0, signer);
+    other.seal(Seal.Kind.OPEN);
+    other.linesSealedEvery(20, 10);
+    other.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> shared = new ArrayList<>(headless);
+    shared.addAll(together(other.records, 5));
+    r = check(renumbered(shared), 1);
+    assertEquals(2, r.code, r.output);
+    assertTrue(r.output.contains("NOT VERIFIED: ns1/nn1") && r.output.contains("verified: ns2/nn1"), r.output);
+  }
+
+  /** A line end inside a record or a cut record, or a records record over the most bytes, is no shipper's. */
+  @Test
+  void aLineEndInARecordOrARecordsRecordOverTheMostBytesIsOneNoShipperWrote() throws Exception {
+    SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+    s.lines(1, 3);
+    s.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> joined = new ArrayList<>(s.records);
+    byte[] two = (new String(joined.get(0).value(), StandardCharsets.UTF_8) + "\n"
+        + new String(joined.get(1).value(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+    joined.set(0, withValue(joined.get(0), two)); // lines 1 and 2 as one record, still a record
+    joined.remove(1);
+    StreamCheckRun r = check(renumbered(joined));
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("a record no shipper wrote: a line end in the value of a record"), r.output);
+
+    SyntheticSource big = new SyntheticSource("ns1/nn1", 0, signer);
+    for (int i = 0; i < 40; i++) {
+      big.longLine(2000);
+    }
+    big.seal(Seal.Kind.CLOSE);
+    List<ConsumerRecord<byte[], byte[]>> all = together(big.records, 40); // 80 KB together
+    r = check(all);
+    assertEquals(1, r.code, r.output);
+    assertTrue(r.output.contains("a record no shipper wrote: a records record of 40 line(s), 80039 bytes"), r.output);
+  }
+
+  /**
    * {@code in} as a shipper with {@code nnaudit.kafka.record.lines} at {@code most} sends it: each run of
    * consecutive {@code record}s (a seal, a file-end or any other record ends one), {@code most} at a time, in one
    * {@code records} record at the first one's place; a run of one stays a {@code record}. Offsets renumbered.
