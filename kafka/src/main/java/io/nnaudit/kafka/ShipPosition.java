@@ -32,6 +32,16 @@ final class ShipPosition {
     return (fileSeq << OFFSET_BITS) + offset;
   }
 
+  /** The file number of a place made by {@link #global}. */
+  static long fileOf(long global) {
+    return global >>> OFFSET_BITS;
+  }
+
+  /** The byte of its file of a place made by {@link #global}. */
+  static long offsetOf(long global) {
+    return global & ((1L << OFFSET_BITS) - 1);
+  }
+
   ShipPosition at(long newOffset) {
     return new ShipPosition(fileSeq, fileKey, newOffset, modifiedNanos);
   }

@@ -66,9 +66,8 @@ final class TrailReader {
   private boolean atLiveEnd;
 
   TrailReader(Thread owner, File file, int maxValueBytes, LinesTogether together, SpoolDirectory dir,
-      SpoolGuard guard,
-      OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps, FileNumbers numbers,
-      Checkpointer checkpointer, StopSignal stop) {
+      SpoolGuard guard, OrderedSender sender, Acknowledgements acks, SealForwarder seals, GapLedger gaps,
+      FileNumbers numbers, Checkpointer checkpointer, StopSignal stop) {
     this.owner = owner;
     this.file = file;
     this.maxValueBytes = maxValueBytes;
@@ -102,8 +101,8 @@ final class TrailReader {
     if (refusedTogether >= 0) {
       LOG.warn("nnaudit: shipping {}: the broker refused a record of several lines, ending at byte {} of file {} "
           + "(the topic's max.message.bytes below the producer's batch.size?); its lines go alone, and lines go "
-          + "together in at most {} bytes from now on", file, refusedTogether & ((1L << 40) - 1),
-          refusedTogether >>> 40, together.refused(refusedTogether));
+          + "together in at most {} bytes from now on", file, ShipPosition.offsetOf(refusedTogether),
+          ShipPosition.fileOf(refusedTogether), together.refused(refusedTogether));
     }
     if (refused >= 0) {
       refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;

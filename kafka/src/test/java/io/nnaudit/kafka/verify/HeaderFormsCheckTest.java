@@ -29,28 +29,13 @@ import io.nnaudit.seal.Seal;
  * a record no shipper wrote.
  */
 class HeaderFormsCheckTest extends SignedStreamsTestBase {
-  /** Lines, seals, a cut line, a file's end, a gap of the shipper's, and an unsealed tail. */
-  private static List<ConsumerRecord<byte[], byte[]>> everyKind(SyntheticSource s) throws Exception {
-    s.lines(1, 30);
-    s.seal(Seal.Kind.INTERVAL);
-    s.line(31);
-    s.cutLine(1500);
-    s.line(33);
-    s.seal(Seal.Kind.INTERVAL);
-    s.endFile();
-    s.lines(34, 60);
-    s.seal(Seal.Kind.INTERVAL);
-    s.lines(61, 63);
-    return s.records;
-  }
-
   @Test
   void aStreamGivesTheSameReportInEitherForm() throws Exception {
     SyntheticSource named = new SyntheticSource("ns1/nn1", 0, signer);
     SyntheticSource compact = new SyntheticSource("ns1/nn1", 0, signer);
     compact.compact = true;
-    StreamCheckRun a = check(everyKind(named));
-    StreamCheckRun b = check(everyKind(compact));
+    StreamCheckRun a = check(named.everyKind());
+    StreamCheckRun b = check(compact.everyKind());
     assertEquals(2, a.code, a.output); // the cut line's range cannot be hashed; the tail is unsealed
     assertEquals(a.code, b.code, b.output);
     assertEquals(withoutSealHashes(a.output), withoutSealHashes(b.output)); // each source signs its own seals

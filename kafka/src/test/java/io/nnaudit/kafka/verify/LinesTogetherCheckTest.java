@@ -29,27 +29,12 @@ import io.nnaudit.seal.Seal;
  * held that many lines of a source that sends them together.
  */
 class LinesTogetherCheckTest extends SignedStreamsTestBase {
-  /** Lines, seals, a cut line, a file's end, and an unsealed tail. */
-  private static List<ConsumerRecord<byte[], byte[]>> everyKind(SyntheticSource s) throws Exception {
-    s.lines(1, 30);
-    s.seal(Seal.Kind.INTERVAL);
-    s.line(31);
-    s.cutLine(1500);
-    s.lines(33, 40);
-    s.seal(Seal.Kind.INTERVAL);
-    s.endFile();
-    s.lines(41, 60);
-    s.seal(Seal.Kind.INTERVAL);
-    s.lines(61, 63);
-    return s.records;
-  }
-
   @ParameterizedTest(name = "compact headers: {0}")
   @ValueSource(booleans = {false, true})
   void aStreamGivesTheSameReportWithItsLinesAloneOrTogether(boolean compact) throws Exception {
     SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
     s.compact = compact;
-    List<ConsumerRecord<byte[], byte[]>> alone = everyKind(s);
+    List<ConsumerRecord<byte[], byte[]>> alone = s.everyKind();
     List<ConsumerRecord<byte[], byte[]>> together = together(alone, 7);
     assertTrue(together.size() < alone.size() - 40, "lines were put together: " + together.size());
     StreamCheckRun a = check(alone);

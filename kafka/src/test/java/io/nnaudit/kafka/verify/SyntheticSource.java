@@ -59,6 +59,24 @@ final class SyntheticSource {
     return r;
   }
 
+  /**
+   * Lines, seals, a cut line, a file's end, and an unsealed tail: lines 1-30, a seal, line 31, line 32 cut, line
+   * 33, a seal, the file's end, lines 34-60, a seal, lines 61-63. Returns {@link #records}.
+   */
+  List<ConsumerRecord<byte[], byte[]>> everyKind() throws Exception {
+    lines(1, 30);
+    seal(Seal.Kind.INTERVAL);
+    line(31);
+    cutLine(1500);
+    line(33);
+    seal(Seal.Kind.INTERVAL);
+    endFile();
+    lines(34, 60);
+    seal(Seal.Kind.INTERVAL);
+    lines(61, 63);
+    return records;
+  }
+
   /** {@code r} moved to file {@code file}, byte {@code offset}. */
   static ConsumerRecord<byte[], byte[]> at(ConsumerRecord<byte[], byte[]> r, String file, String offset) {
     r.headers().remove(ShipHeaders.FILE);
