@@ -26,8 +26,9 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
  * acknowledged record, never a skip; not an assert, whose Error would kill the producer's I/O thread). A
  * callback the producer runs on the shipper's thread inside {@code send} (a refusal: nothing was sent) never
  * reaches it ({@link OrderedSender}).</li>
- * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code refusedRecordAt}, {@code refusedSealAt}:
- * written by that I/O thread, volatile; read by the shipper's thread and the metrics.</li>
+ * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code refusedRecordAt}, {@code refusedSealAt},
+ * {@code refusedTogetherEnd}: written by that I/O thread, volatile; read by the shipper's thread and the
+ * metrics.</li>
  * <li>{@code Generation.broken}: the first failure wins ({@code compareAndSet}): the I/O thread sets it on a
  * failed or out-of-order acknowledgement, the shipper's thread on a failure of the client library.</li>
  * <li>{@code Generation.retired}: written by the shipper's thread, volatile; read by the callbacks, which change

@@ -22,9 +22,9 @@ import io.nnaudit.trail.Lstat;
  * file and the rotated files not yet finished, each read to its end and closed by a {@code file-end} record
  * before the next; with {@code nnaudit.kafka.record.lines} above 1, the whole lines of a pass together in
  * {@code records} records ({@link LinesTogether}). A line longer than the producer's {@code max.request.size}
- * allows is sent cut ({@code record-cut}); a line the broker refuses as too large is sent again cut to 1 KiB, and
- * refused again, skipped with a gap record; the lines of a {@code records} record it refuses are sent again
- * alone. A file that rotation deleted before it was shipped, a file gone from the directory
+ * allows is sent cut ({@code record-cut}); a line the broker refuses as too large or invalid is sent again cut
+ * to 1 KiB, and refused again, skipped with a gap record; the lines of a {@code records} record it refuses are
+ * sent again alone. A file that rotation deleted before it was shipped, a file gone from the directory
  * and a file that shrank are announced by gap records ({@link GapLedger}); a shrunk file is read again from its
  * start under a new number ({@link FileNumbers}).
  *
@@ -99,10 +99,11 @@ final class TrailReader {
    */
   void rewind(ShipPosition to, long refused, long refusedTogether) {
     if (refusedTogether >= 0) {
+      int mostBytes = together.refused(refusedTogether);
       LOG.warn("nnaudit: shipping {}: the broker refused a record of several lines, ending at byte {} of file {} "
           + "(the topic's max.message.bytes below the producer's batch.size?); its lines go alone, and lines go "
-          + "together in at most {} bytes from now on", file, ShipPosition.offsetOf(refusedTogether),
-          ShipPosition.fileOf(refusedTogether), together.refused(refusedTogether));
+          + "together in at most {} bytes until the next start", file, ShipPosition.offsetOf(refusedTogether),
+          ShipPosition.fileOf(refusedTogether), mostBytes);
     }
     if (refused >= 0) {
       refusedTimes = refusedAt == refused ? refusedTimes + 1 : 1;

@@ -309,9 +309,10 @@ final class SealChain {
       long n = pending.recordsThrough(s.to);
       String why = pending.unhashable != null ? pending.unhashable : pending.unknownWhy;
       // What was sent before the read (or lost in a gap) cannot make the count larger; and a range that began
-      // before the first record held has at least one record there, from its start to that record's. Where the
+      // before the first record held and reaches past it has at least one record there, from its start to that
+      // record's (a range that ends by then, an open seal's over no bytes among them, holds none read). Where the
       // records' ends were not kept (too many), n is every record held, later ones too: no count to hold it to.
-      long most = s.from < pending.start ? s.records - 1 : s.records;
+      long most = s.to <= pending.start ? 0 : s.from < pending.start ? s.records - 1 : s.records;
       if (pending.endsKept() && n > most) {
         found.tamper(r, r.file, pending.start, "records inserted: " + n + " record(s) read before the end of seal "
             + s.number + " (bytes " + s.from + "-" + s.to + "), which sealed " + s.records + (most < s.records

@@ -286,7 +286,7 @@ class LinesTogetherCheckTest extends SignedStreamsTestBase {
   }
 
   /** The records in their order, at offsets 0, 1, ... of their partition, as a topic holds them. */
-  private static List<ConsumerRecord<byte[], byte[]>> renumbered(List<ConsumerRecord<byte[], byte[]>> in) {
+  static List<ConsumerRecord<byte[], byte[]>> renumbered(List<ConsumerRecord<byte[], byte[]>> in) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     for (ConsumerRecord<byte[], byte[]> r : in) {
       out.add(copy(r, out.size(), r.headers(), r.value()));

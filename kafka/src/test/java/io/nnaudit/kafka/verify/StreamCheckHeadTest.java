@@ -217,6 +217,47 @@ class StreamCheckHeadTest extends SignedStreamsTestBase {
     }
   }
 
+  /**
+   * A file's open seal (over no bytes), its lines, then a kill: the next start sends the open seal again, then the
+   * lines after its checkpoint. A read that begins anywhere between the two open seals finds the second one first,
+   * over nothing read: it is no record inserted, with the lines alone or together.
+   */
+  @Test
+  void anOpenSealSentAgainAfterTheReadBeganCoversNothingRead() throws Exception {
+    for (int most : new int[] {1, 4}) {
+      SyntheticSource s = new SyntheticSource("ns1/nn1", 0, signer);
+      s.lines(1, 10);
+      s.seal(Seal.Kind.INTERVAL);
+      s.endFile();
+      ConsumerRecord<byte[], byte[]> open = s.seal(Seal.Kind.OPEN); // file 1, bytes 0-0
+      List<ConsumerRecord<byte[], byte[]>> fileOne = new ArrayList<>();
+      for (int i = 11; i <= 22; i++) {
+        fileOne.add(s.line(i));
+      }
+      List<ConsumerRecord<byte[], byte[]>> all = LinesTogetherCheckTest.together(new ArrayList<>(s.records), most);
+      s.records.clear();
+      s.records.add(s.withValue(open, open.value())); // the next start: the open seal again, lines 15-22 again
+      s.records.addAll(fileOne.subList(4, fileOne.size()));
+      s.seal(Seal.Kind.INTERVAL);
+      s.lines(23, 25);
+      s.seal(Seal.Kind.CLOSE);
+      all.addAll(LinesTogetherCheckTest.together(s.records, most));
+      all = LinesTogetherCheckTest.renumbered(all);
+      int after = -1;
+      for (int i = 0; i < all.size() && after < 0; i++) {
+        after = java.util.Arrays.equals(all.get(i).value(), open.value()) ? i + 1 : -1;
+      }
+      List<String> wrong = new ArrayList<>();
+      for (int from = after; from < all.size(); from++) {
+        StreamCheckRun r = check(new ArrayList<>(all.subList(from, all.size())), Collections.emptySet(), from);
+        if (r.code == 1) {
+          wrong.add("together by " + most + ", from offset " + from + ": " + r.output.split("\n")[0]);
+        }
+      }
+      assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+  }
+
   /** An open seal, 30 lines sealed every 10, a close; returns the lines, line i at index i. */
   private static List<ConsumerRecord<byte[], byte[]>> thirtyLines(SyntheticSource s) throws Exception {
     s.seal(Seal.Kind.OPEN);
