@@ -173,6 +173,11 @@ public final class Sealer {
     return owed != null && owed != Seal.Kind.OPEN;
   }
 
+  /** nnaudit.seal.interval.ms, in nanoseconds. */
+  public long intervalNanos() {
+    return intervalNanos;
+  }
+
   /**
    * Seals if a seal is due: the interval in records or time is reached, or the file's first seal is still
    * owed. Under fail-closed, throws when the seal cannot be written, so that the caller writes nothing more.

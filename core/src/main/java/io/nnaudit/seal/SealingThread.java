@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>Design note.
  * <ul>
  * <li>What blocks: a write only copies its bytes and queues them, without waking the sealing thread, which
- * naps {@code NAP_NANOS} (20 ms) whenever it has hashed everything. The sink's writing thread waits (a) in
- * {@link #written} while more than
+ * naps whenever it has hashed everything ({@link #napNanos}: 100 ms at the default interval). The sink's
+ * writing thread waits (a) in {@link #written} while more than
  * {@link #MAX_QUEUED_BYTES} of copies wait to be hashed, until the sealing thread has hashed enough (it hashes
  * several hundred MB/s), and (b) in a request, until the sealing thread has hashed everything before it and
  * done it: a seal before a rotation, at close, at the shutdown hook's hand-over and after each direct write
@@ -52,11 +52,17 @@ public final class SealingThread {
    * fails as a seal that cannot be written does.
    */
   static final long REQUEST_WAIT_MS = 30_000;
+  /** The longest nap: at a NameNode's pace most of the sealing thread's cost per second is its wake-ups. */
+  static final long MAX_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** The shortest nap, for a short nnaudit.seal.interval.ms. */
+  static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
   /**
-   * How long the thread sleeps when it has hashed everything: a write does not wake it (a wake-up costs more
-   * CPU than hashing a batch), a request and a full queue do.
+   * How long the thread sleeps when it has hashed everything: a tenth of the interval in time, within
+   * [{@link #MIN_NAP_NANOS}, {@link #MAX_NAP_NANOS}], so that a seal due by time is at most that late. A write
+   * does not wake it (a wake-up costs more CPU than hashing a batch), a request and a full queue do.
    */
-  private static final long NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private final long napNanos;
 
   private final Sealer sealer;
   private final boolean failClosed;
@@ -72,6 +78,7 @@ public final class SealingThread {
   public SealingThread(Sealer sealer, boolean failClosed, String name) {
     this.sealer = sealer;
     this.failClosed = failClosed;
+    this.napNanos = napNanos(sealer.intervalNanos());
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
     sealer.handTo(thread);
@@ -280,7 +287,7 @@ public final class SealingThread {
         Object next = queue.poll();
         if (next == null) {
           sealWhenDue();
-          LockSupport.parkNanos(this, NAP_NANOS);
+          LockSupport.parkNanos(this, napNanos);
           Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
         } else if (next instanceof byte[]) {
           byte[] b = (byte[]) next;
@@ -317,6 +324,11 @@ public final class SealingThread {
         LOG.error("nnaudit: the sealing thread caught an unexpected error; it goes on", t);
       }
     }
+  }
+
+  /** The nap for a seal interval of {@code intervalNanos}. */
+  static long napNanos(long intervalNanos) {
+    return Math.max(MIN_NAP_NANOS, Math.min(MAX_NAP_NANOS, intervalNanos / 10));
   }
 
   /** The interval's seal, if due; under fail-closed a failure is kept for the writer to meet. */
