@@ -10,6 +10,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 import io.nnaudit.kafka.ShipHeaders;
+import io.nnaudit.trail.LineEnds;
 
 /**
  * One record of the topic with the headers the shipper gives it (docs/kafka.md, "Record schema"), in either form
@@ -80,10 +81,14 @@ final class StreamRecord {
       return Collections.singletonList(whole);
     }
     byte[] v = whole.value;
-    int lines = 1;
-    for (byte b : v) {
-      lines += b == '\n' ? 1 : 0;
+    List<byte[]> values = new ArrayList<>();
+    LineEnds ends = new LineEnds(v);
+    int start = 0;
+    for (int i; (i = ends.next(start, v.length)) >= 0; start = i + 1) {
+      values.add(Arrays.copyOfRange(v, start, i));
     }
+    values.add(Arrays.copyOfRange(v, start, v.length));
+    int lines = values.size();
     if (lines < 2 || lines > ShipHeaders.MAX_RECORD_LINES || v.length > ShipHeaders.MAX_TOGETHER_BYTES) {
       return Collections.singletonList(new StreamRecord(r, whole.type, whole.source, whole.file, whole.offset,
           whole.length, "a " + ShipHeaders.RECORDS + " record of " + lines + " line(s), " + v.length + " bytes: the "
@@ -91,12 +96,10 @@ final class StreamRecord {
           + ShipHeaders.MAX_TOGETHER_BYTES + " bytes, and a single line as a " + ShipHeaders.RECORD));
     }
     List<StreamRecord> parts = new ArrayList<>(lines);
-    int start = 0;
-    for (int i = 0; i <= v.length; i++) {
-      if (i == v.length || v[i] == '\n') {
-        parts.add(new StreamRecord(whole, whole.offset + start, Arrays.copyOfRange(v, start, i), lines));
-        start = i + 1;
-      }
+    long offset = whole.offset;
+    for (byte[] line : values) {
+      parts.add(new StreamRecord(whole, offset, line, lines));
+      offset += line.length + 1;
     }
     return parts;
   }
@@ -197,7 +200,8 @@ final class StreamRecord {
       return new StreamRecord(r, type, source, -1, -1, valueLength, "a file number or offset that is not a number "
           + "as the shipper writes one (decimal digits, no sign, no leading zero)");
     }
-    if ((ShipHeaders.RECORD.equals(type) || ShipHeaders.RECORD_CUT.equals(type)) && hasLineEnd(r.value())) {
+    if ((ShipHeaders.RECORD.equals(type) || ShipHeaders.RECORD_CUT.equals(type)) && r.value() != null
+        && new LineEnds(r.value()).next(0, valueLength) >= 0) {
       return new StreamRecord(r, type, source, f, o, valueLength, "a line end in the value of a " + type + ": the "
           + "shipper sends one line without its line end (several lines go together only in a "
           + ShipHeaders.RECORDS + " record)");
@@ -224,17 +228,6 @@ final class StreamRecord {
           + "gives (files below 2^23, bytes below 2^40)");
     }
     return new StreamRecord(r, type, source, f, o, length, null);
-  }
-
-  private static boolean hasLineEnd(byte[] value) {
-    if (value != null) {
-      for (byte b : value) {
-        if (b == '\n') {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /**
