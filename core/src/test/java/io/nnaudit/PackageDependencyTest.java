@@ -50,7 +50,7 @@ class PackageDependencyTest {
     allow("verify", "seal", "trail");
     allow("ship", "config", "trail");
     allow("kafka", "config", "seal", "ship", "throttle", "trail");
-    allow("kafka.verify", "kafka", "seal", "verify");
+    allow("kafka.verify", "kafka", "seal", "trail", "verify");
     allow("throttle");
     allow("shaded.net.jpountz.util"); // nnaudit-kafka's stand-in for lz4-java's native loader
   }
