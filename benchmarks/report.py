@@ -149,9 +149,11 @@ ORDER = ["off", "noop-logger", "stock-sync", "stock-async", "stock-async-drop", 
 
 
 # A sealed variant -> the same logger unsealed, which its ratios are taken against.
-SEALED_OF = {"nnaudit-sealed": "nnaudit-block", "nnaudit-all": "nnaudit-kafka"}
+SEALED_OF = {"nnaudit-sealed": "nnaudit-block", "nnaudit-all": "nnaudit-kafka",
+             "nnaudit-all-together": "nnaudit-kafka-together"}
 # A run whose feature variants ran on a build with lead deferral compares seals against that build's defaults.
-SEALED_OF_DEFERRAL = {"nnaudit-sealed": "nnaudit-block-deferral", "nnaudit-all": "nnaudit-kafka"}
+SEALED_OF_DEFERRAL = {"nnaudit-sealed": "nnaudit-block-deferral", "nnaudit-all": "nnaudit-kafka",
+                      "nnaudit-all-together": "nnaudit-kafka-together"}
 
 
 # Each feature's cost: (label, variant with it, variant without it). "{base}" is the defaults the feature variants
@@ -159,7 +161,9 @@ SEALED_OF_DEFERRAL = {"nnaudit-sealed": "nnaudit-block-deferral", "nnaudit-all":
 FEATURES = [("defaults × do-nothing logger", "nnaudit-block", "noop-logger"),
             ("seals on × off", "nnaudit-sealed", "{base}"),
             ("shipping on × off", "nnaudit-kafka", "{base}"),
-            ("everything on × do-nothing logger", "nnaudit-all", "noop-logger")]
+            ("everything on × do-nothing logger", "nnaudit-all", "noop-logger"),
+            ("shipping, lines together, on × off", "nnaudit-kafka-together", "{base}"),
+            ("everything on, lines together, × do-nothing logger", "nnaudit-all-together", "noop-logger")]
 NNAUDIT_THREADS = ["writer", "sealer", "shipper", "producer"]
 
 
@@ -187,7 +191,9 @@ def ratio_text(groups, op, t, with_v, without_v, field):
 
 
 FEATURE_TARGETS = {"defaults × do-nothing logger": "≤ 1.05", "seals on × off": "≤ 1.02",
-                   "shipping on × off": "≤ 1.05", "everything on × do-nothing logger": "≤ 1.10"}
+                   "shipping on × off": "≤ 1.05", "everything on × do-nothing logger": "≤ 1.10",
+                   "shipping, lines together, on × off": "≤ 1.05",
+                   "everything on, lines together, × do-nothing logger": "≤ 1.10"}
 
 
 def feature_summary(groups, field, base):
@@ -243,7 +249,7 @@ def feature_table(groups, title):
         out += ["", "Cells whose median window held a collection (op, threads, variant, GC CPU µs/op, median): "
                 + ("; ".join(gc_cells) if gc_cells else "none") + "."]
     variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-block-deferral", "nnaudit-sealed",
-                            "nnaudit-kafka", "nnaudit-all")
+                            "nnaudit-kafka", "nnaudit-all", "nnaudit-kafka-together", "nnaudit-all-together")
                 if any(k[2] == v for k in groups)]
     if any("nnaudit_threads" in rows[0] for rows in groups.values()):
         out += ["", "CPU of nnaudit's own threads per record, µs, median over every op, thread count and repeat "

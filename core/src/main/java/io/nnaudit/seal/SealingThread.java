@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@code REQUEST_WAIT_MS} (30 s), after which the request fails as a seal that cannot be written does.</li>
  * <li>What drops: nothing. Under fail-closed a seal that fails is remembered ({@link #failure}); the sink then
  * asks for a seal before each write ({@link #checkBeforeWrite}), which throws while sealing keeps failing, so
- * no record is written unsealed beyond one interval. Under fail-open the Sealer counts the failure and the next
+ * no record is written unsealed beyond one interval and a nap. Under fail-open the Sealer counts the failure and the next
  * seal covers everything.</li>
  * <li>Shut-down order: {@link #close} asks for the CLOSE seal, waits for it, then stops the thread, which closes
  * the digest last. The thread is a daemon: during the JVM's shutdown hooks it still runs, so the hook's
@@ -142,10 +142,10 @@ public final class SealingThread {
     byte[] copy = new byte[bytes.remaining()];
     bytes.duplicate().get(copy);
     if (full(copy.length)) {
-      LockSupport.unpark(thread);
       synchronized (space) {
         boolean interrupted = false;
         while (full(copy.length) && thread.isAlive()) {
+          LockSupport.unpark(thread); // at every look: a permit spent elsewhere must not leave it napping
           try {
             space.wait(10);
           } catch (InterruptedException e) {

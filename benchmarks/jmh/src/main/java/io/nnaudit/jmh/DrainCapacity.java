@@ -126,8 +126,9 @@ public final class DrainCapacity {
     long writerCpu = ThreadCpuTime.of(writer) - writer0;
     HeldFileSink.forceCurrent();
     long fsynced = System.nanoTime() - start;
-    // The sealing thread hashes up to 16 MiB behind the writer: its CPU is taken once it naps (20 ms naps).
-    long sealerCpu = sealer == null ? 0 : ThreadCpuTime.whenIdle(sealer, 60, 1_000_000) - sealer0;
+    // The sealing thread hashes up to 16 MiB behind the writer: its CPU is taken once it naps (naps of 100 ms,
+    // so each look of 250 ms spans a wake-up).
+    long sealerCpu = sealer == null ? 0 : ThreadCpuTime.whenIdle(sealer, 250, 1_000_000) - sealer0;
     logger.pipeline().close(60_000);
     long bytes = Files.size(file);
     if (key != null) {
