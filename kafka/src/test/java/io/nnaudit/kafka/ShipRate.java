@@ -69,13 +69,13 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * <pre>ShipRate --out CSV --dir DIR [--repeats 3] [--records 2000000] [--rates 10000,50000] [--steady-seconds 30]
  *          [--warmup-seconds 5] [--file-mb 64] [--producer PROPERTY=VALUE]... [--compressions none,gzip,lz4]
  *          [--measures producer,catch-up,steady] [--lines stock|varied] [--headers named|compact]
- *          [--record-lines N]</pre>
+ *          [--record-lines N] [--poll-ms MS]</pre>
  * The test broker's classpath file is the system property {@value KafkaTestBroker#CLASSPATH_PROPERTY}.
  */
 public final class ShipRate {
   private static final String HEADER = "repeat,measure,target_rate,records,seconds,records_per_sec,value_bytes,"
       + "lag_records_median,lag_records_p99,lag_millis_median,lag_millis_p99,send_errors,"
-      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record,compression,wire_bytes_per_record,headers,record_lines";
+      + "send_thread_cpu_us_per_record,io_thread_cpu_us_per_record,compression,wire_bytes_per_record,headers,record_lines,poll_ms";
   /** The places of the CPU columns in a row (without its repeat). */
   private static final int SEND_CPU = 11;
   private static final int IO_CPU = 12;
@@ -96,6 +96,8 @@ public final class ShipRate {
   private static String headers = "named";
   /** {@code nnaudit.kafka.record.lines} of the shipper (the producer alone sends a record for each line). */
   private static int recordLines = 1;
+  /** {@code nnaudit.kafka.poll.interval.ms} of the shipper. */
+  private static long pollMs = NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_DEFAULT;
 
   private ShipRate(Path dir, KafkaTestBroker broker, long fileBytes, List<String> producerProperties,
       String compression) {
@@ -141,6 +143,7 @@ public final class ShipRate {
         case "--lines": variedLines = v.equals("varied"); break;
         case "--headers": headers = v; break;
         case "--record-lines": recordLines = Integer.parseInt(v); break;
+        case "--poll-ms": pollMs = Long.parseLong(v); break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -148,7 +151,7 @@ public final class ShipRate {
       throw new IllegalArgumentException("usage: ShipRate --out CSV [--dir DIR] [--repeats N] [--records N] "
           + "[--rates R,R] [--steady-seconds S] [--warmup-seconds S] [--file-mb MB] [--producer PROPERTY=VALUE] "
           + "[--compressions none,gzip,lz4] [--measures producer,catch-up,steady] [--lines stock|varied] "
-          + "[--headers named|compact] [--record-lines N]");
+          + "[--headers named|compact] [--record-lines N] [--poll-ms MS]");
     }
     deleteRecursively(dir);
     Files.createDirectories(dir);
@@ -424,6 +427,7 @@ public final class ShipRate {
     c.set(NnauditConfigKeys.KAFKA_NAMENODE_ID_KEY, "nn1");
     c.set(NnauditConfigKeys.KAFKA_HEADERS_KEY, headers);
     c.setInt(NnauditConfigKeys.KAFKA_RECORD_LINES_KEY, recordLines);
+    c.setLong(NnauditConfigKeys.KAFKA_POLL_INTERVAL_MS_KEY, pollMs);
     for (String p : producerProperties) {
       int eq = p.indexOf('=');
       c.set(NnauditConfigKeys.KAFKA_PRODUCER_PREFIX + p.substring(0, eq), p.substring(eq + 1));
@@ -453,7 +457,7 @@ public final class ShipRate {
     return new String[] {measure, String.valueOf(rate), String.valueOf(n), String.format(Locale.ROOT, "%.3f", s),
         String.format(Locale.ROOT, "%.0f", n / s), String.format(Locale.ROOT, "%.1f", meanValueBytes()),
         pct(lagRecords, 50), pct(lagRecords, 99), pct(lagMillis, 50), pct(lagMillis, 99), String.valueOf(errors),
-        "", "", compression, "", headers, String.valueOf(recordLines)};
+        "", "", compression, "", headers, String.valueOf(recordLines), String.valueOf(pollMs)};
   }
 
   /** A row with the CPU per record of the sending thread and of the producer's I/O thread, in µs. */
