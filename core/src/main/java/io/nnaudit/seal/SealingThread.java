@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * {@code REQUEST_WAIT_MS} (30 s), after which the request fails as a seal that cannot be written does.</li>
  * <li>What drops: nothing. Under fail-closed a seal that fails is remembered ({@link #failure}); the sink then
  * asks for a seal before each write ({@link #checkBeforeWrite}), which throws while sealing keeps failing, so
- * no record is written unsealed beyond one interval and a nap. Under fail-open the Sealer counts the failure and the next
- * seal covers everything.</li>
+ * no record is written unsealed beyond one interval and a nap. Under fail-open the Sealer counts the failure and
+ * the next seal covers everything.</li>
  * <li>Shut-down order: {@link #close} asks for the CLOSE seal, waits for it, then stops the thread, which closes
  * the digest last. The thread is a daemon: during the JVM's shutdown hooks it still runs, so the hook's
  * hand-over and direct writes are sealed.</li>
