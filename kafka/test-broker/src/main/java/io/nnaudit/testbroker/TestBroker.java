@@ -92,7 +92,7 @@ public final class TestBroker {
     Path logDir = dataDir.resolve("kafka");
     Files.createDirectories(logDir);
 
-    Properties props = serverProperties(port, freePort(), logDir);
+    Properties props = serverProperties(port, controllerPort(port), logDir);
     if (acl) {
       // ACLs for clients: each is User:client (ListenerPrincipalBuilder); what no ACL names is allowed.
       props.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
@@ -209,6 +209,19 @@ public final class TestBroker {
           throw new IllegalStateException("the topics " + topics + " have no leaders after 60 s");
         }
         Thread.sleep(50);
+      }
+    }
+  }
+
+  /**
+   * A free port for the controller that is not the broker's own. The broker's port was chosen free by the parent
+   * and released, so the kernel may well hand the same number out again here.
+   */
+  static int controllerPort(int brokerPort) throws IOException {
+    while (true) {
+      int candidate = freePort();
+      if (candidate != brokerPort) {
+        return candidate;
       }
     }
   }
