@@ -207,7 +207,7 @@ public final class NnauditConfigKeys {
 
   /** When caught up, how often the shipper looks for new records, in milliseconds. */
   public static final String KAFKA_POLL_INTERVAL_MS_KEY = PREFIX + "kafka.poll.interval.ms";
-  public static final long KAFKA_POLL_INTERVAL_MS_DEFAULT = 100L;
+  public static final long KAFKA_POLL_INTERVAL_MS_DEFAULT = 250L;
 
   /** After a failed send, the wait before the shipper resends from the last acknowledged record, in ms. */
   public static final String KAFKA_RETRY_BACKOFF_MS_KEY = PREFIX + "kafka.retry.backoff.ms";

@@ -52,7 +52,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  *       the CPU per record, over the window, of the shipper's thread and of its producer's I/O thread.</li>
  *   <li>{@code producer-steady}: the floor of that CPU. The producer alone, with the shipper's settings, key
  *       and headers, fed at the same rate from lines made beforehand, in bursts as often as the shipper reads
- *       its file ({@code nnaudit.kafka.poll.interval.ms}, 100 ms by default); the CPU per record
+ *       its file ({@code nnaudit.kafka.poll.interval.ms}, 250 ms by default); the CPU per record
  *       of the feeding thread and of the producer's I/O thread over the window.</li>
  * </ul>
  * Each measurement can run per compression type ({@code --compressions none,gzip,lz4}, interleaved within each
