@@ -95,8 +95,8 @@ def main():
                     help="nnaudit.kafka.headers of the shipper and of the producer alone")
     ap.add_argument("--record-lines", type=int, default=1,
                     help="nnaudit.kafka.record.lines of the shipper (the producer alone sends a record a line)")
-    ap.add_argument("--poll-ms", type=int, default=100,
-                    help="nnaudit.kafka.poll.interval.ms of the shipper")
+    ap.add_argument("--poll-ms", type=int,
+                    help="nnaudit.kafka.poll.interval.ms of the shipper (default: the shipper's own)")
     ap.add_argument("--jar", action="store_true",
                     help="the shipper from the packaged jar (kafka-clients and lz4-java relocated, lz4 in pure Java) "
                          "instead of kafka/target/classes; needs --measures without producer")
@@ -121,7 +121,9 @@ def main():
     for p in a.producer:
         cmd += ["--producer", p]
     cmd += ["--compressions", a.compressions, "--measures", a.measures, "--lines", a.lines, "--headers", a.headers,
-            "--record-lines", str(a.record_lines), "--poll-ms", str(a.poll_ms)]
+            "--record-lines", str(a.record_lines)]
+    if a.poll_ms is not None:
+        cmd += ["--poll-ms", str(a.poll_ms)]
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
         sys.exit("ShipRate failed (exit %d); the broker's log is %s/broker/broker.log" % (rc, WORK))
