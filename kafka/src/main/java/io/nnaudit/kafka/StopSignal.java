@@ -3,15 +3,22 @@ package io.nnaudit.kafka;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The shipper's stop: asked for once, with a deadline, by the thread that stops the pipeline; looked at by the
  * shipper's thread, which ends its loop once it is caught up or the time is up, and cuts its pauses short.
  *
  * <p>Design note. Both fields are volatile, written by the stopping thread only, the deadline first, so that a
  * thread that sees the stop sees its deadline. Nothing blocks but {@link #pause}, on the shipper's thread, which
- * the stopping thread wakes by unparking it.
+ * the stopping thread wakes by unparking it. Nothing in nnaudit interrupts the shipper's thread, and only a stop ends
+ * it: an interrupt from elsewhere is cleared by the pause it meets, with a warning, since a set flag would make
+ * every park return at once (the pause a busy loop) and every Kafka send fail.
  */
 final class StopSignal {
+  private static final Logger LOG = LoggerFactory.getLogger(StopSignal.class);
+
   private volatile boolean requested;
   private volatile long deadlineNanos;
 
@@ -54,6 +61,10 @@ final class StopSignal {
     }
     while (System.nanoTime() - end < 0 && requested == wasRequested) {
       LockSupport.parkNanos(end - System.nanoTime());
+      if (Thread.interrupted()) {
+        LOG.warn("nnaudit: the Kafka shipper's thread {} was interrupted; only the NameNode's stop of the audit "
+            + "pipeline ends it, so the interrupt is cleared and shipping goes on", Thread.currentThread().getName());
+      }
     }
   }
 }

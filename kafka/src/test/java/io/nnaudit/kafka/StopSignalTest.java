@@ -1,7 +1,10 @@
 package io.nnaudit.kafka;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,6 +19,23 @@ import org.junit.jupiter.api.Test;
 class StopSignalTest {
   private static final long POLL_MS = 30_000;
   private static final long STOP_MS = 10_000;
+
+  /**
+   * An interrupt from outside does not turn the pause into a busy loop: it still sleeps, and the flag is cleared
+   * (left set, every Kafka send of the shipper's thread would fail). The bound is on CPU, a tenth of the pause.
+   */
+  @Test
+  void anInterruptedPauseSleepsAndClearsTheFlag() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    StopSignal stop = new StopSignal();
+    Thread.currentThread().interrupt();
+    long cpu0 = threads.getCurrentThreadCpuTime();
+    long ms = timed(() -> stop.pause(500));
+    long cpuMs = TimeUnit.NANOSECONDS.toMillis(threads.getCurrentThreadCpuTime() - cpu0);
+    assertFalse(Thread.interrupted(), "the interrupt is still set after the pause");
+    assertTrue(ms >= 450, "the pause lasted " + ms + " ms of 500");
+    assertTrue(cpuMs < 50, "the pause spent " + cpuMs + " ms of CPU in " + ms + " ms");
+  }
 
   /** The order the shipper's thread and the stopping thread can take that used to sleep through the stop. */
   @Test
