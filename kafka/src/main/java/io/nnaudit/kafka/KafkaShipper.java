@@ -60,7 +60,9 @@ import io.nnaudit.ship.SpoolGuard;
  * last shutdown hook): the thread ships what the files hold until it is caught up (the live file read to its
  * end, its seals sent, everything acknowledged) or the time given has passed, closes the producer within what
  * is left of it (waiting for acknowledgements in flight), writes the checkpoint and ends. One shipper per
- * checkpoint at a time in a JVM: a replacement waits for the one before it to end.</li>
+ * checkpoint at a time in a JVM: a replacement waits for the one before it to end. Only the stop ends the
+ * thread: nothing in nnaudit interrupts it, and an interrupt from elsewhere is cleared at the next pass, pause,
+ * start or finish, and warned about at most once a minute ({@link StopSignal#clearStrayInterrupt}).</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -194,6 +196,7 @@ public final class KafkaShipper implements Shipper {
         return; // stopped before it began
       }
       try {
+        stop.clearStrayInterrupt(); // left set, the checkpoint's read would fail
         begin(waited);
       } catch (IOException | RuntimeException e) {
         guard.release(); // no shipping: rotation keeps what nnaudit.file.max.backups says
@@ -202,6 +205,7 @@ public final class KafkaShipper implements Shipper {
         return;
       }
       while (!(stop.requested() && (caughtUp() || stop.timeIsUp()))) {
+        stop.clearStrayInterrupt(); // left set, reading the files and the producer's waits would fail
         try {
           pass();
         } catch (IOException e) { // reading the spool: look again later, from where reading stopped
@@ -249,8 +253,7 @@ public final class KafkaShipper implements Shipper {
       try {
         before.join(1000);
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return null;
+        stop.strayInterrupted(); // only a stop ends the wait
       }
     }
     return null;
@@ -342,6 +345,7 @@ public final class KafkaShipper implements Shipper {
   }
 
   private void finish() {
+    stop.clearStrayInterrupt(); // left set, the close would not wait for acknowledgements, nor the checkpoint be saved
     sender.close(Duration.ofMillis(stop.requested() ? stop.millisLeft() : 0)); // waits for acknowledgements
     reader.close();
     ShipPosition a = acks.acknowledged();

@@ -6,21 +6,28 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.nnaudit.throttle.IntervalGate;
+
 /**
  * The shipper's stop: asked for once, with a deadline, by the thread that stops the pipeline; looked at by the
  * shipper's thread, which ends its loop once it is caught up or the time is up, and cuts its pauses short.
  *
- * <p>Design note. Both fields are volatile, written by the stopping thread only, the deadline first, so that a
- * thread that sees the stop sees its deadline. Nothing blocks but {@link #pause}, on the shipper's thread, which
- * the stopping thread wakes by unparking it. Nothing in nnaudit interrupts the shipper's thread, and only a stop ends
- * it: an interrupt from elsewhere is cleared by the pause it meets, with a warning, since a set flag would make
- * every park return at once (the pause a busy loop) and every Kafka send fail.
+ * <p>Design note. {@link #requested} and {@link #deadlineNanos} are volatile, written by the stopping thread only,
+ * the deadline first, so that a thread that sees the stop sees its deadline. Nothing blocks but {@link #pause}, on
+ * the shipper's thread, which the stopping thread wakes by unparking it. Nothing in nnaudit interrupts the shipper's
+ * thread, and only a stop ends it: an interrupt from elsewhere is cleared ({@link #clearStrayInterrupt}) by the next
+ * pause, pass, start or finish of the shipper's thread, with a warning at most once a minute. Left set, it would
+ * make every park return at once (the pause a busy loop) and every read of the audit files, wait for a producer's
+ * metadata and write of the checkpoint fail. {@link #strayInterrupts} is the shipper's thread's alone.
  */
 final class StopSignal {
-  private static final Logger LOG = LoggerFactory.getLogger(StopSignal.class);
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class); // the shipper's one logger name
+  private static final long WARN_INTERVAL_MS = 60_000;
 
   private volatile boolean requested;
   private volatile long deadlineNanos;
+  private final IntervalGate warnGate = new IntervalGate(WARN_INTERVAL_MS);
+  private long strayInterrupts;
 
   /** Asks for the stop, to be done within {@code timeoutMs}. */
   void request(long timeoutMs) {
@@ -61,10 +68,24 @@ final class StopSignal {
     }
     while (System.nanoTime() - end < 0 && requested == wasRequested) {
       LockSupport.parkNanos(end - System.nanoTime());
-      if (Thread.interrupted()) {
-        LOG.warn("nnaudit: the Kafka shipper's thread {} was interrupted; only the NameNode's stop of the audit "
-            + "pipeline ends it, so the interrupt is cleared and shipping goes on", Thread.currentThread().getName());
-      }
+      clearStrayInterrupt();
+    }
+  }
+
+  /** On the shipper's thread: clears an interrupt from outside nnaudit, counts it and warns at most once a minute. */
+  void clearStrayInterrupt() {
+    if (Thread.interrupted()) {
+      strayInterrupted();
+    }
+  }
+
+  /** On the shipper's thread: an interrupt from outside nnaudit, already cleared (an InterruptedException). */
+  void strayInterrupted() {
+    strayInterrupts++;
+    if (warnGate.tryOpen(System.currentTimeMillis())) {
+      LOG.warn("nnaudit: the Kafka shipper's thread {} was interrupted ({} times since it started); only the "
+          + "NameNode's stop of the audit pipeline ends it, so the interrupt is cleared and shipping goes on",
+          Thread.currentThread().getName(), strayInterrupts);
     }
   }
 }

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,12 +66,60 @@ class ShipperFaultsTest {
   }
 
   private static boolean shipperThreadAlive() {
+    return shipperThread() != null;
+  }
+
+  private static Thread shipperThread() {
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       if (t.getName().startsWith("nnaudit-kafka-shipper[") && t.isAlive()) {
-        return true;
+        return t;
       }
     }
-    return false;
+    return null;
+  }
+
+  /**
+   * Interrupts of the shipper's thread from outside, while it ships and while it waits: it goes on, every line
+   * written before and after reaches the topic in order, and, caught up, it sleeps between its looks rather than
+   * spinning on a flag left set (the bound: a tenth of a second of CPU in a second).
+   */
+  @Test
+  void interruptsFromOutsideNeitherEndNorSpinTheShipper() throws Exception {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    assumeTrue(threads.isThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled(),
+        "this JVM measures no thread's CPU time");
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("interrupted", 1);
+    File f = auditFile(20_000);
+    KafkaShipper s = shipper(conf(broker, "interrupted"), f, new SpoolGuard(100));
+    s.start();
+    Thread shipper = null;
+    for (int i = 0; i < 100 && (shipper = shipperThread()) == null; i++) {
+      Thread.sleep(10); // the poll interval of this bounded wait for the thread
+    }
+    assertTrue(shipper != null, "the shipper's thread started");
+    for (int i = 0; i < 50; i++) { // while it catches up on 20,000 lines, and once caught up
+      shipper.interrupt();
+      Thread.sleep(20);
+    }
+    StringBuilder more = new StringBuilder();
+    for (int i = 20_000; i < 20_100; i++) {
+      more.append("allowed=true\tugi=u\tcmd=mkdirs\tsrc=/d").append(i).append('\n');
+    }
+    Files.write(f.toPath(), more.toString().getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
+    long cpu0 = threads.getThreadCpuTime(shipper.getId());
+    Thread.sleep(1000);
+    long cpuMs = (threads.getThreadCpuTime(shipper.getId()) - cpu0) / 1_000_000;
+    s.stop(5000);
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("interrupted", 20_100, Duration.ofSeconds(30)));
+    System.out.println("interrupted 50 times: " + shipped.size() + " records; CPU of an idle second " + cpuMs
+        + " ms; " + s.stats());
+    TrailCheck trail = TrailCheck.of(shipped, "ns1/nn1"); // in order; a line sent again after a rewind counts once
+    assertEquals(20_100, trail.lines.size(), "every line reached the topic");
+    assertTrue(trail.lines.get(20_099).endsWith("src=/d20099"), "the last line is the last written");
+    assertTrue(cpuMs < 100, "the caught-up shipper spent " + cpuMs + " ms of CPU in a second");
+    assertFalse(shipperThreadAlive(), "the stop still ends the thread");
   }
 
   /**
