@@ -60,9 +60,12 @@ import io.nnaudit.ship.SpoolGuard;
  * last shutdown hook): the thread ships what the files hold until it is caught up (the live file read to its
  * end, its seals sent, everything acknowledged) or the time given has passed, closes the producer within what
  * is left of it (waiting for acknowledgements in flight), writes the checkpoint and ends. One shipper per
- * checkpoint at a time in a JVM: a replacement waits for the one before it to end. Only the stop ends the
- * thread: nothing in nnaudit interrupts it, and an interrupt from elsewhere is cleared at the next pass, pause,
- * start or finish, and warned about at most once a minute ({@link StopSignal#clearStrayInterrupt}).</li>
+ * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
+ * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
+ * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
+ * minute ({@link StopSignal#clearStrayInterrupt}). What one still costs, landing inside a pass: a failed read,
+ * looked at again after the retry backoff; inside the finish's close: the wait for acknowledgements cut short,
+ * so more records are sent again after the next start.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -186,6 +189,16 @@ public final class KafkaShipper implements Shipper {
         last == 0 ? -1 : now - last, waiting[1], guard.lostFiles() + gaps.lostElsewhere(), guard.lostBytes());
   }
 
+  /** The shipper's thread (for tests). */
+  Thread thread() {
+    return thread;
+  }
+
+  /** The interrupts from outside its thread cleared (for tests, once the thread has ended). */
+  long strayInterrupts() {
+    return stop.strayInterrupts();
+  }
+
   // ---------------------------------------------------------------- the shipper's thread
 
   private void run() {
@@ -217,6 +230,7 @@ public final class KafkaShipper implements Shipper {
           warnings.warn("shipping failed", e);
           acks.fail(e);
         }
+        stop.clearStrayInterrupt(); // left set, caughtUp()'s look at the files would fail
       }
     } catch (Throwable t) {
       LOG.error("nnaudit: the Kafka shipper of {} failed; shipping stops until the next start, the records stay "
@@ -349,6 +363,7 @@ public final class KafkaShipper implements Shipper {
     sender.close(Duration.ofMillis(stop.requested() ? stop.millisLeft() : 0)); // waits for acknowledgements
     reader.close();
     ShipPosition a = acks.acknowledged();
+    stop.clearStrayInterrupt(); // an interrupt that cut the close short must not cost the checkpoint too
     checkpointer.write(a, System.currentTimeMillis(), false);
     LOG.info("nnaudit: stopped shipping {} to Kafka at {}: {}", context.file(), a, stats());
   }

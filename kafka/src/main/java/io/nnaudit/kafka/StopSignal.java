@@ -15,10 +15,12 @@ import io.nnaudit.throttle.IntervalGate;
  * <p>Design note. {@link #requested} and {@link #deadlineNanos} are volatile, written by the stopping thread only,
  * the deadline first, so that a thread that sees the stop sees its deadline. Nothing blocks but {@link #pause}, on
  * the shipper's thread, which the stopping thread wakes by unparking it. Nothing in nnaudit interrupts the shipper's
- * thread, and only a stop ends it: an interrupt from elsewhere is cleared ({@link #clearStrayInterrupt}) by the next
- * pause, pass, start or finish of the shipper's thread, with a warning at most once a minute. Left set, it would
- * make every park return at once (the pause a busy loop) and every read of the audit files, wait for a producer's
- * metadata and write of the checkpoint fail. {@link #strayInterrupts} is the shipper's thread's alone.
+ * thread, and no interrupt ends it: one from elsewhere is cleared ({@link #clearStrayInterrupt}) after each park of
+ * a pause and around each pass, start and finish of the shipper's thread, with a warning at most once a minute
+ * (logged as KafkaShipper, the shipper's one logger name). Left set, it would make every park return at once
+ * (the pause a busy loop) and every read of the audit files, wait for a producer's metadata and write of the
+ * checkpoint fail. {@link #strayInterrupts} is written by the shipper's thread alone, and read by another only
+ * once that thread has ended.
  */
 final class StopSignal {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class); // the shipper's one logger name
@@ -79,12 +81,17 @@ final class StopSignal {
     }
   }
 
+  /** The interrupts cleared so far; read by another thread only once the shipper's thread has ended. */
+  long strayInterrupts() {
+    return strayInterrupts;
+  }
+
   /** On the shipper's thread: an interrupt from outside nnaudit, already cleared (an InterruptedException). */
   void strayInterrupted() {
     strayInterrupts++;
     if (warnGate.tryOpen(System.currentTimeMillis())) {
-      LOG.warn("nnaudit: the Kafka shipper's thread {} was interrupted ({} times since it started); only the "
-          + "NameNode's stop of the audit pipeline ends it, so the interrupt is cleared and shipping goes on",
+      LOG.warn("nnaudit: the Kafka shipper's thread {} was interrupted (at least {} times since it started); only "
+          + "the NameNode's stop of the audit pipeline ends it, so the interrupt is cleared and shipping goes on",
           Thread.currentThread().getName(), strayInterrupts);
     }
   }

@@ -93,11 +93,7 @@ class ShipperFaultsTest {
     File f = auditFile(20_000);
     KafkaShipper s = shipper(conf(broker, "interrupted"), f, new SpoolGuard(100));
     s.start();
-    Thread shipper = null;
-    for (int i = 0; i < 100 && (shipper = shipperThread()) == null; i++) {
-      Thread.sleep(10); // the poll interval of this bounded wait for the thread
-    }
-    assertTrue(shipper != null, "the shipper's thread started");
+    Thread shipper = s.thread();
     for (int i = 0; i < 50; i++) { // while it catches up on 20,000 lines, and once caught up
       shipper.interrupt();
       Thread.sleep(20);
@@ -119,7 +115,8 @@ class ShipperFaultsTest {
     assertEquals(20_100, trail.lines.size(), "every line reached the topic");
     assertTrue(trail.lines.get(20_099).endsWith("src=/d20099"), "the last line is the last written");
     assertTrue(cpuMs < 100, "the caught-up shipper spent " + cpuMs + " ms of CPU in a second");
-    assertFalse(shipperThreadAlive(), "the stop still ends the thread");
+    assertFalse(shipper.isAlive(), "the stop still ends the thread");
+    assertTrue(s.strayInterrupts() >= 1, "the shipper saw the interrupts: " + s.strayInterrupts());
   }
 
   /**
