@@ -1,13 +1,16 @@
 package io.nnaudit.kafka;
 
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.LinkOption;
 import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.nnaudit.ship.SpoolGuard;
 
@@ -21,11 +24,17 @@ import io.nnaudit.ship.SpoolGuard;
  *
  * <p>Design note. Used by the shipper's thread only (checked by {@code assert} in {@link #write}): the saved
  * position, the saved highest number, the head of the saved file and the time of the last write are its. It
- * blocks that thread on the disk (a write is fsynced, renamed, and the directory fsynced). A write that fails
- * is warned about and tried again at the next occasion; the guard then keeps holding from the last position
- * written.
+ * blocks that thread on the disk (a write is fsynced, renamed, and the directory fsynced). No interrupt from
+ * outside fails a write: the files are read and written through streams, which it does not close, and the
+ * directory's fsync, which needs a channel, is made again at once ({@link #syncDirectory}). A write that
+ * fails otherwise is warned about and tried again at the next occasion; the guard then keeps holding from the
+ * last position written.
  */
 final class Checkpointer {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaShipper.class); // the shipper's one logger name
+  /** The tries of the directory's fsync after a checkpoint's rename, when an interrupt from outside closes it. */
+  private static final int INTERRUPTED_SYNC_TRIES = 10;
+
   private final Thread owner;
   private final ShipperSettings settings;
   private final SpoolDirectory dir;
@@ -34,6 +43,7 @@ final class Checkpointer {
   private final GapLedger gaps;
   private final Acknowledgements acks;
   private final ShipWarnings warnings;
+  private final StopSignal stop;
 
   private long lastWriteMillis;
   /** The position of the last checkpoint written (the start position at first): the guard holds from here. */
@@ -44,7 +54,7 @@ final class Checkpointer {
   private String headHash;
 
   Checkpointer(Thread owner, ShipperSettings settings, SpoolDirectory dir, SpoolGuard guard, FileNumbers numbers,
-      GapLedger gaps, Acknowledgements acks, ShipWarnings warnings) {
+      GapLedger gaps, Acknowledgements acks, ShipWarnings warnings, StopSignal stop) {
     this.owner = owner;
     this.settings = settings;
     this.dir = dir;
@@ -53,6 +63,7 @@ final class Checkpointer {
     this.gaps = gaps;
     this.acks = acks;
     this.warnings = warnings;
+    this.stop = stop;
   }
 
   /**
@@ -69,7 +80,7 @@ final class Checkpointer {
     int i = SpoolDirectory.indexOf(files, cp.position.fileKey);
     if (i >= 0) {
       SpoolFile f = files.get(i);
-      try (InputStream in = Files.newInputStream(f.path)) {
+      try (InputStream in = new FileInputStream(f.path.toFile())) { // a stream: no interrupt closes it
         if (cp.sameHead(in)) {
           if (f.size >= cp.position.offset) {
             headKey = cp.position.fileKey;
@@ -140,6 +151,7 @@ final class Checkpointer {
         if (refreshHead(p)) {
           new ShipCheckpoint(p, numbers.max(), headLength, headHash, now, gaps.pending()).save(settings.checkpoint,
               settings.source);
+          syncDirectory();
           gaps.saved();
           if (!p.fileKey.equals(saved.fileKey)) {
             numbers.forgetFinished();
@@ -155,6 +167,26 @@ final class Checkpointer {
       guard.holdEveryFile();
     } else {
       guard.holdFrom(saved.fileKey, saved.offset);
+    }
+  }
+
+  /**
+   * Fsyncs the checkpoint's directory after its rename. The fsync needs a channel, which an interrupt from outside
+   * closes: it is made again at once, the interrupt cleared just before, up to {@link #INTERRUPTED_SYNC_TRIES}
+   * tries; past those, the checkpoint stands as written and renamed, and the next write fsyncs the directory.
+   */
+  private void syncDirectory() {
+    for (int tries = 1; ; tries++) {
+      stop.clearStrayInterrupt();
+      try {
+        ShipCheckpoint.syncDirectory(settings.checkpoint);
+        return;
+      } catch (ClosedByInterruptException e) {
+        if (tries >= INTERRUPTED_SYNC_TRIES) {
+          LOG.debug("nnaudit: the fsync of the checkpoint's directory was interrupted {} times", tries, e);
+          return;
+        }
+      }
     }
   }
 
@@ -180,10 +212,13 @@ final class Checkpointer {
     if (a.fileKey.equals(headKey) && headLength >= want) {
       return true;
     }
-    try (InputStream in = Channels.newInputStream(FileChannel.open(files.get(i).path, StandardOpenOption.READ))) {
+    try (InputStream in = new FileInputStream(files.get(i).path.toFile())) { // a stream: no interrupt closes it
       headHash = FileHead.sha256(in, want);
-    } catch (NoSuchFileException e) {
-      return false;
+    } catch (FileNotFoundException e) {
+      if (!Files.exists(files.get(i).path, LinkOption.NOFOLLOW_LINKS)) {
+        return false; // gone since the listing
+      }
+      throw e;
     }
     headKey = a.fileKey;
     headLength = want;

@@ -107,16 +107,12 @@ final class DigestFollower {
   }
 
   /** Whether a seal may wait to be sent: one held that ends by {@code upTo}, or lines not yet looked at. */
-  boolean waiting(long upTo) {
+  boolean waiting(long upTo) throws IOException {
     PendingSeal first = queue.peekFirst();
     if (first != null && first.to <= upTo || more) {
       return true;
     }
-    try {
-      return digest != null && digest.size() > lookedAt;
-    } catch (IOException e) {
-      return false;
-    }
+    return digest != null && digest.size() > lookedAt; // a failed look throws: it is not "no seal waiting"
   }
 
   /** Takes the whole lines written since the last look, up to {@link #MAX_QUEUED} seals held. */

@@ -63,9 +63,12 @@ import io.nnaudit.ship.SpoolGuard;
  * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
  * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
- * minute ({@link StopSignal#clearStrayInterrupt}). What one still costs, landing inside a pass: a failed read,
- * looked at again after the retry backoff; inside the finish's close: the wait for acknowledgements cut short,
- * so more records are sent again after the next start.</li>
+ * minute ({@link StopSignal#clearStrayInterrupt}). A read or write whose channel one closed (the files, the
+ * checkpoint at the start and at each write) is made again at once, not after the retry backoff: an interrupt is
+ * no fault of the disk. What one still costs: landing in a pass, the files opened again and the current file's
+ * seals sent again; inside a send or a wait for the topic's metadata that had to block, a send not made, tried
+ * again after the poll interval; inside the finish's close, the wait for acknowledgements cut short, so more
+ * records are sent again after the next start.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -126,7 +129,7 @@ public final class KafkaShipper implements Shipper {
     this.warnings = new ShipWarnings(file, settings.topic, acks);
     this.sender = new OrderedSender(thread, settings, acks, warnings, context.recordFormat());
     this.gaps = new GapLedger(thread, file, this::gapNoted);
-    this.checkpointer = new Checkpointer(thread, settings, dir, guard, numbers, gaps, acks, warnings);
+    this.checkpointer = new Checkpointer(thread, settings, dir, guard, numbers, gaps, acks, warnings, stop);
     this.seals = new SealForwarder(file, dir, sealing, sender, acks, gaps);
     this.reader = new TrailReader(thread, file, settings.maxValueBytes, new LinesTogether(settings.recordLines,
         settings.maxTogetherBytes), dir, guard, sender, acks, seals, gaps, numbers, checkpointer, stop);
@@ -209,7 +212,6 @@ public final class KafkaShipper implements Shipper {
         return; // stopped before it began
       }
       try {
-        stop.clearStrayInterrupt(); // left set, the checkpoint's read would fail
         begin(waited);
       } catch (IOException | RuntimeException e) {
         guard.release(); // no shipping: rotation keeps what nnaudit.file.max.backups says
@@ -222,9 +224,11 @@ public final class KafkaShipper implements Shipper {
         try {
           pass();
         } catch (IOException e) { // reading the spool: look again later, from where reading stopped
-          warnings.warn("reading the audit files failed", e);
           reader.close();
-          stop.pause(settings.retryBackoffMs);
+          if (!StopSignal.byInterrupt(e)) {
+            warnings.warn("reading the audit files failed", e);
+            stop.pause(settings.retryBackoffMs);
+          } // else an interrupt closed the channel: cleared and counted at the top of the loop, and read again at once
         } catch (RuntimeException e) { // the client library: go back to the last acknowledged record
           acks.countSendError();
           warnings.warn("shipping failed", e);
@@ -273,10 +277,26 @@ public final class KafkaShipper implements Shipper {
     return null;
   }
 
-  /** Where to start, from the checkpoint; on the thread, once no other shipper works on the checkpoint. */
+  /**
+   * Where to start, from the checkpoint; on the thread, once no other shipper works on the checkpoint. The reads
+   * of the checkpoint and of the files are made again, at once, when an interrupt from outside closed their channel
+   * (until a stop is asked for): they change nothing before they succeed.
+   */
   private void begin(boolean reload) throws IOException {
-    ShipCheckpoint cp = reload ? ShipCheckpoint.load(settings.checkpoint) : startCheckpoint;
-    ShipPosition start = checkpointer.startPosition(cp);
+    ShipCheckpoint cp;
+    ShipPosition start;
+    while (true) {
+      stop.clearStrayInterrupt();
+      try {
+        cp = reload ? ShipCheckpoint.load(settings.checkpoint) : startCheckpoint;
+        start = checkpointer.startPosition(cp);
+        break;
+      } catch (IOException e) {
+        if (!StopSignal.byInterrupt(e) || stop.requested()) {
+          throw e;
+        }
+      }
+    }
     reader.begin(start);
     sender.begin(start);
     checkpointer.begin(cp, start);
@@ -326,8 +346,11 @@ public final class KafkaShipper implements Shipper {
     try {
       return !acks.isBroken() && gaps.isEmpty() && acks.acknowledged().global() == reader.position().global()
           && reader.drained();
-    } catch (IOException e) {
-      return false; // the pass reads again, until the stop's time is up
+    } catch (IOException e) { // the pass reads again, until the stop's time is up; from a new channel if an
+      if (StopSignal.byInterrupt(e)) { // interrupt closed this one
+        reader.close();
+      }
+      return false;
     }
   }
 

@@ -7,6 +7,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * {@code metadataWaitMs} ({@link ShipperSettings}), each try from then on, with a WARN naming the cause (no broker
  * answers, or they answer without the topic); a refusal of the topic itself (not authorized, invalid) counts at once. A
  * send the producer refuses at once (it then calls the callback inside {@code send}, on this thread, or throws) is
- * counted as a send error and reported as not sent: the caller tries again later from the same place. Who owns what:
+ * counted as a send error and reported as not sent: the caller tries again later from the same place. A wait that
+ * an interrupt from outside cut short (Kafka's {@code InterruptException}) is neither: nothing was sent, and the
+ * caller clears the interrupt and tries again at its next pass, without the retry backoff. Who owns what:
  * every field is the shipper's thread's (checked by {@code assert} in {@link #send}, which makes the metadata wait,
  * {@link #open} and {@link #rewind}), but {@link #retries}, volatile, which the metrics read, and {@link #syncRefusal},
  * which the callback writes when the producer runs it on the shipper's own thread inside {@code send}. Logs as
@@ -121,6 +124,8 @@ final class OrderedSender {
     }
     try {
       producer.partitionsFor(settings.topic);
+    } catch (InterruptException e) { // an interrupt from outside cut the wait short: no error; the caller clears it
+      return false;
     } catch (TimeoutException e) { // not in the metadata within max.block.ms: not yet, or not at all
       long now = System.nanoTime();
       long waited = (now - waitingSinceNanos) / 1_000_000;
@@ -254,6 +259,8 @@ final class OrderedSender {
         }
       });
       refused = syncRefusal;
+    } catch (InterruptException e) { // an interrupt from outside, in a wait for buffer space: nothing was sent, and
+      return false; // it is no refusal (the caller clears the interrupt and tries again at its next pass)
     } catch (RuntimeException e) {
       refused = e;
     }

@@ -1,15 +1,19 @@
 package io.nnaudit.kafka;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -21,7 +25,10 @@ import java.util.Properties;
 /**
  * The shipper's checkpoint file: the position before which Kafka has acknowledged every record, and the number
  * and head of the file it is in. Written whole by rename (a temporary file, fsynced, renamed over the old one,
- * the directory fsynced), so a crash leaves either the old checkpoint or the new one. Text, one
+ * the directory fsynced), so a crash leaves either the old checkpoint or the new one. Read and written through
+ * streams, which an interrupt of the thread does not close, as it closes a {@link FileChannel}; only the
+ * directory's fsync needs a channel, and one an interrupt closed is thrown as such, so that the fsync is made
+ * again ({@link Checkpointer}). Text, one
  * {@code name=value} per line, so an operator can read it. Immutable: loaded by the thread that makes the
  * shipper (and again by the shipper's thread after a shipper before it ended), written by the shipper's thread
  * ({@link Checkpointer}).
@@ -76,10 +83,13 @@ final class ShipCheckpoint {
   /** The checkpoint in {@code file}, or null if there is none; throws if it is there but unreadable. */
   static ShipCheckpoint load(File file) throws IOException {
     byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file.toPath());
-    } catch (NoSuchFileException e) {
-      return null;
+    try (FileInputStream in = new FileInputStream(file)) {
+      bytes = readAll(in);
+    } catch (FileNotFoundException e) {
+      if (!Files.exists(file.toPath(), LinkOption.NOFOLLOW_LINKS)) {
+        return null;
+      }
+      throw e; // there, but not to be read
     }
     Properties p = new Properties();
     p.load(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
@@ -102,7 +112,7 @@ final class ShipCheckpoint {
     }
   }
 
-  /** Writes it to {@code file}, whole (see the class note). */
+  /** Writes it to {@code file}, whole, by rename (see the class note); {@link #syncDirectory} makes that durable. */
   void save(File file, String source) throws IOException {
     Properties p = new Properties();
     p.setProperty("file.seq", Long.toString(position.fileSeq));
@@ -124,21 +134,35 @@ final class ShipCheckpoint {
     String text = w.toString();
     Path target = file.toPath();
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp-" + Thread.currentThread().getId());
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
+    try (FileOutputStream out = new FileOutputStream(tmp.toFile())) { // created or truncated
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+      out.getFD().sync();
     }
     Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    Path dir = target.toAbsolutePath().getParent();
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+  }
+
+  /**
+   * Fsyncs the directory of {@code file}, so that a rename into it outlasts a crash of the machine. Throws only
+   * if an interrupt closed the channel (nothing was fsynced): some file systems refuse to fsync a directory, and
+   * the rename is atomic all the same.
+   */
+  static void syncDirectory(File file) throws ClosedByInterruptException {
+    try (FileChannel d = FileChannel.open(file.getAbsoluteFile().toPath().getParent(), StandardOpenOption.READ)) {
       d.force(true);
+    } catch (ClosedByInterruptException e) {
+      throw e;
     } catch (IOException e) {
-      // Some file systems refuse to fsync a directory; the rename is still atomic.
+      // refused by the file system
     }
+  }
+
+  private static byte[] readAll(InputStream in) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] b = new byte[8192];
+    for (int n; (n = in.read(b)) > 0; ) {
+      out.write(b, 0, n);
+    }
+    return out.toByteArray();
   }
 
   /** Whether the stream's first bytes hash to what was recorded (the same file, not a reused inode). */

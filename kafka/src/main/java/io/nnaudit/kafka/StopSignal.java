@@ -1,5 +1,6 @@
 package io.nnaudit.kafka;
 
+import java.nio.channels.ClosedByInterruptException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -79,6 +80,20 @@ final class StopSignal {
     if (Thread.interrupted()) {
       strayInterrupted();
     }
+  }
+
+  /**
+   * Whether {@code e} is a channel that an interrupt closed ({@link ClosedByInterruptException}, or one among its
+   * causes): nothing is wrong with the file, and the same read or write, made again once the interrupt is
+   * cleared, is expected to work.
+   */
+  static boolean byInterrupt(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The interrupts cleared so far; read by another thread only once the shipper's thread has ended. */

@@ -140,12 +140,9 @@ final class TrailReader {
     return atLiveEnd;
   }
 
-  private long readableBytes() {
-    try {
-      return channel == null ? 0 : Math.max(0, channel.size() - read.offset);
-    } catch (IOException e) {
-      return 0;
-    }
+  /** The bytes of the open file past the position; a failed look throws (it is not "nothing left"). */
+  private long readableBytes() throws IOException {
+    return channel == null ? 0 : Math.max(0, channel.size() - read.offset);
   }
 
   void close() {

@@ -15,6 +15,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
@@ -94,11 +96,7 @@ class ShipperFaultsTest {
       shipper.interrupt();
       Thread.sleep(20);
     }
-    StringBuilder more = new StringBuilder();
-    for (int i = 20_000; i < 20_100; i++) {
-      more.append("allowed=true\tugi=u\tcmd=mkdirs\tsrc=/d").append(i).append('\n');
-    }
-    Files.write(f.toPath(), more.toString().getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    appendLines(f, 20_000, 20_100);
     ShippingCluster.await("caught up", 120_000, () -> s.stats().lagBytes == 0);
     long cpu0 = threads.getThreadCpuTime(shipper.getId());
     Thread.sleep(1000);
@@ -112,6 +110,62 @@ class ShipperFaultsTest {
     assertTrue(cpuMs < 100, "the caught-up shipper spent " + cpuMs + " ms of CPU in a second");
     assertFalse(shipper.isAlive(), "the stop still ends the thread");
     assertTrue(s.strayInterrupts() >= 1, "the shipper saw the interrupts: " + s.strayInterrupts());
+  }
+
+  /**
+   * A storm of interrupts from outside (one every 200 µs) through a start from a checkpoint, a catch-up and a stop.
+   * Each closes the channel of the read or write it lands in (the checkpoint, the audit file, its size), and that
+   * read or write is made again at once: the start does not fail, the stop ships the file to its end and writes
+   * the checkpoint there, and every line reaches the topic in order.
+   */
+  @Test
+  void aStormOfInterruptsNeitherFailsTheStartNorCutsTheStopShort() throws Exception {
+    KafkaTestBroker broker = kafka.broker();
+    broker.createTopic("storm", 1);
+    File f = auditFile(5_000);
+    File checkpoint = new File(f.getPath() + ".kafka-checkpoint");
+    SpoolGuard guard = new SpoolGuard(100);
+    KafkaShipper first = shipper(conf(broker, "storm"), f, guard);
+    first.start();
+    ShippingCluster.await("the first start caught up", 60_000, () -> first.stats().lagBytes == 0);
+    first.stop(5000);
+    assertTrue(checkpoint.isFile(), "the first start left a checkpoint for the second to read");
+    appendLines(f, 5_000, 25_000);
+    KafkaShipper second = shipper(conf(broker, "storm"), f, guard);
+    Thread shipper = second.thread();
+    AtomicBoolean storming = new AtomicBoolean(true);
+    Thread storm = new Thread(() -> {
+      while (storming.get()) {
+        shipper.interrupt();
+        LockSupport.parkNanos(200_000);
+      }
+    }, "interrupt-storm");
+    storm.setDaemon(true);
+    storm.start(); // before the start: its read of the checkpoint is made under the storm too
+    second.start();
+    ShippingCluster.await("caught up under the storm", 120_000, () -> second.stats().lagBytes == 0);
+    appendLines(f, 25_000, 25_100);
+    long t0 = System.nanoTime();
+    second.stop(10_000);
+    long stopMs = (System.nanoTime() - t0) / 1_000_000;
+    storming.set(false);
+    storm.join();
+    ShipCheckpoint cp = ShipCheckpoint.load(checkpoint);
+    System.out.println("storm: stop took " + stopMs + " ms; " + second.strayInterrupts() + " interrupts cleared; "
+        + second.stats() + "; checkpoint at " + cp.position);
+    assertFalse(shipper.isAlive(), "the stop ended the thread");
+    assertEquals(f.length(), cp.position.offset, "the stop shipped the file to its end and saved it");
+    assertTrue(second.strayInterrupts() >= 100, "the storm reached the shipper: " + second.strayInterrupts());
+    List<ShippedRecord> shipped = ShippedRecord.of(broker.readAll("storm", 25_100, Duration.ofSeconds(30)));
+    TrailCheck.of(shipped, "ns1/nn1").assertLines(TrailCheck.localLines(f), "under a storm of interrupts");
+  }
+
+  private static void appendLines(File f, int from, int to) throws Exception {
+    StringBuilder more = new StringBuilder();
+    for (int i = from; i < to; i++) {
+      more.append("allowed=true\tugi=u\tcmd=mkdirs\tsrc=/d").append(i).append('\n');
+    }
+    Files.write(f.toPath(), more.toString().getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
   }
 
   /**
