@@ -5,8 +5,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -173,7 +171,10 @@ final class Checkpointer {
   /**
    * Fsyncs the checkpoint's directory after its rename. The fsync needs a channel, which an interrupt from outside
    * closes: it is made again at once, the interrupt cleared just before, up to {@link #INTERRUPTED_SYNC_TRIES}
-   * tries; past those, the checkpoint stands as written and renamed, and the next write fsyncs the directory.
+   * tries or until a stop's time is up. Past those, the checkpoint stands as written and renamed, visible to a
+   * restart, and only a crash of the machine before the next write's fsync (or, after the stop's write, before the
+   * kernel writes the directory back) could bring the one before back: a restart from it sends again what came
+   * after it, with the same identities.
    */
   private void syncDirectory() {
     for (int tries = 1; ; tries++) {
@@ -182,7 +183,7 @@ final class Checkpointer {
         ShipCheckpoint.syncDirectory(settings.checkpoint);
         return;
       } catch (ClosedByInterruptException e) {
-        if (tries >= INTERRUPTED_SYNC_TRIES) {
+        if (tries >= INTERRUPTED_SYNC_TRIES || stop.timeIsUp()) {
           LOG.debug("nnaudit: the fsync of the checkpoint's directory was interrupted {} times", tries, e);
           return;
         }
@@ -215,7 +216,7 @@ final class Checkpointer {
     try (InputStream in = new FileInputStream(files.get(i).path.toFile())) { // a stream: no interrupt closes it
       headHash = FileHead.sha256(in, want);
     } catch (FileNotFoundException e) {
-      if (!Files.exists(files.get(i).path, LinkOption.NOFOLLOW_LINKS)) {
+      if (ShipCheckpoint.missing(files.get(i).path, e)) {
         return false; // gone since the listing
       }
       throw e;

@@ -63,12 +63,14 @@ import io.nnaudit.ship.SpoolGuard;
  * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
  * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
- * minute ({@link StopSignal#clearStrayInterrupt}). A read or write whose channel one closed (the files, the
- * checkpoint at the start and at each write) is made again at once, not after the retry backoff: an interrupt is
- * no fault of the disk. What one still costs: landing in a pass, the files opened again and the current file's
- * seals sent again; inside a send or a wait for the topic's metadata that had to block, a send not made, tried
- * again after the poll interval; inside the finish's close, the wait for acknowledgements cut short, so more
- * records are sent again after the next start.</li>
+ * minute ({@link StopSignal#clearStrayInterrupt}). The checkpoint and the files' heads are read and written
+ * through streams, which no interrupt closes. What one still costs: landing in a pass's read of an audit file or
+ * digest (channels, which it closes), the files opened again at once, and the current file's seals sent again
+ * (the same identities); passes failed so in a row wait the retry backoff from the second on, so that a storm of
+ * interrupts cannot keep the shipper reopening files and resending seals; a rotated file deleted meanwhile is
+ * then announced as a gap from where reading stopped. Inside a send or a wait for the topic's metadata that had
+ * to block: a send not made, tried again after the poll interval. Inside the finish's close: the wait for
+ * acknowledgements cut short, so more records are sent again after the next start.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -212,6 +214,7 @@ public final class KafkaShipper implements Shipper {
         return; // stopped before it began
       }
       try {
+        stop.clearStrayInterrupt();
         begin(waited);
       } catch (IOException | RuntimeException e) {
         guard.release(); // no shipping: rotation keeps what nnaudit.file.max.backups says
@@ -219,16 +222,20 @@ public final class KafkaShipper implements Shipper {
             + "shipped until the next start", context.file(), e.toString(), e);
         return;
       }
+      int interruptedPasses = 0; // in a row
       while (!(stop.requested() && (caughtUp() || stop.timeIsUp()))) {
         stop.clearStrayInterrupt(); // left set, reading the files and the producer's waits would fail
         try {
           pass();
+          interruptedPasses = 0;
         } catch (IOException e) { // reading the spool: look again later, from where reading stopped
           reader.close();
           if (!StopSignal.byInterrupt(e)) {
             warnings.warn("reading the audit files failed", e);
             stop.pause(settings.retryBackoffMs);
-          } // else an interrupt closed the channel: cleared and counted at the top of the loop, and read again at once
+          } else if (++interruptedPasses > 1) { // a storm of interrupts: the files are opened again, and the
+            stop.pause(settings.retryBackoffMs); // current file's seals sent again, at most once a backoff
+          } // else a channel an interrupt closed: read again at once (the interrupt is cleared at the loop's top)
         } catch (RuntimeException e) { // the client library: go back to the last acknowledged record
           acks.countSendError();
           warnings.warn("shipping failed", e);
@@ -278,25 +285,12 @@ public final class KafkaShipper implements Shipper {
   }
 
   /**
-   * Where to start, from the checkpoint; on the thread, once no other shipper works on the checkpoint. The reads
-   * of the checkpoint and of the files are made again, at once, when an interrupt from outside closed their channel
-   * (until a stop is asked for): they change nothing before they succeed.
+   * Where to start, from the checkpoint; on the thread, once no other shipper works on the checkpoint. The
+   * checkpoint and the head of its file are read through streams, which no interrupt closes.
    */
   private void begin(boolean reload) throws IOException {
-    ShipCheckpoint cp;
-    ShipPosition start;
-    while (true) {
-      stop.clearStrayInterrupt();
-      try {
-        cp = reload ? ShipCheckpoint.load(settings.checkpoint) : startCheckpoint;
-        start = checkpointer.startPosition(cp);
-        break;
-      } catch (IOException e) {
-        if (!StopSignal.byInterrupt(e) || stop.requested()) {
-          throw e;
-        }
-      }
-    }
+    ShipCheckpoint cp = reload ? ShipCheckpoint.load(settings.checkpoint) : startCheckpoint;
+    ShipPosition start = checkpointer.startPosition(cp);
     reader.begin(start);
     sender.begin(start);
     checkpointer.begin(cp, start);

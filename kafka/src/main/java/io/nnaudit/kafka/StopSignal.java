@@ -19,8 +19,7 @@ import io.nnaudit.throttle.IntervalGate;
  * thread, and no interrupt ends it: one from elsewhere is cleared ({@link #clearStrayInterrupt}) after each park of
  * a pause and around each pass, start and finish of the shipper's thread, with a warning at most once a minute
  * (logged as KafkaShipper, the shipper's one logger name). Left set, it would make every park return at once
- * (the pause a busy loop) and every read of the audit files, wait for a producer's metadata and write of the
- * checkpoint fail. {@link #strayInterrupts} is written by the shipper's thread alone, and read by another only
+ * (the pause a busy loop) and every read of the audit files and wait for a producer's metadata fail. {@link #strayInterrupts} is written by the shipper's thread alone, and read by another only
  * once that thread has ended.
  */
 final class StopSignal {
