@@ -39,7 +39,8 @@ import io.nnaudit.trail.TrailNames;
  * <p>Design note. Safe from any thread, and used from two: the shipper's thread lists the files and opens
  * digests; the metrics thread lists them for the lag ({@code KafkaShipper.stats}). A listing reads only the file
  * system and the guard's rotation mark (atomic), and keeps nothing: it may wait (parked, 200 us at a time)
- * while a rotation renames files, never on a lock. The fields are final; the one that changes, the set of
+ * while a rotation renames files, never on a lock. An interrupt pending or arriving does not cut that wait short
+ * (it would take a listing of a rotation half done): it is cleared for each park and set again on return. The fields are final; the one that changes, the set of
  * digests refused and logged ({@link #openDigest}, the shipper's thread), is a concurrent set.
  */
 final class SpoolDirectory {
@@ -73,26 +74,45 @@ final class SpoolDirectory {
    * {@link RotatedFiles#list} finds. Retried while a rotation renames files.
    */
   List<SpoolFile> list() throws IOException {
-    List<SpoolFile> files = null;
-    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      long before = guard.rotationMark();
-      if ((before & 1) == 0) {
-        files = scan();
-        if (guard.rotationMark() == before) {
-          if (distinct(files)) {
-            return files;
-          }
-          // Two names of one file while this guard saw no rotation: a hard link made by hand, or (at a
-          // re-initialize, for a shipper still ending) a rotation under another pipeline's guard. A rotation is a
-          // few renames: after a few ms of scans that all find the repeat, it is a link; take each file once.
-          if (attempt >= LINK_ATTEMPTS) {
-            return withoutRepeats(files);
+    boolean interrupted = false;
+    try {
+      List<SpoolFile> files = null;
+      for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        long before = guard.rotationMark();
+        if ((before & 1) == 0) {
+          files = scan();
+          if (guard.rotationMark() == before) {
+            if (distinct(files)) {
+              return files;
+            }
+            // Two names of one file while this guard saw no rotation: a hard link made by hand, or (at a
+            // re-initialize, for a shipper still ending) a rotation under another pipeline's guard. A rotation is a
+            // few renames: after a few ms of scans that all find the repeat, it is a link; take each file once.
+            if (attempt >= LINK_ATTEMPTS) {
+              return withoutRepeats(files);
+            }
           }
         }
+        interrupted |= nap(); // a rotation is a few renames
       }
-      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
+      return files == null ? scan() : withoutRepeats(files); // rotations without end: take what there is
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt(); // for the caller to see, once the listing is whole
+      }
     }
-    return files == null ? scan() : withoutRepeats(files); // rotations without end: take what there is
+  }
+
+  /**
+   * Waits 200 µs for a rotation's renames, a pending interrupt notwithstanding: with the flag set a park returns at
+   * once, and the bounded tries of a listing would run out in a millisecond and take a rotation half done (a file
+   * missing between two renames, which the reader would announce as deleted). The flag is cleared for the park;
+   * returns whether one was pending, for the caller to set again when it is done.
+   */
+  private static boolean nap() {
+    boolean interrupted = Thread.interrupted();
+    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+    return Thread.interrupted() || interrupted;
   }
 
   /** Scans, 200 us apart, that find one file under two names before it is taken as a hard link (about 5 ms). */
@@ -170,40 +190,47 @@ final class SpoolDirectory {
    * rotation (deleted); UNSETTLED when rotations kept renaming the files.
    */
   DigestLookup openDigest(String key) throws IOException {
-    for (int attempt = 0; attempt < DIGEST_ATTEMPTS; attempt++) {
-      long before = guard.rotationMark();
-      if ((before & 1) == 0) {
-        SpoolFile f = liveFile();
-        if (f == null || !f.key.equals(key)) {
-          List<SpoolFile> files = list();
-          int i = indexOf(files, key);
-          if (i < 0) {
-            return DigestLookup.NONE;
+    boolean interrupted = false;
+    try {
+      for (int attempt = 0; attempt < DIGEST_ATTEMPTS; attempt++) {
+        long before = guard.rotationMark();
+        if ((before & 1) == 0) {
+          SpoolFile f = liveFile();
+          if (f == null || !f.key.equals(key)) {
+            List<SpoolFile> files = list();
+            int i = indexOf(files, key);
+            if (i < 0) {
+              return DigestLookup.NONE;
+            }
+            f = files.get(i);
           }
-          f = files.get(i);
-        }
-        Path digest = TrailNames.digest(f.path);
-        FileStat a = Lstat.stat(digest);
-        FileChannel ch = null;
-        if (a != null && ours(digest, a, f)) {
-          try {
-            ch = FileChannel.open(digest, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-          } catch (NoSuchFileException e) {
-            ch = null;
+          Path digest = TrailNames.digest(f.path);
+          FileStat a = Lstat.stat(digest);
+          FileChannel ch = null;
+          if (a != null && ours(digest, a, f)) {
+            try {
+              ch = FileChannel.open(digest, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+              ch = null;
+            }
+          }
+          FileStat after = a == null ? null : Lstat.stat(digest);
+          boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
+          if (same && guard.rotationMark() == before && key.equals(Lstat.key(f.path))) {
+            return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
+          }
+          if (ch != null) {
+            ch.close();
           }
         }
-        FileStat after = a == null ? null : Lstat.stat(digest);
-        boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
-        if (same && guard.rotationMark() == before && key.equals(Lstat.key(f.path))) {
-          return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
-        }
-        if (ch != null) {
-          ch.close();
-        }
+        interrupted |= nap(); // a rotation is a few renames
       }
-      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200)); // a rotation is a few renames
+      return DigestLookup.UNSETTLED;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    return DigestLookup.UNSETTLED;
   }
 
   /** Attempts at finding a digest while rotations rename the files (about 0.1 s of them back to back). */

@@ -81,6 +81,49 @@ class SpoolDirectoryTest {
         "audit.log.2026-11-25.10", "audit.log live"), names, "no .gz, no 31st of November, no digest");
   }
 
+  /**
+   * A listing waits for a rotation's renames to end, an interrupt pending notwithstanding: with the flag set, each
+   * park returned at once and the listing took the rotation half done within a millisecond (a file missing between
+   * two renames, which the shipper announced as deleted, then shipped again under a new number). Here a rotation
+   * is half done, on disk and by the guard's mark, for 300 ms while an interrupted thread lists: the listing comes
+   * after the rotation, whole, and the interrupt is still set for the caller.
+   */
+  @Test
+  void anInterruptDoesNotCutTheWaitForARotationShort() throws Exception {
+    Path live = dir.resolve("audit.log");
+    Files.write(live, "b\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("audit.log.1"), "a\n".getBytes(StandardCharsets.UTF_8));
+    io.nnaudit.ship.SpoolGuard guard = new io.nnaudit.ship.SpoolGuard(10);
+    SpoolDirectory files = new SpoolDirectory(live, 10, guard);
+    guard.rotationStarting();
+    Files.move(dir.resolve("audit.log.1"), dir.resolve("audit.log.2")); // the first of the rotation's renames
+    java.util.concurrent.atomic.AtomicReference<Object> result = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean stillInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread lister = new Thread(() -> {
+      Thread.currentThread().interrupt();
+      try {
+        long t0 = System.nanoTime();
+        List<String> names = new ArrayList<>();
+        for (SpoolFile f : files.list()) {
+          names.add(f.path.getFileName() + (f.live ? " live" : ""));
+        }
+        result.set(names + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+      } catch (Exception e) {
+        result.set(e);
+      }
+      stillInterrupted.set(Thread.currentThread().isInterrupted());
+    });
+    lister.start();
+    Thread.sleep(300);
+    Files.move(live, dir.resolve("audit.log.1")); // the rest of the rotation
+    Files.write(live, new byte[0]);
+    guard.rotationDone();
+    lister.join(10_000);
+    String got = String.valueOf(result.get());
+    assertTrue(got.startsWith("[audit.log.2, audit.log.1, audit.log live] after "), got);
+    assertTrue(stillInterrupted.get(), "the interrupt is set again for the caller");
+  }
+
   @Test
   void aLookCostsTheFilesThereNotTheBoundOnBackups() throws Exception {
     Path live = dir.resolve("audit.log");
