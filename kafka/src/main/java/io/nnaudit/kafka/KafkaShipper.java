@@ -63,12 +63,12 @@ import io.nnaudit.ship.SpoolGuard;
  * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
  * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
- * minute ({@link StopSignal#clearStrayInterrupt}). The checkpoint and the files' heads are read and written
- * through streams, which no interrupt closes. What one still costs: landing in a pass's read of an audit file or
- * digest (channels, which it closes), the files opened again at once, and the current file's seals sent again
- * (the same identities); passes failed so in a row wait the retry backoff from the second on, so that a storm of
- * interrupts cannot keep the shipper reopening files and resending seals; a rotated file deleted meanwhile is
- * then announced as a gap from where reading stopped. Inside a send or a wait for the topic's metadata that had
+ * minute ({@link StopSignal#clearStrayInterrupt}). The audit files, the checkpoint and the files' heads are
+ * read and written through streams and {@code RandomAccessFile}, which no interrupt closes. What one still costs:
+ * landing in a read of a digest (a channel, opened without following links, which it closes), the files opened
+ * again at once, and the current file's seals sent again (the same identities); passes failed so in a row wait
+ * the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files and
+ * resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped. Inside a send or a wait for the topic's metadata that had
  * to block: a send not made, tried again after the poll interval. Inside the finish's close: the wait for
  * acknowledgements cut short, so more records are sent again after the next start.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,

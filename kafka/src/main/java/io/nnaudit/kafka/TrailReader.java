@@ -1,11 +1,10 @@
 package io.nnaudit.kafka;
 
 import java.io.File;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 
@@ -29,7 +28,9 @@ import io.nnaudit.trail.Lstat;
  * start under a new number ({@link FileNumbers}).
  *
  * <p>Design note. Used by the shipper's thread only (checked by {@code assert} in {@link #step}): the read
- * position, the open channel, the buffer and the record refused are its; nothing here is read by another thread.
+ * position, the open file, the buffer and the record refused are its; nothing here is read by another thread.
+ * The audit file is read through a {@link RandomAccessFile}, not a channel: an interrupt of the thread from
+ * outside closes a channel under the read it lands in, and then the file would have to be found and opened again.
  * It blocks that thread on the disk and, through {@link OrderedSender}, in {@code send}. Each step sends at most
  * one buffer of lines, and stops early once a send failed or the stop's time is up. Logs as
  * {@link KafkaShipper}, the shipper's one logger name.
@@ -57,7 +58,8 @@ final class TrailReader {
   private final StopSignal stop;
 
   private ShipPosition read;
-  private FileChannel channel;
+  /** The file being read, or null; never a channel (see the design note). */
+  private RandomAccessFile openFile;
   private ByteBuffer buffer = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
   /** A record refused as too large: its position, and how often it was refused. */
   private long refusedAt = -1;
@@ -121,7 +123,7 @@ final class TrailReader {
    * file, possibly empty but for its seals).
    */
   boolean drained() throws IOException {
-    if (channel == null) { // a file to read is opened, and its digest looked at, by the next pass
+    if (openFile == null) { // a file to read is opened, and its digest looked at, by the next pass
       return read.fileKey == null && ShipLag.of(dir.list(), read)[0] == 0;
     }
     if (readableBytes() != 0 || seals.waiting(read.offset)) {
@@ -142,18 +144,18 @@ final class TrailReader {
 
   /** The bytes of the open file past the position; a failed look throws (it is not "nothing left"). */
   private long readableBytes() throws IOException {
-    return channel == null ? 0 : Math.max(0, channel.size() - read.offset);
+    return openFile == null ? 0 : Math.max(0, openFile.length() - read.offset);
   }
 
   void close() {
     seals.close();
-    if (channel != null) {
+    if (openFile != null) {
       try {
-        channel.close();
+        openFile.close();
       } catch (IOException e) {
         LOG.debug("nnaudit: closing {} failed", file, e);
       }
-      channel = null;
+      openFile = null;
     }
   }
 
@@ -164,14 +166,14 @@ final class TrailReader {
     if (read.fileKey == null) {
       return pickFirstFile();
     }
-    if (channel == null && !openRead()) {
+    if (openFile == null && !openRead()) {
       return false;
     }
     SpoolFile live = dir.liveFile();
     boolean finished = live == null || !live.key.equals(read.fileKey); // looked at before the last read
     int sent = readAndSend(finished);
     atLiveEnd &= !finished;
-    if (sent != 0 || acks.isBroken() || channel == null) {
+    if (sent != 0 || acks.isBroken() || openFile == null) {
       return sent > 0;
     }
     if (!finished) {
@@ -204,7 +206,7 @@ final class TrailReader {
         continue;
       }
       if (loss.fileKey.equals(read.fileKey)) {
-        if (channel != null) { // opened before it was deleted (losses are looked at before opening): read whole
+        if (openFile != null) { // opened before it was deleted (losses are looked at before opening): read whole
           guard.forgive(loss);
           continue;
         }
@@ -264,22 +266,25 @@ final class TrailReader {
         break;
       }
       SpoolFile f = files.get(i);
-      FileChannel ch;
+      RandomAccessFile ch;
       try {
-        ch = FileChannel.open(f.path, StandardOpenOption.READ);
-      } catch (NoSuchFileException e) {
-        continue; // renamed since the listing
+        ch = new RandomAccessFile(f.path.toFile(), "r");
+      } catch (FileNotFoundException e) {
+        if (ShipCheckpoint.missing(f.path, e)) {
+          continue; // renamed since the listing
+        }
+        throw e;
       }
       if (!read.fileKey.equals(Lstat.key(f.path))) {
         ch.close(); // a rotation renamed another file to that name meanwhile
         continue;
       }
-      if (ch.size() < read.offset) {
+      if (ch.length() < read.offset) {
         ch.close();
         truncated(f, read.offset);
         return false;
       }
-      channel = ch;
+      openFile = ch;
       read = new ShipPosition(read.fileSeq, read.fileKey, read.offset, Math.max(read.modifiedNanos, f.modifiedNanos));
       seals.fileOpened(f.uid);
       return true;
@@ -307,14 +312,15 @@ final class TrailReader {
    * or the file's digest could not be looked at.
    */
   private int readAndSend(boolean finished) throws IOException {
-    long size = channel.size();
+    long size = openFile.length();
     if (size < read.offset) {
       truncated(new SpoolFile(null, read.fileKey, size, read.modifiedNanos, false, SpoolFile.ANYONE),
           read.offset);
       return 0;
     }
     buffer.clear();
-    int n = channel.read(buffer, read.offset);
+    openFile.seek(read.offset);
+    int n = openFile.read(buffer.array(), 0, buffer.capacity()); // one read(2), as a channel's read would make
     if (!seals.follow(read, finished, n > 0 || stop.requested())) { // a stop looks for a digest at each pass
       return -1;
     }
@@ -349,7 +355,7 @@ final class TrailReader {
       buffer = ByteBuffer.allocate(buffer.capacity() * 2); // a line longer than the buffer
       return sent + 1;
     }
-    if (finished && start < n && read.offset + n == channel.size()) {
+    if (finished && start < n && read.offset + n == openFile.length()) {
       if (!sendLine(a, start, n - start, n - start)) { // the file ends in part of a line
         return sent > 0 ? sent : -1;
       }

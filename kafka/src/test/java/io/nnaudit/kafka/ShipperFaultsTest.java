@@ -114,8 +114,8 @@ class ShipperFaultsTest {
 
   /**
    * A storm of interrupts from outside (one every 200 µs) through a start from a checkpoint, a catch-up of 20,000
-   * lines and a stop. Each closes the channel of the audit file's read it lands in, and the pass is made again;
-   * the checkpoint and the files' heads are read and written through streams, which it does not close. The start
+   * lines and a stop. The audit file, the checkpoint and the files' heads are read and written through streams and
+   * RandomAccessFile, which an interrupt does not close (a channel it would close under the read). The start
    * begins at the checkpoint (no line sent twice), no send error is counted, the stop ships the file to its end and
    * writes the checkpoint there, and every line reaches the topic in order.
    */
