@@ -216,7 +216,7 @@ final class Checkpointer {
     try (InputStream in = new FileInputStream(files.get(i).path.toFile())) { // a stream: no interrupt closes it
       headHash = FileHead.sha256(in, want);
     } catch (FileNotFoundException e) {
-      if (ShipCheckpoint.missing(files.get(i).path, e)) {
+      if (OpenFailure.missing(files.get(i).path, e)) {
         return false; // gone since the listing
       }
       throw e;

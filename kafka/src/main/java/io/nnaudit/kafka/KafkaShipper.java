@@ -68,9 +68,10 @@ import io.nnaudit.ship.SpoolGuard;
  * landing in a read of a digest (a channel, opened without following links, which it closes), the files opened
  * again at once, and the current file's seals sent again (the same identities); passes failed so in a row wait
  * the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files and
- * resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped. Inside a send or a wait for the topic's metadata that had
- * to block: a send not made, tried again after the poll interval. Inside the finish's close: the wait for
- * acknowledgements cut short, so more records are sent again after the next start.</li>
+ * resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped.
+ * Inside a send or a wait for the topic's metadata that had to block: a send not made, tried again after the
+ * poll interval. Inside the finish's close: the wait for acknowledgements cut short, so more records are sent
+ * again after the next start.</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}

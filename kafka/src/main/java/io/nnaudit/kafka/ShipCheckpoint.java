@@ -13,11 +13,9 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -87,7 +85,7 @@ final class ShipCheckpoint {
     try (FileInputStream in = new FileInputStream(file)) {
       bytes = readAll(in);
     } catch (FileNotFoundException e) {
-      if (missing(file.toPath(), e)) {
+      if (OpenFailure.missing(file.toPath(), e)) {
         return null;
       }
       throw e; // there, but not to be read
@@ -154,23 +152,6 @@ final class ShipCheckpoint {
       throw e;
     } catch (IOException e) {
       // refused by the file system
-    }
-  }
-
-  /**
-   * After a stream could not open {@code p} ({@code why}, which does not say which): whether there is no file
-   * there to open, as a missing file or a link to one. Any other failure to look (a directory not searchable) is
-   * not "missing": it is added to {@code why}, which the caller throws.
-   */
-  static boolean missing(Path p, FileNotFoundException why) {
-    try {
-      Files.readAttributes(p, BasicFileAttributes.class);
-      return false;
-    } catch (NoSuchFileException e) {
-      return true;
-    } catch (IOException e) {
-      why.addSuppressed(e);
-      return false;
     }
   }
 

@@ -270,7 +270,7 @@ final class TrailReader {
       try {
         ch = new RandomAccessFile(f.path.toFile(), "r");
       } catch (FileNotFoundException e) {
-        if (ShipCheckpoint.missing(f.path, e)) {
+        if (OpenFailure.missing(f.path, e)) {
           continue; // renamed since the listing
         }
         throw e;
