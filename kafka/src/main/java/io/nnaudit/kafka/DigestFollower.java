@@ -2,6 +2,7 @@ package io.nnaudit.kafka;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -23,6 +24,12 @@ import io.nnaudit.seal.Seal;
  * seals in the stream then shows the break, as {@code nnaudit verify} does on the host. At most
  * {@link #MAX_QUEUED} seals are held; the rest of the digest is read as they go. Used by the shipper's thread
  * only.
+ *
+ * <p>The channel is opened without following links, which a stream or {@code RandomAccessFile} cannot do, so an
+ * interrupt of the thread from outside closes it under the read it lands in. Then the digest is opened again
+ * ({@link Reopen}, which finds it as at first and checks that it is the same inode), the interrupt cleared, and
+ * the read made again once, keeping what was read so far; if that fails too, the failure goes to the caller, whose
+ * pass then opens the files again.
  */
 final class DigestFollower {
   private static final Logger LOG = LoggerFactory.getLogger(DigestFollower.class);
@@ -40,8 +47,16 @@ final class DigestFollower {
     }
   }
 
+  /** Opens the digest being followed again, after an interrupt closed its channel. */
+  interface Reopen {
+    /** The same digest (the same inode), open again; null if it is not to be found as it was. */
+    FileChannel sameDigest() throws IOException;
+  }
+
+  private final StopSignal stop;
   private final ArrayDeque<PendingSeal> queue = new ArrayDeque<>();
   private FileChannel digest;
+  private Reopen reopen;
   private ByteBuffer buffer;
   /** Where the first line not yet taken starts. */
   private long readTo;
@@ -56,10 +71,18 @@ final class DigestFollower {
   /** Lines of this digest that were not seals. */
   private long damaged;
 
-  /** Starts following {@code channel}, the digest of a file whose seals ending at or after {@code from} are due. */
-  void open(FileChannel channel, long from) {
+  DigestFollower(StopSignal stop) {
+    this.stop = stop;
+  }
+
+  /**
+   * Starts following {@code channel}, the digest of a file whose seals ending at or after {@code from} are due;
+   * {@code reopen} opens it again after an interrupt closed the channel (null: it is not opened again).
+   */
+  void open(FileChannel channel, long from, Reopen reopen) {
     close();
     this.digest = channel;
+    this.reopen = reopen;
     this.from = from;
     if (buffer == null) {
       buffer = ByteBuffer.allocate(2 * DigestFile.MAX_LINE);
@@ -112,7 +135,7 @@ final class DigestFollower {
     if (first != null && first.to <= upTo || more) {
       return true;
     }
-    return digest != null && digest.size() > lookedAt; // a failed look throws: it is not "no seal waiting"
+    return digest != null && size() > lookedAt; // a failed look throws: it is not "no seal waiting"
   }
 
   /** Takes the whole lines written since the last look, up to {@link #MAX_QUEUED} seals held. */
@@ -120,7 +143,7 @@ final class DigestFollower {
     if (digest == null) {
       return;
     }
-    long size = digest.size();
+    long size = size();
     if (size < readTo) { // only a part of a line can be taken back; anything more is a rewritten digest
       LOG.warn("nnaudit: the digest being shipped shrank from {} to {} bytes; following it from its new end", readTo,
           size);
@@ -132,8 +155,7 @@ final class DigestFollower {
         more = true;
         break;
       }
-      buffer.clear();
-      int n = digest.read(buffer, readTo);
+      int n = readAt(readTo);
       if (n <= 0) {
         break;
       }
@@ -158,6 +180,37 @@ final class DigestFollower {
       }
     }
     lookedAt = size;
+  }
+
+  private long size() throws IOException {
+    try {
+      return digest.size();
+    } catch (ClosedByInterruptException e) {
+      reopenAfter(e);
+      return digest.size();
+    }
+  }
+
+  /** Reads from {@code at} into the cleared buffer: the bytes read, or -1 at the end. */
+  private int readAt(long at) throws IOException {
+    buffer.clear();
+    try {
+      return digest.read(buffer, at);
+    } catch (ClosedByInterruptException e) {
+      reopenAfter(e);
+      buffer.clear();
+      return digest.read(buffer, at);
+    }
+  }
+
+  /** The channel was closed by {@code e}: opens the same digest again, or throws {@code e}. */
+  private void reopenAfter(ClosedByInterruptException e) throws IOException {
+    stop.clearStrayInterrupt();
+    FileChannel again = reopen == null ? null : reopen.sameDigest();
+    if (again == null) {
+      throw e;
+    }
+    digest = again;
   }
 
   private void take(byte[] a, int start, int length) {

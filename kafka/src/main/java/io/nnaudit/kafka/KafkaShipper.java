@@ -64,11 +64,12 @@ import io.nnaudit.ship.SpoolGuard;
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
  * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
  * minute ({@link StopSignal#clearStrayInterrupt}). The audit files, the checkpoint and the files' heads are
- * read and written through streams and {@code RandomAccessFile}, which no interrupt closes. What one still costs:
- * landing in a read of a digest (a channel, opened without following links, which it closes), the files opened
- * again at once, and the current file's seals sent again (the same identities); passes failed so in a row wait
- * the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files and
- * resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped.
+ * read and written through streams and {@code RandomAccessFile}, which no interrupt closes. A digest is read
+ * through a channel opened without following links, which one closes: the same digest is opened again and the
+ * read made again once ({@link DigestFollower}). What one still costs: landing in that second read too, the files
+ * opened again at once, and the current file's seals sent again (the same identities); passes failed so in a row
+ * wait the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files
+ * and resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped.
  * Inside a send or a wait for the topic's metadata that had to block: a send not made, tried again after the
  * poll interval. Inside the finish's close: the wait for acknowledgements cut short, so more records are sent
  * again after the next start.</li>
@@ -133,7 +134,7 @@ public final class KafkaShipper implements Shipper {
     this.sender = new OrderedSender(thread, settings, acks, warnings, context.recordFormat());
     this.gaps = new GapLedger(thread, file, this::gapNoted);
     this.checkpointer = new Checkpointer(thread, settings, dir, guard, numbers, gaps, acks, warnings, stop);
-    this.seals = new SealForwarder(file, dir, sealing, sender, acks, gaps);
+    this.seals = new SealForwarder(file, dir, sealing, sender, acks, gaps, stop);
     this.reader = new TrailReader(thread, file, settings.maxValueBytes, new LinesTogether(settings.recordLines,
         settings.maxTogetherBytes), dir, guard, sender, acks, seals, gaps, numbers, checkpointer, stop);
   }

@@ -2,6 +2,7 @@ package io.nnaudit.kafka;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 import org.slf4j.Logger;
@@ -39,7 +40,7 @@ final class SealForwarder {
   private final Acknowledgements acks;
   private final GapLedger gaps;
   /** The seals of the file being read, from its digest (none when the file is not sealed). */
-  private final DigestFollower seals = new DigestFollower();
+  private final DigestFollower seals;
   /** Seals of the file being read that end before this byte were shipped before it was opened. */
   private long sealsFrom;
   /** How far the digest of the file being read was looked for while it was not found: {@link #follow}. */
@@ -50,7 +51,8 @@ final class SealForwarder {
   private long refusedSealAt = -1;
 
   SealForwarder(File file, SpoolDirectory dir, boolean sealing, OrderedSender sender, Acknowledgements acks,
-      GapLedger gaps) {
+      GapLedger gaps, StopSignal stop) {
+    this.seals = new DigestFollower(stop);
     this.file = file;
     this.dir = dir;
     this.sealing = sealing;
@@ -117,13 +119,30 @@ final class SealForwarder {
         return false;
       }
       if (d.channel != null) {
-        seals.open(d.channel, sealsFrom);
+        String fileKey = read.fileKey;
+        String digestKey = d.key;
+        seals.open(d.channel, sealsFrom, () -> sameDigest(fileKey, digestKey));
       } else {
         digestLook = finished ? LOOK_DONE : LOOK_LIVE;
       }
     }
     seals.fill();
     return true;
+  }
+
+  /**
+   * The digest {@code digestKey} of the audit file {@code fileKey}, found and opened again as {@link #follow} did
+   * at first; null if it is not there as it was (not settled, gone, or another inode at its name).
+   */
+  private FileChannel sameDigest(String fileKey, String digestKey) throws IOException {
+    SpoolDirectory.DigestLookup d = dir.openDigest(fileKey);
+    if (d.channel != null && digestKey.equals(d.key)) {
+      return d.channel;
+    }
+    if (d.channel != null) {
+      d.channel.close();
+    }
+    return null;
   }
 
   /**

@@ -170,15 +170,18 @@ final class SpoolDirectory {
 
   /** What {@link #openDigest} found. Immutable. */
   static final class DigestLookup {
-    static final DigestLookup NONE = new DigestLookup(null, true);
-    static final DigestLookup UNSETTLED = new DigestLookup(null, false);
+    static final DigestLookup NONE = new DigestLookup(null, null, true);
+    static final DigestLookup UNSETTLED = new DigestLookup(null, null, false);
     /** The digest, open for reading; null when the file has none. */
     final FileChannel channel;
+    /** The digest's device and inode, as text ({@link FileStat#fileKey}), with {@link #channel}. */
+    final String key;
     /** False when rotations kept renaming the files: nothing is known, look again later. */
     final boolean settled;
 
-    DigestLookup(FileChannel channel, boolean settled) {
+    DigestLookup(FileChannel channel, String key, boolean settled) {
       this.channel = channel;
+      this.key = key;
       this.settled = settled;
     }
   }
@@ -217,7 +220,7 @@ final class SpoolDirectory {
           FileStat after = a == null ? null : Lstat.stat(digest);
           boolean same = a == null || ch == null || after != null && a.fileKey().equals(after.fileKey());
           if (same && guard.rotationMark() == before && key.equals(Lstat.key(f.path))) {
-            return ch == null ? DigestLookup.NONE : new DigestLookup(ch, true);
+            return ch == null ? DigestLookup.NONE : new DigestLookup(ch, String.valueOf(a.fileKey()), true);
           }
           if (ch != null) {
             ch.close();

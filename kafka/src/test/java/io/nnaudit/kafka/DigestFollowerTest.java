@@ -27,7 +27,8 @@ class DigestFollowerTest {
   @TempDir
   Path dir;
 
-  private final DigestFollower follower = new DigestFollower();
+  private final StopSignal stop = new StopSignal();
+  private final DigestFollower follower = new DigestFollower(stop);
   private long nextTo;
   private long number = 1;
 
@@ -54,7 +55,7 @@ class DigestFollowerTest {
   }
 
   private void follow(long from) throws Exception {
-    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), from);
+    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), from, null);
   }
 
   /** The seals taken so far, each as its line. */
@@ -87,6 +88,44 @@ class DigestFollowerTest {
     assertEquals(List.of(b), drain());
     follower.fill();
     assertNull(follower.peek());
+  }
+
+  /**
+   * An interrupt of the thread from outside closes the digest's channel under the read it lands in: the same
+   * digest is opened again and the read made again, so the seals go on from where they were, none twice, and the
+   * interrupt is cleared and counted. A digest that is not the same inode any more is not taken for it.
+   */
+  @Test
+  void anInterruptedReadGoesOnInTheSameDigestOpenedAgain() throws Exception {
+    String a = seal(100);
+    String b = seal(100);
+    append(digest(), a + "\n");
+    int[] reopened = {0};
+    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), 0, () -> {
+      reopened[0]++;
+      return FileChannel.open(digest(), StandardOpenOption.READ);
+    });
+    follower.fill();
+    assertEquals(List.of(a), drain());
+    append(digest(), b + "\n");
+    Thread.currentThread().interrupt(); // left set: the channel's next read closes it
+    assertTrue(follower.waiting(Long.MAX_VALUE));
+    follower.fill();
+    assertEquals(List.of(b), drain(), "the seal after, once, from the digest opened again");
+    assertEquals(1, reopened[0]);
+    assertFalse(Thread.currentThread().isInterrupted(), "cleared");
+    assertEquals(1, stop.strayInterrupts(), "and counted");
+
+    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), 0, () -> null); // not found as it was
+    Thread.currentThread().interrupt();
+    try {
+      follower.fill();
+      throw new AssertionError("a digest not found again as it was is no digest to go on in");
+    } catch (java.nio.channels.ClosedByInterruptException expected) {
+      // the caller's pass opens the files again
+    } finally {
+      Thread.interrupted();
+    }
   }
 
   @Test
