@@ -26,15 +26,19 @@ import io.nnaudit.seal.Seal;
  * only.
  *
  * <p>The channel is opened without following links, which a stream or {@code RandomAccessFile} cannot do, so an
- * interrupt of the thread from outside closes it under the read it lands in. Then the digest is opened again
- * ({@link Reopen}, which finds it as at first and checks that it is the same inode), the interrupt cleared, and
- * the read made again once, keeping what was read so far; if that fails too, the failure goes to the caller, whose
- * pass then opens the files again.
+ * interrupt of the thread from outside closes it under the look at its size or the read it lands in. Then the
+ * digest is opened again ({@link Reopen}: found as at first, and taken only if its name's lstat gives the inode
+ * the first open's did), the interrupt is cleared just before the look or read is made again, and what was read so
+ * far is kept; at most {@link #INTERRUPTED_TRIES} tries, none once a stop's time is up. If the digest is not found
+ * as it was, or the last try fails too, the interrupt's failure goes to the caller, whose pass then opens the
+ * files again.
  */
 final class DigestFollower {
   private static final Logger LOG = LoggerFactory.getLogger(DigestFollower.class);
   /** Seals held at most; a digest holds one line per {@code nnaudit.seal.interval.records} records. */
   static final int MAX_QUEUED = 256;
+  /** Tries of a look or read of the digest whose channel interrupts from outside keep closing. */
+  private static final int INTERRUPTED_TRIES = 3;
 
   /** One seal to send: its line as written in the digest, and the end of the range it covers. Immutable. */
   static final class PendingSeal {
@@ -109,6 +113,7 @@ final class DigestFollower {
       }
       digest = null;
     }
+    reopen = null;
   }
 
   /** The next seal to send, or null; reads more of the digest when what was held has been sent. */
@@ -183,34 +188,47 @@ final class DigestFollower {
   }
 
   private long size() throws IOException {
-    try {
-      return digest.size();
-    } catch (ClosedByInterruptException e) {
-      reopenAfter(e);
-      return digest.size();
+    for (int tries = 1; ; tries++) {
+      try {
+        return digest.size();
+      } catch (ClosedByInterruptException e) {
+        reopenAfter(e, tries);
+      }
     }
   }
 
   /** Reads from {@code at} into the cleared buffer: the bytes read, or -1 at the end. */
   private int readAt(long at) throws IOException {
-    buffer.clear();
-    try {
-      return digest.read(buffer, at);
-    } catch (ClosedByInterruptException e) {
-      reopenAfter(e);
-      buffer.clear();
-      return digest.read(buffer, at);
+    for (int tries = 1; ; tries++) {
+      buffer.clear(); // a read cut short may have put bytes in it
+      try {
+        return digest.read(buffer, at);
+      } catch (ClosedByInterruptException e) {
+        reopenAfter(e, tries);
+      }
     }
   }
 
-  /** The channel was closed by {@code e}: opens the same digest again, or throws {@code e}. */
-  private void reopenAfter(ClosedByInterruptException e) throws IOException {
-    stop.clearStrayInterrupt();
-    FileChannel again = reopen == null ? null : reopen.sameDigest();
+  /**
+   * The channel was closed by {@code e} at the try {@code tries}: opens the same digest again and clears the
+   * interrupt for the next try, or throws {@code e} (a failure to open it again added to it).
+   */
+  private void reopenAfter(ClosedByInterruptException e, int tries) throws IOException {
+    if (reopen == null || tries >= INTERRUPTED_TRIES || stop.timeIsUp()) {
+      throw e;
+    }
+    FileChannel again;
+    try {
+      again = reopen.sameDigest();
+    } catch (IOException f) {
+      e.addSuppressed(f);
+      throw e;
+    }
     if (again == null) {
       throw e;
     }
     digest = again;
+    stop.clearStrayInterrupt(); // just before the next try: one that came while opening would fail it
   }
 
   private void take(byte[] a, int start, int length) {

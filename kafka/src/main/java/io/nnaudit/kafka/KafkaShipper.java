@@ -66,8 +66,8 @@ import io.nnaudit.ship.SpoolGuard;
  * minute ({@link StopSignal#clearStrayInterrupt}). The audit files, the checkpoint and the files' heads are
  * read and written through streams and {@code RandomAccessFile}, which no interrupt closes. A digest is read
  * through a channel opened without following links, which one closes: the same digest is opened again and the
- * read made again once ({@link DigestFollower}). What one still costs: landing in that second read too, the files
- * opened again at once, and the current file's seals sent again (the same identities); passes failed so in a row
+ * look or read made again, up to three tries ({@link DigestFollower}). What one still costs: when the digest is
+ * not found again as it was or the tries fail, the files opened again at once, and the current file's seals sent again (the same identities); passes failed so in a row
  * wait the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files
  * and resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped.
  * Inside a send or a wait for the topic's metadata that had to block: a send not made, tried again after the

@@ -2,7 +2,6 @@ package io.nnaudit.kafka;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 import org.slf4j.Logger;
@@ -121,28 +120,13 @@ final class SealForwarder {
       if (d.channel != null) {
         String fileKey = read.fileKey;
         String digestKey = d.key;
-        seals.open(d.channel, sealsFrom, () -> sameDigest(fileKey, digestKey));
+        seals.open(d.channel, sealsFrom, () -> dir.reopenDigest(fileKey, digestKey));
       } else {
         digestLook = finished ? LOOK_DONE : LOOK_LIVE;
       }
     }
     seals.fill();
     return true;
-  }
-
-  /**
-   * The digest {@code digestKey} of the audit file {@code fileKey}, found and opened again as {@link #follow} did
-   * at first; null if it is not there as it was (not settled, gone, or another inode at its name).
-   */
-  private FileChannel sameDigest(String fileKey, String digestKey) throws IOException {
-    SpoolDirectory.DigestLookup d = dir.openDigest(fileKey);
-    if (d.channel != null && digestKey.equals(d.key)) {
-      return d.channel;
-    }
-    if (d.channel != null) {
-      d.channel.close();
-    }
-    return null;
   }
 
   /**

@@ -236,6 +236,22 @@ final class SpoolDirectory {
     }
   }
 
+  /**
+   * The digest {@code digestKey} (a {@link DigestLookup#key}) of the audit file {@code fileKey}, found and opened
+   * again as {@link #openDigest} found it at first, after an interrupt closed its channel; null if it is not there
+   * as it was: not settled, gone, or another inode at its name (a digest replaced is not read as the one before).
+   */
+  FileChannel reopenDigest(String fileKey, String digestKey) throws IOException {
+    DigestLookup d = openDigest(fileKey);
+    if (d.channel != null && digestKey.equals(d.key)) {
+      return d.channel;
+    }
+    if (d.channel != null) {
+      d.channel.close();
+    }
+    return null;
+  }
+
   /** Attempts at finding a digest while rotations rename the files (about 0.1 s of them back to back). */
   private static final int DIGEST_ATTEMPTS = 500;
 

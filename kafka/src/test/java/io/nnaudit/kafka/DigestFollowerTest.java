@@ -91,40 +91,158 @@ class DigestFollowerTest {
   }
 
   /**
-   * An interrupt of the thread from outside closes the digest's channel under the read it lands in: the same
-   * digest is opened again and the read made again, so the seals go on from where they were, none twice, and the
-   * interrupt is cleared and counted. A digest that is not the same inode any more is not taken for it.
+   * An interrupt of the thread from outside closes the digest's channel under the look at its size or the read it
+   * lands in: the digest is opened again ({@code Reopen}) and the look or read made again, so the seals go on from
+   * where they were, none twice, and the interrupt is cleared and counted. A digest not found again as it was is
+   * not gone on in: the interrupt's failure goes to the caller.
    */
   @Test
-  void anInterruptedReadGoesOnInTheSameDigestOpenedAgain() throws Exception {
+  void anInterruptedLookOrReadGoesOnInTheDigestOpenedAgain() throws Exception {
     String a = seal(100);
     String b = seal(100);
+    String c = seal(100);
     append(digest(), a + "\n");
     int[] reopened = {0};
     follower.open(FileChannel.open(digest(), StandardOpenOption.READ), 0, () -> {
       reopened[0]++;
       return FileChannel.open(digest(), StandardOpenOption.READ);
     });
-    follower.fill();
-    assertEquals(List.of(a), drain());
-    append(digest(), b + "\n");
-    Thread.currentThread().interrupt(); // left set: the channel's next read closes it
-    assertTrue(follower.waiting(Long.MAX_VALUE));
-    follower.fill();
-    assertEquals(List.of(b), drain(), "the seal after, once, from the digest opened again");
-    assertEquals(1, reopened[0]);
-    assertFalse(Thread.currentThread().isInterrupted(), "cleared");
-    assertEquals(1, stop.strayInterrupts(), "and counted");
-
-    follower.open(FileChannel.open(digest(), StandardOpenOption.READ), 0, () -> null); // not found as it was
-    Thread.currentThread().interrupt();
     try {
       follower.fill();
-      throw new AssertionError("a digest not found again as it was is no digest to go on in");
-    } catch (java.nio.channels.ClosedByInterruptException expected) {
-      // the caller's pass opens the files again
+      assertEquals(List.of(a), drain());
+      append(digest(), b + "\n");
+      Thread.currentThread().interrupt(); // left set: the look at the digest's size closes the channel
+      assertTrue(follower.waiting(Long.MAX_VALUE));
+      follower.fill();
+      assertEquals(List.of(b), drain(), "the seal after, once, from the digest opened again");
+      assertEquals(1, reopened[0]);
+      assertFalse(Thread.currentThread().isInterrupted(), "cleared");
+      assertEquals(1, stop.strayInterrupts(), "and counted");
+
+      // An interrupt that lands in a read, after some bytes were read: the read is made again, whole.
+      append(digest(), c + "\n");
+      follower.open(new InterruptedRead(FileChannel.open(digest(), StandardOpenOption.READ)), 300, () -> {
+        reopened[0]++;
+        return FileChannel.open(digest(), StandardOpenOption.READ);
+      });
+      follower.fill();
+      assertEquals(List.of(c), drain(), "the one seal due, once, whole");
+      assertEquals(2, reopened[0]);
+      assertFalse(Thread.currentThread().isInterrupted(), "cleared");
+      assertEquals(2, stop.strayInterrupts(), "and counted");
+
+      follower.open(FileChannel.open(digest(), StandardOpenOption.READ), 0, () -> null); // not found as it was
+      Thread.currentThread().interrupt();
+      try {
+        follower.fill();
+        throw new AssertionError("a digest not found again as it was is no digest to go on in");
+      } catch (java.nio.channels.ClosedByInterruptException expected) {
+        // the caller's pass opens the files again
+      }
     } finally {
       Thread.interrupted();
+    }
+  }
+
+  /** A digest's channel whose first positional read puts some bytes in, then is closed by an interrupt. */
+  private static final class InterruptedRead extends FileChannel {
+    private final FileChannel in;
+    private boolean armed = true;
+
+    InterruptedRead(FileChannel in) {
+      this.in = in;
+    }
+
+    @Override
+    public int read(java.nio.ByteBuffer dst, long position) throws java.io.IOException {
+      if (!armed) {
+        return in.read(dst, position);
+      }
+      armed = false;
+      dst.put((byte) 'x'); // a part read before the interrupt: not to be taken
+      Thread.currentThread().interrupt();
+      close();
+      throw new java.nio.channels.ClosedByInterruptException();
+    }
+
+    @Override
+    public long size() throws java.io.IOException {
+      return in.size();
+    }
+
+    @Override
+    protected void implCloseChannel() throws java.io.IOException {
+      in.close();
+    }
+
+    @Override
+    public int read(java.nio.ByteBuffer dst) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long read(java.nio.ByteBuffer[] dsts, int offset, int length) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int write(java.nio.ByteBuffer src) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long write(java.nio.ByteBuffer[] srcs, int offset, int length) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long position() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public FileChannel position(long newPosition) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public FileChannel truncate(long size) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void force(boolean metaData) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int write(java.nio.ByteBuffer src, long position) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.nio.channels.FileLock lock(long position, long size, boolean shared) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) {
+      throw new UnsupportedOperationException();
     }
   }
 

@@ -124,6 +124,38 @@ class SpoolDirectoryTest {
     assertTrue(stillInterrupted.get(), "the interrupt is set again for the caller");
   }
 
+  /**
+   * After an interrupt closed a digest's channel, the digest is opened again only if it is the one opened at
+   * first: found again after a rotation renamed it along with its file, not taken when another file (another
+   * inode) was put at its name.
+   */
+  @Test
+  void aDigestIsOpenedAgainOnlyIfItIsTheSameInode() throws Exception {
+    Path live = dir.resolve("audit.log");
+    Files.write(live, "a\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("audit.log.seals"), "first\n".getBytes(StandardCharsets.UTF_8));
+    io.nnaudit.ship.SpoolGuard guard = new io.nnaudit.ship.SpoolGuard(10);
+    SpoolDirectory files = new SpoolDirectory(live, 10, guard);
+    String fileKey = files.liveFile().key;
+    SpoolDirectory.DigestLookup first = files.openDigest(fileKey);
+    first.channel.close();
+    try (java.nio.channels.FileChannel again = files.reopenDigest(fileKey, first.key)) {
+      assertTrue(again != null, "the same digest, at the same name");
+    }
+    guard.rotationStarting(); // the file and its digest renamed together
+    Files.move(dir.resolve("audit.log.seals"), dir.resolve("audit.log.1.seals"));
+    Files.move(live, dir.resolve("audit.log.1"));
+    Files.write(live, new byte[0]);
+    guard.rotationDone();
+    try (java.nio.channels.FileChannel again = files.reopenDigest(fileKey, first.key)) {
+      assertTrue(again != null, "the same digest, at its file's new name");
+    }
+    Path tmp = dir.resolve("planted");
+    Files.write(tmp, "other\n".getBytes(StandardCharsets.UTF_8));
+    Files.move(tmp, dir.resolve("audit.log.1.seals"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    assertTrue(files.reopenDigest(fileKey, first.key) == null, "another inode at its name is not taken for it");
+  }
+
   @Test
   void aLookCostsTheFilesThereNotTheBoundOnBackups() throws Exception {
     Path live = dir.resolve("audit.log");
