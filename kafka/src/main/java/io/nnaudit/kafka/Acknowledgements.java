@@ -26,9 +26,9 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
  * acknowledged record, never a skip; not an assert, whose Error would kill the producer's I/O thread). A
  * callback the producer runs on the shipper's thread inside {@code send} (a refusal: nothing was sent) never
  * reaches it ({@link OrderedSender}).</li>
- * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code refusedRecordAt}, {@code refusedSealAt},
- * {@code refusedTogetherEnd}: written by that I/O thread, volatile; read by the shipper's thread and the
- * metrics.</li>
+ * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code lastAckedSeq}, {@code refusedRecordAt},
+ * {@code refusedSealAt}, {@code refusedTogetherEnd}: written by that I/O thread, volatile ({@code lastAckedSeq}
+ * first by the shipper's thread when it makes the generation); read by the shipper's thread and the metrics.</li>
  * <li>{@code Generation.broken}: the first failure wins ({@code compareAndSet}): the I/O thread sets it on a
  * failed or out-of-order acknowledgement, the shipper's thread on a failure of the client library.</li>
  * <li>{@code Generation.retired}: written by the shipper's thread, volatile; read by the callbacks, which change
@@ -66,6 +66,8 @@ final class Acknowledgements {
     private Thread ackThread;
     private volatile ShipPosition acknowledged;
     private volatile long gapAckedSeq = -1;
+    /** The seq of the last record acknowledged (one before the first while none is): seals and file ends too. */
+    private volatile long lastAckedSeq;
     /** The start of the first record the broker refused as such (too large, invalid), or -1. */
     private volatile long refusedRecordAt = -1;
     /** Where the first seal the broker refused as such ends ({@link ShipPosition#global}), or -1. */
@@ -76,7 +78,16 @@ final class Acknowledgements {
 
     Generation(long firstSeq, ShipPosition acknowledged) {
       this.nextAckSeq = firstSeq;
+      this.lastAckedSeq = firstSeq - 1;
       this.acknowledged = acknowledged;
+    }
+
+    /**
+     * Whether every record sent under it is acknowledged, {@code nextSeq} being the seq the next would carry: a seal
+     * or file end in flight leaves the acknowledged position where it is, so the position alone does not say so.
+     */
+    boolean allAcknowledged(long nextSeq) {
+      return lastAckedSeq == nextSeq - 1;
     }
 
     /** Every record sent under it before this position is acknowledged. */
@@ -221,6 +232,7 @@ final class Acknowledgements {
       g.gapAckedSeq = s.seq;
     }
     g.acknowledged = s.end;
+    g.lastAckedSeq = s.seq;
     if (s.lines > 0) {
       shippedRecords.addAndGet(s.lines);
     }

@@ -58,7 +58,7 @@ import io.nnaudit.ship.SpoolGuard;
  * cannot be shipped as written is announced by a gap record (see {@link TrailReader}, {@link SealForwarder}).</li>
  * <li>Stop ({@link #stop}), once the pipeline has closed the file (its last seal written; at a SIGTERM, in the
  * last shutdown hook): the thread ships what the files hold until it is caught up (the live file read to its
- * end, its seals sent, everything acknowledged) or the time given has passed, closes the producer within what
+ * end, its seals sent, everything acknowledged, the seals too) or the time given has passed, closes the producer within what
  * is left of it (waiting for acknowledgements in flight), writes the checkpoint and ends. One shipper per
  * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
@@ -337,11 +337,15 @@ public final class KafkaShipper implements Shipper {
     }
   }
 
-  /** While stopping: whether everything the files hold is acknowledged; a failed look at them is not. */
+  /**
+   * While stopping: whether everything the files hold is acknowledged, seals included (a seal in flight leaves the
+   * acknowledged position where it is, and the finish's close, which an interrupt from outside can cut short, must
+   * have nothing left to wait for); a failed look at the files is not caught up.
+   */
   private boolean caughtUp() {
     try {
       return !acks.isBroken() && gaps.isEmpty() && acks.acknowledged().global() == reader.position().global()
-          && reader.drained();
+          && acks.current().allAcknowledged(sender.nextSeq()) && reader.drained();
     } catch (IOException e) { // the pass reads again, until the stop's time is up; from a new channel if an
       if (StopSignal.byInterrupt(e)) { // interrupt closed this one
         reader.close();
