@@ -27,8 +27,9 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
  * callback the producer runs on the shipper's thread inside {@code send} (a refusal: nothing was sent) never
  * reaches it ({@link OrderedSender}).</li>
  * <li>{@code Generation.acknowledged}, {@code gapAckedSeq}, {@code lastAckedSeq}, {@code refusedRecordAt},
- * {@code refusedSealAt}, {@code refusedTogetherEnd}: written by that I/O thread, volatile ({@code lastAckedSeq}
- * first by the shipper's thread when it makes the generation); read by the shipper's thread and the metrics.</li>
+ * {@code refusedSealAt}, {@code refusedTogetherEnd}: set by the shipper's thread when it makes the generation,
+ * then written by that I/O thread, volatile; read by the shipper's thread ({@code acknowledged} by the metrics
+ * too).</li>
  * <li>{@code Generation.broken}: the first failure wins ({@code compareAndSet}): the I/O thread sets it on a
  * failed or out-of-order acknowledgement, the shipper's thread on a failure of the client library.</li>
  * <li>{@code Generation.retired}: written by the shipper's thread, volatile; read by the callbacks, which change
@@ -87,7 +88,7 @@ final class Acknowledgements {
      * or file end in flight leaves the acknowledged position where it is, so the position alone does not say so.
      */
     boolean allAcknowledged(long nextSeq) {
-      return lastAckedSeq == nextSeq - 1;
+      return lastAckedSeq >= nextSeq - 1;
     }
 
     /** Every record sent under it before this position is acknowledged. */

@@ -58,8 +58,9 @@ import io.nnaudit.ship.SpoolGuard;
  * cannot be shipped as written is announced by a gap record (see {@link TrailReader}, {@link SealForwarder}).</li>
  * <li>Stop ({@link #stop}), once the pipeline has closed the file (its last seal written; at a SIGTERM, in the
  * last shutdown hook): the thread ships what the files hold until it is caught up (the live file read to its
- * end, its seals sent, everything acknowledged, the seals too) or the time given has passed, closes the producer within what
- * is left of it (waiting for acknowledgements in flight), writes the checkpoint and ends. One shipper per
+ * end, its seals sent, every record sent acknowledged, the seals too) or the time given has passed, closes the
+ * producer (caught up, it has nothing in flight; out of time, it is given none to wait), writes the checkpoint and
+ * ends. One shipper per
  * checkpoint at a time in a JVM: a replacement waits for the one before it to end. No interrupt ends the
  * thread: nothing in nnaudit interrupts it, and one from elsewhere is cleared before and after each pass, in each
  * pause, while waiting for the shipper before it, at the start and in the finish, and warned about at most once a
@@ -67,12 +68,13 @@ import io.nnaudit.ship.SpoolGuard;
  * read and written through streams and {@code RandomAccessFile}, which no interrupt closes. A digest is read
  * through a channel opened without following links, which one closes: the same digest is opened again and the
  * look or read made again, up to three tries ({@link DigestFollower}). What one still costs: when the digest is
- * not found again as it was or the tries fail, the files opened again at once, and the current file's seals sent again (the same identities); passes failed so in a row
- * wait the retry backoff from the second on, so that a storm of interrupts cannot keep the shipper reopening files
- * and resending seals; a rotated file deleted meanwhile is then announced as a gap from where reading stopped.
- * Inside a send or a wait for the topic's metadata that had to block: a send not made, tried again after the
- * poll interval. Inside the finish's close: the wait for acknowledgements cut short, so more records are sent
- * again after the next start.</li>
+ * not found again as it was or the tries fail, the files opened again at once, and the current file's seals sent
+ * again (the same identities); passes failed so in a row wait the retry backoff from the second on, so that a
+ * storm of interrupts cannot keep the shipper reopening files and resending seals; a rotated file deleted
+ * meanwhile is then announced as a gap from where reading stopped. Inside a send or a wait for the topic's
+ * metadata that had to block: a send not made, tried again after the poll interval. Inside the finish's close:
+ * only the Kafka client's ERROR "Interrupted while joining ioThread", since a stop closes the producer with
+ * nothing in flight (or, out of time, without waiting).</li>
  * <li>Who owns what: the parts are the shipper's thread's (each says so in its note; the sender, the reader,
  * the gap ledger and the checkpointer assert it at their entry points); what the producer's I/O thread writes is
  * in {@link Acknowledgements}. Here, {@link #startCheckpoint}
@@ -383,7 +385,8 @@ public final class KafkaShipper implements Shipper {
 
   private void finish() {
     stop.clearStrayInterrupt(); // left set, the close would not wait for acknowledgements, nor the checkpoint be saved
-    sender.close(Duration.ofMillis(stop.requested() ? stop.millisLeft() : 0)); // waits for acknowledgements
+    // Caught up, nothing is in flight; out of time, nothing is waited for: the wait matters only after a failure.
+    sender.close(Duration.ofMillis(stop.requested() ? stop.millisLeft() : 0));
     reader.close();
     ShipPosition a = acks.acknowledged();
     stop.clearStrayInterrupt(); // an interrupt that cut the close short must not cost the checkpoint too

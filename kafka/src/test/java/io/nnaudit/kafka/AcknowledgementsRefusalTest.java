@@ -1,7 +1,9 @@
 package io.nnaudit.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -20,6 +22,26 @@ class AcknowledgementsRefusalTest {
       long sealAt) {
     return new Acknowledgements.Sent(g, seq, ShipPosition.global(3, from), FILE_3.at(to), to - from, lines, false,
         sealAt);
+  }
+
+  /**
+   * A seal leaves the acknowledged position where it is: whether every record sent is acknowledged is told by
+   * seq, so that a stop does not count itself caught up with a seal in flight.
+   */
+  @Test
+  void aSealInFlightIsNotAcknowledgedThoughThePositionIsReached() {
+    Acknowledgements acks = new Acknowledgements();
+    Acknowledgements.Generation g = new Acknowledgements.Generation(7, FILE_3);
+    acks.start(g);
+    assertTrue(g.allAcknowledged(7), "nothing sent yet");
+    acks.acknowledge(sent(g, 7, 0, 100, 1, -1), null);
+    assertTrue(g.allAcknowledged(8));
+    // the seal ending at 100 is sent: seq 8, next 9; its range is already acknowledged
+    assertEquals(100, g.acknowledged().offset);
+    assertFalse(g.allAcknowledged(9), "the seal is in flight");
+    acks.acknowledge(sent(g, 8, 100, 100, 0, ShipPosition.global(3, 100)), null);
+    assertTrue(g.allAcknowledged(9));
+    assertEquals(100, g.acknowledged().offset, "and the position did not move");
   }
 
   @Test
