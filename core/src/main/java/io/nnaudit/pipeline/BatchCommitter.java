@@ -9,6 +9,7 @@ import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.FailurePolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.throttle.RateLimitedLog;
 
 /**
@@ -95,16 +96,17 @@ final class BatchCommitter {
   }
 
   /**
-   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), fsyncs if
+   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), each ending
+   * where {@code ends} says, fsyncs if
    * the durability mode asks, and completes the events' tickets. Returns whether the bytes were written; if
    * not, the events are given up under the failure policy, except after a leading handler's single try
    * ({@link CommitMode#triesOnce}), which leaves them untouched, tickets pending, for the writer thread. An
    * interrupt that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
    */
-  boolean commit(ByteBuffer bytes, List<AuditEvent> events, CommitMode mode) {
+  boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode) {
     Call call = new Call(mode);
     try {
-      return commit(bytes, events, call);
+      return commit(bytes, ends, events, call);
     } finally {
       if (call.interrupted && mode.keepsInterrupts()) {
         Thread.currentThread().interrupt(); // after the write and its fsync: the handler's flag, for its caller
@@ -112,11 +114,11 @@ final class BatchCommitter {
     }
   }
 
-  private boolean commit(ByteBuffer bytes, List<AuditEvent> events, Call call) {
+  private boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, Call call) {
     int n = events.size();
     // An abandoned writer (given up on by close or the shutdown hook, whose replacement or successor may hold
     // the file now) writes nothing more: its chunk fails as a refused write does.
-    if (life.abandoned || !writeWithRetry(bytes, n, call)) {
+    if (life.abandoned || !writeWithRetry(bytes, ends, n, call)) {
       if (!call.mode.triesOnce()) {
         giveUp(events, call); // a leading handler's chunk goes back, tickets pending, to the writer thread
       }
@@ -217,11 +219,11 @@ final class BatchCommitter {
     }
   }
 
-  private boolean writeWithRetry(ByteBuffer bytes, int events, Call call) {
+  private boolean writeWithRetry(ByteBuffer bytes, RecordEnds ends, int events, Call call) {
     while (true) {
       long start = System.nanoTime();
       try {
-        sink.write(bytes);
+        sink.write(bytes, ends);
         metrics.writeLatency(System.nanoTime() - start);
         return true;
       } catch (Throwable t) {

@@ -8,6 +8,7 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
+import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.throttle.RateLimitedLog;
 
 /**
@@ -36,6 +37,8 @@ final class ChunkWriter {
   private final List<AuditEvent> chunkEvents = new ArrayList<>();
   /** The records of the chunk being formatted; replaced when a hostile record made it large. The writing thread. */
   private RecordBuffer text = new RecordBuffer();
+  /** Where each record in {@link #text} ends, for the sink. The writing thread. */
+  private final RecordEnds ends = new RecordEnds();
 
   ChunkWriter(RecordFormatter formatter, BatchCommitter committer, DropTracker drops, AuditMetrics metrics,
       RateLimitedLog failures) {
@@ -56,10 +59,12 @@ final class ChunkWriter {
   List<AuditEvent> write(List<AuditEvent> events, DropReport report, CommitMode mode) {
     RecordBuffer records = text;
     records.setLength(0);
+    ends.clear();
     chunkEvents.clear();
     if (report != null) {
       try {
         formatter.appendDropRecord(records, System.currentTimeMillis(), report);
+        ends.add(records.length());
       } catch (Throwable t) {
         records.setLength(0);
         report = null; // still due: the next report covers these drops too
@@ -71,6 +76,7 @@ final class ChunkWriter {
       int mark = records.length();
       try {
         formatter.appendRecord(records, e);
+        ends.add(records.length());
         chunkEvents.add(e);
       } catch (Throwable t) {
         records.setLength(mark);
@@ -104,6 +110,7 @@ final class ChunkWriter {
    */
   void reset() {
     chunkEvents.clear();
+    ends.clear();
     text = new RecordBuffer();
   }
 
@@ -114,8 +121,9 @@ final class ChunkWriter {
    */
   private boolean flush(RecordBuffer records, DropReport report, CommitMode mode) {
     if (records.length() > 0) {
-      boolean written = committer.commit(records.asByteBuffer(), chunkEvents, mode);
+      boolean written = committer.commit(records.asByteBuffer(), ends, chunkEvents, mode);
       records.setLength(0);
+      ends.clear();
       if (written && report != null) {
         drops.reported(report);
       } else if (!written && mode.triesOnce()) {

@@ -91,12 +91,15 @@ final class SealChain {
     firstUnsealedNanos = nanoClock.getAsLong();
   }
 
-  /** After a write: {@code written}'s remaining bytes are in the file now. Does not move its position. */
-  void written(ByteBuffer written) {
+  /**
+   * After a write: {@code written}'s remaining bytes are in the file now, its records ending at {@code ends}
+   * (null: not known). Does not move its position.
+   */
+  void written(ByteBuffer written, int[] ends) {
     if (segment.bytes() == 0) {
       firstUnsealedNanos = nanoClock.getAsLong();
     }
-    segment.update(written);
+    segment.update(written, ends);
   }
 
   /** Whether a seal is due at {@code nanoNow}: one is owed, or the interval in records or time is reached. */

@@ -196,8 +196,17 @@ public final class Sealer {
 
   /** After a write: {@code written}'s remaining bytes are in the file now. Does not move its position. */
   public void written(ByteBuffer written) {
+    written(written, null);
+  }
+
+  /**
+   * After a write: {@code written}'s remaining bytes are in the file now, its records ending at {@code ends}
+   * (offsets from its position, each just past a newline; null when not known: the bytes are searched for them).
+   * Does not move its position.
+   */
+  public void written(ByteBuffer written, int[] ends) {
     assert ownedByCaller() : notOwned();
-    chain.written(written);
+    chain.written(written, ends);
   }
 
   /**

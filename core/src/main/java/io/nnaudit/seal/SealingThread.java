@@ -3,6 +3,7 @@ package io.nnaudit.seal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Runs a {@link Sealer} on a thread of its own, so that hashing what is written (SHA-256 over every byte) and
  * signing seals costs the writing thread, which may be a NameNode handler holding the pipeline's write lock,
  * only a copy of the bytes it wrote. The file sink hands over, in the order it writes them, copies of the
- * written bytes ({@link #written}) and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
+ * written bytes, with where the writer's records end in them so that they need not be searched for
+ * ({@link #written}), and requests ({@link #seal}, {@link #startFile}, {@link #close}); the
  * sealing thread applies them to the Sealer in that order, and seals by itself when the interval in records or
  * time is reached.
  *
@@ -134,17 +136,33 @@ public final class SealingThread {
     }
   }
 
-  /** A copy of the bytes just written, for the sealing thread to hash; waits while too much is queued. */
-  public void written(ByteBuffer bytes) {
+  /** What the writing thread wrote, copied for the sealing thread: the bytes, and where their records end. */
+  private static final class Written {
+    final byte[] bytes;
+    /** Offsets in {@link #bytes} just past each record's newline; null when the writer did not say. */
+    final int[] ends;
+
+    Written(byte[] bytes, int[] ends) {
+      this.bytes = bytes;
+      this.ends = ends;
+    }
+  }
+
+  /**
+   * A copy of the bytes just written (the remaining bytes of {@code bytes}) for the sealing thread to hash, with
+   * where their records end ({@code ends}: offsets from its position, each just past a newline; null when not
+   * known), which the caller gives away; waits while too much is queued.
+   */
+  public void written(ByteBuffer bytes, int[] ends) {
     if (!thread.isAlive()) {
       return; // sealing is over (closed): nothing will hash it
     }
-    byte[] copy = new byte[bytes.remaining()];
-    bytes.duplicate().get(copy);
-    if (full(copy.length)) {
+    Written copy = new Written(copyOf(bytes), ends);
+    int length = copy.bytes.length;
+    if (full(length)) {
       synchronized (space) {
         boolean interrupted = false;
-        while (full(copy.length) && thread.isAlive()) {
+        while (full(length) && thread.isAlive()) {
           LockSupport.unpark(thread); // at every look: a permit spent elsewhere must not leave it napping
           try {
             space.wait(10);
@@ -157,8 +175,19 @@ public final class SealingThread {
         }
       }
     }
-    queuedBytes.addAndGet(copy.length);
+    queuedBytes.addAndGet(length);
     queue.add(copy);
+  }
+
+  /** The remaining bytes of {@code b}: from its array without zeroing a new one first where it has one. */
+  private static byte[] copyOf(ByteBuffer b) {
+    if (b.hasArray()) {
+      int from = b.arrayOffset() + b.position();
+      return Arrays.copyOfRange(b.array(), from, from + b.remaining());
+    }
+    byte[] copy = new byte[b.remaining()];
+    b.duplicate().get(copy);
+    return copy;
   }
 
   /**
@@ -289,12 +318,12 @@ public final class SealingThread {
           sealWhenDue();
           LockSupport.parkNanos(this, napNanos);
           Thread.interrupted(); // only close() ends the thread; a stray interrupt must not make every park return
-        } else if (next instanceof byte[]) {
-          byte[] b = (byte[]) next;
+        } else if (next instanceof Written) {
+          Written w = (Written) next;
           try {
-            sealer.written(ByteBuffer.wrap(b));
+            sealer.written(ByteBuffer.wrap(w.bytes), w.ends);
           } finally {
-            if (queuedBytes.addAndGet(-b.length) <= MAX_QUEUED_BYTES) {
+            if (queuedBytes.addAndGet(-w.bytes.length) <= MAX_QUEUED_BYTES) {
               synchronized (space) {
                 space.notifyAll();
               }

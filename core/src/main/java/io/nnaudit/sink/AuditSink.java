@@ -41,6 +41,16 @@ public interface AuditSink extends Closeable {
   void write(ByteBuffer chunk) throws IOException;
 
   /**
+   * {@link #write(ByteBuffer)}, told where each of the chunk's records ends ({@code ends}: offsets from the
+   * chunk's position, the last at its limit), for a sink that would otherwise search the bytes for them (the
+   * sealed file's hashing). Valid during the call only. The writer calls this one; a sink that has no use for
+   * the ends need not override it.
+   */
+  default void write(ByteBuffer chunk, RecordEnds ends) throws IOException {
+    write(chunk);
+  }
+
+  /**
    * Whether a failed {@link #write} is meant to leave the destination as it was (the first way above), so
    * that the chunk's records may be formatted again and written by another thread. Only then may the
    * NameNode's handlers lead writes; a sink that keeps records of a failed chunk is written by the writer

@@ -20,6 +20,7 @@ import io.nnaudit.seal.Seal;
 import io.nnaudit.seal.SealSettings;
 import io.nnaudit.seal.Sealer;
 import io.nnaudit.seal.SealingThread;
+import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.trail.DatedNames;
 import io.nnaudit.trail.RotatedFiles;
 import io.nnaudit.trail.TrailNames;
@@ -115,10 +116,10 @@ final class DigestSealing implements Sealing {
   }
 
   @Override
-  public void written(ByteBuffer chunk, int start) {
+  public void written(ByteBuffer chunk, int start, RecordEnds ends) {
     ByteBuffer written = chunk.duplicate();
     written.position(start);
-    thread.written(written);
+    thread.written(written, ends == null ? null : ends.copy());
   }
 
   @Override

@@ -16,6 +16,7 @@ import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
+import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.sink.RotationSettings;
 import io.nnaudit.sink.SinkContext;
 import io.nnaudit.trail.DatedNames;
@@ -76,6 +77,12 @@ public class RollingFileSink implements AuditSink {
   private final java.time.Clock wall;
   /** With dated names: when the live file was last written, by {@link #wall} (its mtime for a file found). */
   private long lastWriteMillis;
+  /**
+   * Where the records of the chunk being written end, for the sealing thread, during a {@link #write(ByteBuffer,
+   * RecordEnds)}; null otherwise. Handed through a field so that {@link #write(ByteBuffer)} stays the one way in
+   * for a subclass that overrides it.
+   */
+  private RecordEnds chunkEnds;
   private final boolean dated;
   private final CompressionCounters compression = new CompressionCounters();
   /** Null unless {@code nnaudit.file.compress=gzip}. */
@@ -139,6 +146,17 @@ public class RollingFileSink implements AuditSink {
     }
   }
 
+  /** As {@link #write(ByteBuffer)}; the sealing thread takes the records' ends from {@code ends} (may be null). */
+  @Override
+  public void write(ByteBuffer chunk, RecordEnds ends) throws IOException {
+    chunkEnds = ends;
+    try {
+      write(chunk);
+    } finally {
+      chunkEnds = null;
+    }
+  }
+
   @Override
   public void write(ByteBuffer chunk) throws IOException {
     if (!live.isOpen()) {
@@ -153,7 +171,7 @@ public class RollingFileSink implements AuditSink {
     if (dated) {
       lastWriteMillis = wall.millis();
     }
-    sealing.written(chunk, start);
+    sealing.written(chunk, start, chunkEnds);
   }
 
   /**

@@ -7,6 +7,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 
+import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.sink.SinkContext;
 
 /**
@@ -45,8 +46,11 @@ interface Sealing {
   /** Before a write: throws when the write may not happen (a seal owed, or failing under fail-closed). */
   void checkBeforeWrite() throws IOException;
 
-  /** After a write: the bytes of {@code chunk} from {@code start} to its position are in the file. */
-  void written(ByteBuffer chunk, int start);
+  /**
+   * After a write: the bytes of {@code chunk} from {@code start} to its position are in the file, its records
+   * ending where {@code ends} says (offsets from {@code start}; null when not known).
+   */
+  void written(ByteBuffer chunk, int start, RecordEnds ends);
 
   /** Seals everything written so far. */
   void flush() throws IOException;
@@ -106,7 +110,7 @@ interface Sealing {
     }
 
     @Override
-    public void written(ByteBuffer chunk, int start) {
+    public void written(ByteBuffer chunk, int start, RecordEnds ends) {
     }
 
     @Override
