@@ -37,8 +37,8 @@ import io.nnaudit.verify.Verification;
  * A stock-format record splits on tabs back into the stock fields, with values that commons-text's
  * unescapeJava turns back into the originals; a JSON record is one line of ASCII that parses back to exactly
  * the original values. The file is sealed, and verify must find every record sealed and unchanged: the sealing
- * thread takes the records' ends from the writer, so a record holding a newline of its own would be counted as
- * two by verify and one by the seal.
+ * thread takes the records' ends from the writer, so a record holding a newline of its own would be one record to
+ * the seal and two to verify, which would then report the trail changed.
  */
 class HostileInputTest {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -102,7 +102,8 @@ public final class HdfsRecordFormatter implements RecordFormatter {
       out.append(TRACKING_ID);
       JavaEscaper.appendControlEscaped(out, e.trackingId);
     }
-    out.append(PROTO).append(e.proto);
+    out.append(PROTO);
+    JavaEscaper.appendControlEscaped(out, e.proto); // Hadoop's own words; escaped all the same: one line a record
     if (callerContext.shows(e.callerContext)) {
       out.append(CALLER_CONTEXT);
       callerContext.appendStock(out, e.callerContext);
@@ -124,7 +125,7 @@ public final class HdfsRecordFormatter implements RecordFormatter {
    */
   private void appendPermission(RecordBuffer out, FsPermission permission) {
     if (permission == null || permission.getClass() != FsPermission.class) {
-      out.append(String.valueOf(permission));
+      JavaEscaper.appendControlEscaped(out, String.valueOf(permission)); // a subclass's text: one line a record
       return;
     }
     int bits = permission.toShort() & (PERMISSION_SLOTS - 1);

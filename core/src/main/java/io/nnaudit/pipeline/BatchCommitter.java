@@ -96,12 +96,11 @@ final class BatchCommitter {
   }
 
   /**
-   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), each ending
-   * where {@code ends} says, fsyncs if
-   * the durability mode asks, and completes the events' tickets. Returns whether the bytes were written; if
-   * not, the events are given up under the failure policy, except after a leading handler's single try
-   * ({@link CommitMode#triesOnce}), which leaves them untouched, tickets pending, for the writer thread. An
-   * interrupt that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
+   * Writes {@code bytes}, which hold the records of {@code events} (after a drop record, if any), each ending where
+   * {@code ends} says, fsyncs if the durability mode asks, and completes the events' tickets. Returns whether the bytes
+   * were written; if not, the events are given up under the failure policy, except after a leading handler's single try
+   * ({@link CommitMode#triesOnce}), which leaves them untouched, tickets pending, for the writer thread. An interrupt
+   * that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
    */
   boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode) {
     Call call = new Call(mode);

@@ -74,12 +74,14 @@ final class ChunkWriter {
     for (int i = 0; i < events.size(); i++) {
       AuditEvent e = events.get(i);
       int mark = records.length();
+      int endsMark = ends.count();
       try {
         formatter.appendRecord(records, e);
         ends.add(records.length());
         chunkEvents.add(e);
       } catch (Throwable t) {
         records.setLength(mark);
+        ends.truncate(endsMark);
         metrics.countWriteFailed(1);
         if (e.ticket != null) {
           metrics.countAborted(1);

@@ -66,20 +66,21 @@ public final class SegmentDigest {
   }
 
   /**
-   * Adds {@code b[off, off + len)}, whose records end at {@code ends}: offsets from {@code off}, in order, each
+   * Adds {@code b[off, off + len)}, whose records end at {@code ends}: offsets from {@code off}, rising, each
    * just past a newline, the last at {@code len}, with no other newline between them, as the writer's formatters
    * write records. The lines are taken from there instead of searched for, with the same result. Ends that do not
-   * fit the bytes so (a newline missing at one, or the last not at {@code len}) are ignored and the bytes
-   * searched; a newline inside a record is not looked for but under assertions (the tests).
+   * fit the bytes so (none, one not above the one before or beyond {@code len}, a newline missing before one, or
+   * the last not at {@code len}) are ignored and the bytes searched. A newline inside a record is looked for only
+   * under assertions (the tests), after the bytes are hashed.
    */
   public void update(byte[] b, int off, int len, int[] ends) {
+    sha.update(b, off, len);
+    bytes += len;
     if (!endsFit(b, off, len, ends)) {
-      update(b, off, len);
+      searchLines(b, off, len);
       return;
     }
     assert noNewlineInside(b, off, ends) : "a record holds a newline before its end";
-    sha.update(b, off, len);
-    bytes += len;
     int lineStart = off;
     for (int e : ends) {
       int end = off + e;
@@ -95,7 +96,7 @@ public final class SegmentDigest {
     }
     int before = 0;
     for (int e : ends) {
-      if (e <= before || b[off + e - 1] != '\n') {
+      if (e <= before || e > len || b[off + e - 1] != '\n') {
         return false;
       }
       before = e;
@@ -139,6 +140,11 @@ public final class SegmentDigest {
   public void update(byte[] b, int off, int len) {
     sha.update(b, off, len);
     bytes += len;
+    searchLines(b, off, len);
+  }
+
+  /** Counts the lines of {@code b[off, off + len)}, found by searching for newlines, and takes their checksums. */
+  private void searchLines(byte[] b, int off, int len) {
     LineEnds ends = new LineEnds(b);
     int lineStart = off;
     int end = off + len;

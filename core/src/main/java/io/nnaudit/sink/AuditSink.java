@@ -9,10 +9,10 @@ import java.nio.ByteBuffer;
  * handler holding the pipeline's write lock), one chunk at a time: a chunk is
  * one or more whole records, each ending in a newline.
  *
- * <p>A sink must keep records whole and must never deliver a record twice. When {@link #write} returns, every
- * record of the chunk is delivered. When it throws, the writer either gives the chunk up (fail-open: all its
- * records are counted as dropped) or retries it: it calls {@code write} again with the same buffer, rewound,
- * before any other chunk. A sink meets this in one of two ways:
+ * <p>A sink must keep records whole and must never deliver a record twice. When {@link #write(ByteBuffer)} returns,
+ * every record of the chunk is delivered. When it throws, the writer either gives the chunk up (fail-open: all its
+ * records are counted as dropped) or retries it: it calls {@code write} again with the same buffer, rewound, before any
+ * other chunk. A sink meets this in one of two ways:
  * <ul>
  * <li>All or nothing: a failed write leaves the destination as it was before the call (a file sink truncates
  * a partial write away), so a retried or later chunk never follows half a record.</li>
@@ -41,21 +41,21 @@ public interface AuditSink extends Closeable {
   void write(ByteBuffer chunk) throws IOException;
 
   /**
-   * {@link #write(ByteBuffer)}, told where each of the chunk's records ends ({@code ends}: offsets from the
-   * chunk's position, the last at its limit), for a sink that would otherwise search the bytes for them (the
-   * sealed file's hashing). Valid during the call only. The writer calls this one; a sink that has no use for
-   * the ends need not override it.
+   * {@link #write(ByteBuffer)}, told where each of the chunk's records ends ({@code ends}: offsets from the chunk's
+   * first byte, its position as the writer hands it, which is 0; the last at its limit), for a sink that would
+   * otherwise search the bytes for them (the sealed file's hashing). Valid during the call only. The writer calls this
+   * one; a sink that has no use for the ends need not override it.
    */
   default void write(ByteBuffer chunk, RecordEnds ends) throws IOException {
     write(chunk);
   }
 
   /**
-   * Whether a failed {@link #write} is meant to leave the destination as it was (the first way above), so
+   * Whether a failed {@link #write(ByteBuffer)} is meant to leave the destination as it was (the first way above), so
    * that the chunk's records may be formatted again and written by another thread. Only then may the
    * NameNode's handlers lead writes; a sink that keeps records of a failed chunk is written by the writer
    * thread alone, which retries the very same chunk. False unless a sink says otherwise; a subclass that
-   * overrides {@link #write} must say it again.
+   * overrides {@link #write(ByteBuffer)} must say it again.
    */
   default boolean undoesFailedWrites() {
     return false;
@@ -70,8 +70,8 @@ public interface AuditSink extends Closeable {
 
   /**
    * The writer has nothing to write: time-based work is done here (the file sink rotates a file whose period
-   * ended). Called by the writer's idle loop, about every 50 ms while no records arrive, like {@link #write}
-   * by one thread at a time. A failure is logged by the writer, which goes on.
+   * ended). Called by the writer's idle loop, about every 50 ms while no records arrive, like
+   * {@link #write(ByteBuffer)} by one thread at a time. A failure is logged by the writer, which goes on.
    */
   default void idle() throws IOException {
   }

@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Finds the newlines that end a trail's records in an array of bytes, eight bytes at a time: for the sealing
- * thread, which counts the records it hashes, and for the shipper, which cuts what it reads into records. A
+ * Finds the newlines that end a trail's records in an array of bytes, eight bytes at a time: for verify and
+ * for the sealing thread, which count the records they hash (the sealing thread only where the writer did not
+ * say where its records end), and for the shipper, which cuts what it reads into records. A
  * record is 100-300 bytes, so a byte-at-a-time loop would look at every byte once for each one it keeps. Not
  * thread-safe: one per thread and array.
  */

@@ -97,6 +97,7 @@ class SegmentDigestTest {
     int[] backwards = e.clone();
     backwards[1] = backwards[3];
     wrong.add(backwards);
+    wrong.add(new int[] {c.bytes.length + 5, c.bytes.length}); // beyond the bytes, then back
     for (int[] ends : wrong) {
       SegmentDigest searched = new SegmentDigest();
       SegmentDigest told = new SegmentDigest();

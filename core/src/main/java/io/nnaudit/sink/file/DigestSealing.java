@@ -119,7 +119,7 @@ final class DigestSealing implements Sealing {
   public void written(ByteBuffer chunk, int start, RecordEnds ends) {
     ByteBuffer written = chunk.duplicate();
     written.position(start);
-    thread.written(written, ends == null ? null : ends.copy());
+    thread.written(written, ends == null || ends.count() == 0 ? null : ends.copy());
   }
 
   @Override

@@ -79,10 +79,13 @@ public class RollingFileSink implements AuditSink {
   private long lastWriteMillis;
   /**
    * Where the records of the chunk being written end, for the sealing thread, during a {@link #write(ByteBuffer,
-   * RecordEnds)}; null otherwise. Handed through a field so that {@link #write(ByteBuffer)} stays the one way in
-   * for a subclass that overrides it.
+   * RecordEnds)}; null otherwise. Handed through fields so that {@link #write(ByteBuffer)} stays the one way in
+   * for a subclass that overrides it; they hold only for that chunk, from that position (a subclass's own
+   * writes of other bytes are searched).
    */
   private RecordEnds chunkEnds;
+  private ByteBuffer chunkEndsFor;
+  private int chunkEndsFrom;
   private final boolean dated;
   private final CompressionCounters compression = new CompressionCounters();
   /** Null unless {@code nnaudit.file.compress=gzip}. */
@@ -150,10 +153,13 @@ public class RollingFileSink implements AuditSink {
   @Override
   public void write(ByteBuffer chunk, RecordEnds ends) throws IOException {
     chunkEnds = ends;
+    chunkEndsFor = chunk;
+    chunkEndsFrom = chunk.position();
     try {
       write(chunk);
     } finally {
       chunkEnds = null;
+      chunkEndsFor = null;
     }
   }
 
@@ -171,7 +177,7 @@ public class RollingFileSink implements AuditSink {
     if (dated) {
       lastWriteMillis = wall.millis();
     }
-    sealing.written(chunk, start, chunkEnds);
+    sealing.written(chunk, start, chunk == chunkEndsFor && start == chunkEndsFrom ? chunkEnds : null);
   }
 
   /**
