@@ -183,7 +183,7 @@ final class Checkpointer {
         ShipCheckpoint.syncDirectory(settings.checkpoint);
         return;
       } catch (ClosedByInterruptException e) {
-        if (tries >= INTERRUPTED_SYNC_TRIES || stop.timeIsUp()) {
+        if (!stop.mayTryAgain(tries, INTERRUPTED_SYNC_TRIES)) {
           LOG.debug("nnaudit: the fsync of the checkpoint's directory was interrupted {} times", tries, e);
           return;
         }

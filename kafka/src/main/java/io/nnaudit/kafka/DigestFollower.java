@@ -214,7 +214,7 @@ final class DigestFollower {
    * interrupt for the next try, or throws {@code e} (a failure to open it again added to it).
    */
   private void reopenAfter(ClosedByInterruptException e, int tries) throws IOException {
-    if (reopen == null || tries >= INTERRUPTED_TRIES || stop.timeIsUp()) {
+    if (reopen == null || !stop.mayTryAgain(tries, INTERRUPTED_TRIES)) {
       throw e;
     }
     FileChannel again;

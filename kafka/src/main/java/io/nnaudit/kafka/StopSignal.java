@@ -45,6 +45,14 @@ final class StopSignal {
     return requested && System.nanoTime() - deadlineNanos >= 0;
   }
 
+  /**
+   * Whether an operation an interrupt cut short may be made again: fewer than {@code most} tries made so far
+   * ({@code tries}) and the stop's time, if one was asked for, not up.
+   */
+  boolean mayTryAgain(int tries, int most) {
+    return tries < most && !timeIsUp();
+  }
+
   /** What is left of the stop's time, in ms (0 when it is up). */
   long millisLeft() {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
