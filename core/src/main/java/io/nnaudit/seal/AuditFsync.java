@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * asks); none when durability is none.
  *
  * <p>Design note. Blocks in the fsync. Every field belongs to the thread that runs the {@link Sealer}; a stray
- * interrupt of that thread that closes the channel is cleared and the channel opened again. Shut-down:
- * {@link #close} with the digest.
+ * interrupt of that thread that closes the channel fails the fsync, and the next one opens the channel again
+ * (the Sealer makes the seal again at once, the interrupt cleared: {@link Sealer}). Shut-down: {@link #close}
+ * with the digest.
  */
 final class AuditFsync {
   private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
@@ -47,7 +48,6 @@ final class AuditFsync {
       return;
     }
     if (audit == null || !audit.isOpen()) { // not opened, or closed by a stray interrupt: opened again
-      Thread.interrupted();
       open(path);
     }
     audit.force(false);

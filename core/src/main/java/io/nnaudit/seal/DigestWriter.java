@@ -21,7 +21,10 @@ import io.nnaudit.trail.TrailNames;
  *
  * <p>Design note. Blocks in the write(2) of a line and, with a durability other than none, in the fsync of the
  * digest ({@link #force}, and before closing it). Every field belongs to the thread that runs the
- * {@link Sealer}. Shut-down: {@link #close} fsyncs (unless durability is none) and closes the digest.
+ * {@link Sealer}. An interrupt of that thread in a write or an fsync closes the channel: the write fails (its
+ * bytes, which may have reached the file all the same, are cut back out when the digest is opened again), and
+ * the next line or fsync opens the same path again, keeping the size this writer knows. Shut-down:
+ * {@link #close} fsyncs (unless durability is none) and closes the digest.
  */
 final class DigestWriter {
   private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
@@ -71,10 +74,20 @@ final class DigestWriter {
 
   /** Appends {@code line} and a newline, opening the digest first if it is not open (or was closed). */
   void append(String line) throws IOException {
-    if (digest == null || !digest.isOpen()) { // not yet opened, or closed under a failed write
-      open(); // a seal cut short there is dropped
+    if (digest == null) { // not yet opened
+      open(); // a seal a killed run cut short is dropped
+    } else if (!digest.isOpen()) {
+      reopen();
     }
     write(line);
+  }
+
+  /**
+   * Opens the digest again after its channel was closed under a write or an fsync (an interrupt of the sealing
+   * thread), keeping the size this writer knows: a line whose write failed is cut back to it by the next write.
+   */
+  private void reopen() throws IOException {
+    digest = opener.open();
   }
 
   private void write(String line) throws IOException {
@@ -90,12 +103,15 @@ final class DigestWriter {
       digest.truncate(size); // part of a line an earlier failed write left, which could not be cut then
     }
     unfinishedLine = false;
+    long lineStart = size;
     try {
       while (b.hasRemaining()) {
         size += digest.write(b);
       }
     } catch (IOException e) {
-      long keep = size - b.position();
+      // the line's bytes may be in the file though the write threw (an interrupt after the write(2) moves the
+      // buffer's position but returns no count): back to where the line began, whatever was counted
+      long keep = lineStart;
       size = keep;
       try {
         digest.truncate(keep);
@@ -107,8 +123,11 @@ final class DigestWriter {
     }
   }
 
-  /** fsyncs the digest: the line written is on disk. */
+  /** fsyncs the digest: the line written is on disk. Opens it again first if its channel was closed. */
   void force() throws IOException {
+    if (!digest.isOpen()) {
+      reopen(); // an fsync covers the file, whichever descriptor asks
+    }
     digest.force(false);
   }
 

@@ -2,6 +2,7 @@ package io.nnaudit.seal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * counted in {@link #sealFailures}; under fail-closed {@link #seal} and {@link #sealIfDue} then throw, and the
  * sink writes no record until sealing works again (the writer retries as for any failed write); under
  * fail-open records go on being written and the next seal that works covers them all. A seal half-written is
- * truncated away.</li>
+ * truncated away. An interrupt of the thread making a seal (a stray one of the sealing thread, or a closing
+ * handler's) closes the channel under the step it lands in; the step is taken again at once, the interrupt
+ * cleared just before, up to {@link #INTERRUPTED_TRIES} times, and the caller gets its flag back after.</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
  * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
  * between seals leaves records after the last seal, at most what that seal's {@code tail} allows; the next
@@ -59,6 +62,13 @@ public final class Sealer {
    * 1 MiB is the one case this does not cover. Every seal records it ({@code tail}).
    */
   static final long TAIL_BYTES = SealingThread.MAX_QUEUED_BYTES + (8L << 20);
+  /**
+   * The tries of each step of a seal on a channel (the audit file's fsync, the digest's write and its fsync) that
+   * an interrupt of the thread taking it cuts short (it closes the channel under it): each next try clears the
+   * interrupt just before and opens the channel again. Nothing in nnaudit or Hadoop interrupts the sealing
+   * thread; this is for one from elsewhere, or a closing handler's.
+   */
+  static final int INTERRUPTED_TRIES = 10;
 
   private final SealKey key;
   private final long intervalRecords;
@@ -301,28 +311,64 @@ public final class Sealer {
   void sealNow(Seal.Kind kind, boolean tailAllowed) throws IOException {
     assert ownedByCaller() : notOwned();
     long now = wallClock.getAsLong();
-    Seal s;
+    boolean interrupted = false; // interrupts cleared for a try: the caller's again once the seal is done
     try {
-      if (chain.hasUnsealed()) {
-        fsync.force(); // the bytes before the seal that vouches for them
-      }
-      // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
-      s = chain.draft(kind, now, tailAllowed ? intervalRecords : 0, tailAllowed ? TAIL_BYTES : 0).signedWith(key);
-      digest.append(s.line());
-    } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw backoff.failed(now, e);
-    }
-    chain.sealed(s, now);
-    sealsWritten++;
-    backoff.worked();
-    if (durable) {
+      Seal s;
       try {
-        digest.force(); // the seal is in the digest now, and the chain goes on from it whatever happens here
-      } catch (IOException e) {
+        if (chain.hasUnsealed()) {
+          interrupted |= throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
+        }
+        // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
+        s = chain.draft(kind, now, tailAllowed ? intervalRecords : 0, tailAllowed ? TAIL_BYTES : 0).signedWith(key);
+        Seal sealed = s;
+        interrupted |= throughInterrupts(() -> digest.append(sealed.line()));
+      } catch (IOException | GeneralSecurityException | RuntimeException e) {
         throw backoff.failed(now, e);
       }
+      chain.sealed(s, now);
+      sealsWritten++;
+      backoff.worked();
+      if (durable) {
+        try {
+          // the seal is in the digest now, and the chain goes on from it whatever happens here
+          interrupted |= throughInterrupts(digest::force);
+        } catch (IOException e) {
+          throw backoff.failed(now, e);
+        }
+      }
+      chain.published(now);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt(); // a closing handler's, for its caller; the sealing thread clears its own
+      }
     }
-    chain.published(now);
+  }
+
+  /** A step of a seal on a channel, which an interrupt of the thread taking it closes under it. */
+  @FunctionalInterface
+  private interface ChannelStep {
+    void run() throws IOException;
+  }
+
+  /**
+   * Takes {@code step}, and again at once while an interrupt closes its channel under it, up to
+   * {@link #INTERRUPTED_TRIES}, the interrupt cleared just before each try (the step opens what was closed).
+   * Returns whether an interrupt was cleared, for the caller to set again; throws the last try's failure, with
+   * the interrupt set.
+   */
+  private static boolean throughInterrupts(ChannelStep step) throws IOException {
+    boolean cleared = false;
+    for (int tries = 1; ; tries++) {
+      cleared |= Thread.interrupted();
+      try {
+        step.run();
+        return cleared;
+      } catch (ClosedByInterruptException e) {
+        if (tries >= INTERRUPTED_TRIES) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** Opens the digest file of the live audit file (creating it), refusing links and FIFOs as the sink does. */

@@ -312,6 +312,7 @@ public final class SealingThread {
 
   private void run() {
     while (!stopped) {
+      Thread.interrupted(); // only close() ends the thread: a stray interrupt must not close the seal's channels
       try {
         Object next = queue.poll();
         if (next == null) {

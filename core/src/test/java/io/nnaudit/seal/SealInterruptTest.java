@@ -2,13 +2,20 @@ package io.nnaudit.seal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
@@ -116,6 +123,53 @@ class SealInterruptTest {
     write(2); // no seal due before the next write
     interruptedWrite(); // the chunk's write is interrupted: the file's channel is closed, the chunk undone
     writesGoOnAndTheTrailVerifies(0);
+  }
+
+  /**
+   * Interrupts from elsewhere of the sealing thread itself, every millisecond through writes, seals and the close:
+   * a seal whose write or fsync one of them cuts short (the channel closed under it) is made again at once, with
+   * the line that may have reached the digest cut back first, so that every seal is in the digest once, in
+   * order, and the close is sealed.
+   */
+  @Test
+  void aStormOfInterruptsOfTheSealingThreadLeavesEverySealOnceAndTheCloseSealed() throws Exception {
+    open("batch"); // an fsync of the file before each seal and of the digest after
+    Thread sealing = null;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("nnaudit-sealer " + live.getFileName())) {
+        sealing = t;
+      }
+    }
+    assertNotNull(sealing, "the sealing thread");
+    Thread target = sealing;
+    AtomicBoolean storming = new AtomicBoolean(true);
+    AtomicLong interrupts = new AtomicLong();
+    Thread storm = new Thread(() -> {
+      while (storming.get()) {
+        target.interrupt();
+        interrupts.incrementAndGet();
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+      }
+    }, "interrupt storm");
+    storm.start();
+    try {
+      for (int i = 0; i < 150; i++) {
+        write(3); // a seal due every other write
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+      }
+      AuditTestSupport.awaitTrue("the seals due", 10_000, () -> sink.sealsWritten() >= 75);
+      sink.close();
+    } finally {
+      storming.set(false);
+      storm.join();
+    }
+    assertTrue(interrupts.get() > 150, interrupts + " interrupts");
+    assertEquals(0, sink.sealFailures(), "no seal failed for good");
+    VerifyReport r = Verification.report(ec.checkingKey(), live);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), String.join("\n", r.lines()));
+    assertEquals(next, r.records(), String.join("\n", r.lines()));
+    List<String> seals = TestFiles.lines(TrailNames.digest(live).toFile());
+    assertEquals(sink.sealsWritten(), seals.size(), "every seal written once");
   }
 
   @Test

@@ -1,0 +1,169 @@
+package io.nnaudit.seal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.nnaudit.trail.TrailNames;
+
+/**
+ * A seal line whose write reached the digest though the write threw (an interrupt after the write(2): the buffer's
+ * position moved, no count came back, the channel is closed) is cut back when the digest is opened again, and the
+ * line before it is left whole: the digest holds each line once.
+ */
+class DigestWriterTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aLineWrittenThoughItsWriteThrewIsCutBackAndTheOneBeforeKept() throws Exception {
+    Path audit = dir.resolve("audit.log");
+    Path digestPath = TrailNames.digest(audit);
+    boolean[] interruptNext = {false};
+    DigestWriter digest = new DigestWriter(true);
+    digest.moveTo(audit, () -> new WrittenThenInterrupted(FileChannel.open(digestPath, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    digest.append("first");
+    digest.force();
+    interruptNext[0] = true;
+    try {
+      assertThrows(ClosedByInterruptException.class, () -> digest.append("second, written though it threw"));
+    } finally {
+      Thread.interrupted();
+    }
+    assertEquals(Arrays.asList("first", "second, written though it threw"), lines(digestPath), "in the file");
+    digest.append("second");
+    digest.force();
+    assertEquals(Arrays.asList("first", "second"), lines(digestPath));
+    digest.close();
+  }
+
+  private static java.util.List<String> lines(Path p) throws IOException {
+    return Arrays.asList(new String(Files.readAllBytes(p), StandardCharsets.UTF_8).split("\n"));
+  }
+
+  /**
+   * A digest's channel whose next write, once {@code armed[0]} is set, writes the whole line, then is closed by an
+   * interrupt and throws, as FileChannel does when an interrupt lands after the write(2).
+   */
+  private static final class WrittenThenInterrupted extends FileChannel {
+    private final FileChannel out;
+    private final boolean[] armed;
+
+    WrittenThenInterrupted(FileChannel out, boolean[] armed) {
+      this.out = out;
+      this.armed = armed;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      if (!armed[0]) {
+        return out.write(src);
+      }
+      armed[0] = false;
+      while (src.hasRemaining()) {
+        out.write(src);
+      }
+      Thread.currentThread().interrupt();
+      close();
+      throw new ClosedByInterruptException();
+    }
+
+    @Override
+    public long size() throws IOException {
+      return out.size();
+    }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+      out.truncate(size);
+      return this;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      out.force(metaData);
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+      out.close();
+    }
+
+    @Override
+    public int read(ByteBuffer dst) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long position() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public FileChannel position(long newPosition) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long transferTo(long position, long count, WritableByteChannel target) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long transferFrom(ReadableByteChannel src, long position, long count) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public MappedByteBuffer map(MapMode mode, long position, long size) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public FileLock lock(long position, long size, boolean shared) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) {
+      throw new UnsupportedOperationException();
+    }
+  }
+}
