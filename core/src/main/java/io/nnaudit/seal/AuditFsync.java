@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Design note. Blocks in the fsync. Every field belongs to the thread that runs the {@link Sealer}; a stray
  * interrupt of that thread that closes the channel fails the fsync, and the next one opens the channel again
- * (the Sealer makes the seal again at once, the interrupt cleared: {@link Sealer}). Shut-down: {@link #close}
+ * (the Sealer takes the fsync again at once, the interrupt cleared: {@link Sealer}). Shut-down: {@link #close}
  * with the digest.
  */
 final class AuditFsync {

@@ -21,10 +21,11 @@ import io.nnaudit.trail.TrailNames;
  *
  * <p>Design note. Blocks in the write(2) of a line and, with a durability other than none, in the fsync of the
  * digest ({@link #force}, and before closing it). Every field belongs to the thread that runs the
- * {@link Sealer}. An interrupt of that thread in a write or an fsync closes the channel: the write fails (its
- * bytes, which may have reached the file all the same, are cut back out when the digest is opened again), and
- * the next line or fsync opens the same path again, keeping the size this writer knows. Shut-down:
- * {@link #close} fsyncs (unless durability is none) and closes the digest.
+ * {@link Sealer}. An interrupt of that thread in a write or an fsync closes the channel: the write fails, and
+ * its bytes, which may have reached the file all the same, are cut back out by the next write (or at close),
+ * through the digest opened again at its path, keeping the size this writer knows; only while the digest holds
+ * no more than that size and the failed line (anything else there is someone else's, and refused). Shut-down:
+ * {@link #close} cuts a failed line back, fsyncs (unless durability is none) and closes the digest.
  */
 final class DigestWriter {
   private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
@@ -39,6 +40,8 @@ final class DigestWriter {
   private long size;
   /** A seal line was left unfinished in the digest (its write failed, and so did cutting it back). */
   private boolean unfinishedLine;
+  /** With {@link #unfinishedLine}: the length of the line whose write failed; the most that may be cut back. */
+  private long unfinishedLength;
 
   DigestWriter(boolean durable) {
     this.durable = durable;
@@ -50,10 +53,27 @@ final class DigestWriter {
     this.opener = digestOpener;
   }
 
-  /** Opens the digest now, dropping a line a killed run left unfinished (see {@link DigestFile}). */
+  /**
+   * Opens the digest now, dropping a line a killed run left unfinished (see {@link DigestFile}). The channel and
+   * the size are taken together: if the look at the digest fails (an interrupt), neither is, and the next line
+   * opens it again.
+   */
   void open() throws IOException {
-    digest = opener.open();
-    size = DigestFile.dropUnfinishedLine(path, digest);
+    FileChannel opened = opener.open();
+    long found;
+    try {
+      found = DigestFile.dropUnfinishedLine(path, opened);
+    } catch (IOException | RuntimeException e) {
+      try {
+        opened.close();
+      } catch (IOException c) {
+        e.addSuppressed(c);
+      }
+      throw e;
+    }
+    digest = opened;
+    size = found;
+    unfinishedLine = false;
   }
 
   /** The digest's path. */
@@ -94,7 +114,7 @@ final class DigestWriter {
     ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
     long found = digest.size();
     if (found != size) {
-      if (!unfinishedLine || found < size) {
+      if (!unfinishedLine || found < size || found > size + unfinishedLength) {
         // not our own cut line: something else wrote the digest (a replacement pipeline's sealer, after this
         // one was abandoned): its seals are not cut away; this seal fails
         throw new IOException("the digest " + path + " is " + found + " bytes, not the " + size
@@ -104,6 +124,7 @@ final class DigestWriter {
     }
     unfinishedLine = false;
     long lineStart = size;
+    long lineLength = b.remaining();
     try {
       while (b.hasRemaining()) {
         size += digest.write(b);
@@ -117,6 +138,7 @@ final class DigestWriter {
         digest.truncate(keep);
       } catch (IOException t) {
         unfinishedLine = true; // cut before the next seal
+        unfinishedLength = lineLength;
         e.addSuppressed(t);
       }
       throw e;
@@ -136,14 +158,34 @@ final class DigestWriter {
     if (digest == null) {
       return;
     }
+    if (unfinishedLine) { // a failed line still in the digest: the next seal, in another digest, will not cut it
+      try {
+        if (!digest.isOpen()) {
+          reopen();
+        }
+        long found = digest.size();
+        if (found > size && found <= size + unfinishedLength) {
+          digest.truncate(size);
+        }
+      } catch (IOException e) {
+        LOG.warn("nnaudit: could not cut a failed seal line out of {}", path, e);
+      }
+    }
     try {
       if (durable) {
         digest.force(false);
       }
-      digest.close();
     } catch (IOException e) {
       LOG.warn("nnaudit: could not close a digest file cleanly", e);
+    } finally {
+      try {
+        digest.close();
+      } catch (IOException e) {
+        LOG.debug("nnaudit: closing a digest's channel failed", e);
+      }
     }
-    digest = null;
+    digest = null; // what this writer knew of it goes with it: the next digest is looked at when opened
+    size = 0;
+    unfinishedLine = false;
   }
 }

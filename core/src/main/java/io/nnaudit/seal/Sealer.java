@@ -27,14 +27,17 @@ import org.slf4j.LoggerFactory;
  * <li>What blocks: hashing, signing (an ECDSA signature is well under a millisecond), the write of one seal
  * line, and, when durability is not none, an fsync of the audit file before the seal (a seal must never reach
  * the disk before the bytes it vouches for, or a power cut would leave a seal over bytes the file no longer
- * holds) and one of the digest after it. All on the thread that runs the Sealer, once per seal.</li>
+ * holds) and one of the digest after it. All on the thread that runs the Sealer, once per seal (each tried
+ * again when an interrupt cut it short, see below).</li>
  * <li>What drops: nothing. A seal that cannot be written (signing fails, the digest cannot be written) is
  * counted in {@link #sealFailures}; under fail-closed {@link #seal} and {@link #sealIfDue} then throw, and the
  * sink writes no record until sealing works again (the writer retries as for any failed write); under
  * fail-open records go on being written and the next seal that works covers them all. A seal half-written is
- * truncated away. An interrupt of the thread making a seal (a stray one of the sealing thread, or a closing
- * handler's) closes the channel under the step it lands in; the step is taken again at once, the interrupt
- * cleared just before, up to {@link #INTERRUPTED_TRIES} times, and the caller gets its flag back after.</li>
+ * truncated away. An interrupt of the thread making a seal (a stray one of the sealing thread, or the building
+ * thread's during the start's seal) closes the channel under the step it lands in (the audit file's fsync, the
+ * digest's write, its fsync); the step is taken again at once, the interrupt cleared just before, up to
+ * {@link #INTERRUPTED_TRIES} times, so while each try takes less time than there is between two interrupts. The
+ * building thread gets its flag back once the start is done ({@link #interruptCleared}).</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
  * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
  * between seals leaves records after the last seal, at most what that seal's {@code tail} allows; the next
@@ -66,7 +69,7 @@ public final class Sealer {
    * The tries of each step of a seal on a channel (the audit file's fsync, the digest's write and its fsync) that
    * an interrupt of the thread taking it cuts short (it closes the channel under it): each next try clears the
    * interrupt just before and opens the channel again. Nothing in nnaudit or Hadoop interrupts the sealing
-   * thread; this is for one from elsewhere, or a closing handler's.
+   * thread; this is for one from elsewhere, or the building thread's at start-up.
    */
   static final int INTERRUPTED_TRIES = 10;
 
@@ -83,6 +86,12 @@ public final class Sealer {
   private final SealBackoff backoff;
   /** Volatile for the metrics; written by the owning thread only. */
   private volatile long sealsWritten;
+  /**
+   * An interrupt was cleared for a try of a seal's step ({@link #throughInterrupts}). Not given back at once: the
+   * rest of the same piece of work (a range hashed after the seal) would fail on it. The building thread gets it
+   * back at the end of {@link #resume}; the sealing thread's are stray, and it clears them itself. The owner's.
+   */
+  private boolean interruptCleared;
   /** The thread every mutable part belongs to: the one that built the Sealer, until {@link #handTo}. */
   private volatile Thread owner = Thread.currentThread();
 
@@ -145,11 +154,18 @@ public final class Sealer {
   public void resume(Path auditPath, long size, DigestOpener opener, Seal newestBackupSeal, int newestBackupIndex,
       boolean rotationFinished) throws IOException {
     assert ownedByCaller() : notOwned();
-    fsync.open(auditPath);
-    digest.moveTo(auditPath, opener);
-    digest.open();
-    new StartSeal(this, chain, digest, key).resume(auditPath, size, newestBackupSeal, newestBackupIndex,
-        rotationFinished);
+    try {
+      fsync.open(auditPath);
+      digest.moveTo(auditPath, opener);
+      digest.open();
+      new StartSeal(this, chain, digest, key).resume(auditPath, size, newestBackupSeal, newestBackupIndex,
+          rotationFinished);
+    } finally {
+      if (interruptCleared) { // the building thread's (the NameNode's start-up): its flag again, once all is done
+        interruptCleared = false;
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Writes the owed seal (a start's, or a file's first); a failure is counted and logged, and it stays owed. */
@@ -311,37 +327,29 @@ public final class Sealer {
   void sealNow(Seal.Kind kind, boolean tailAllowed) throws IOException {
     assert ownedByCaller() : notOwned();
     long now = wallClock.getAsLong();
-    boolean interrupted = false; // interrupts cleared for a try: the caller's again once the seal is done
+    Seal s;
     try {
-      Seal s;
+      if (chain.hasUnsealed()) {
+        interruptCleared |= throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
+      }
+      // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
+      s = chain.draft(kind, now, tailAllowed ? intervalRecords : 0, tailAllowed ? TAIL_BYTES : 0).signedWith(key);
+      Seal sealed = s;
+      interruptCleared |= throughInterrupts(() -> digest.append(sealed.line()));
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+      throw backoff.failed(now, e);
+    }
+    chain.sealed(s, now);
+    sealsWritten++;
+    backoff.worked();
+    if (durable) {
       try {
-        if (chain.hasUnsealed()) {
-          interrupted |= throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
-        }
-        // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
-        s = chain.draft(kind, now, tailAllowed ? intervalRecords : 0, tailAllowed ? TAIL_BYTES : 0).signedWith(key);
-        Seal sealed = s;
-        interrupted |= throughInterrupts(() -> digest.append(sealed.line()));
-      } catch (IOException | GeneralSecurityException | RuntimeException e) {
+        interruptCleared |= throughInterrupts(digest::force); // the seal is in the digest, and the chain goes on
+      } catch (IOException e) {
         throw backoff.failed(now, e);
       }
-      chain.sealed(s, now);
-      sealsWritten++;
-      backoff.worked();
-      if (durable) {
-        try {
-          // the seal is in the digest now, and the chain goes on from it whatever happens here
-          interrupted |= throughInterrupts(digest::force);
-        } catch (IOException e) {
-          throw backoff.failed(now, e);
-        }
-      }
-      chain.published(now);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt(); // a closing handler's, for its caller; the sealing thread clears its own
-      }
     }
+    chain.published(now);
   }
 
   /** A step of a seal on a channel, which an interrupt of the thread taking it closes under it. */
@@ -353,8 +361,7 @@ public final class Sealer {
   /**
    * Takes {@code step}, and again at once while an interrupt closes its channel under it, up to
    * {@link #INTERRUPTED_TRIES}, the interrupt cleared just before each try (the step opens what was closed).
-   * Returns whether an interrupt was cleared, for the caller to set again; throws the last try's failure, with
-   * the interrupt set.
+   * Returns whether an interrupt was cleared; throws the last try's failure, with the interrupt set.
    */
   private static boolean throughInterrupts(ChannelStep step) throws IOException {
     boolean cleared = false;

@@ -2,6 +2,7 @@ package io.nnaudit.seal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -51,6 +52,70 @@ class DigestWriterTest {
     digest.append("second");
     digest.force();
     assertEquals(Arrays.asList("first", "second"), lines(digestPath));
+    digest.close();
+  }
+
+  /**
+   * After a failed line, bytes beyond it are someone else's: the next write refuses to cut them (it would cut
+   * seals it did not write), and a close cuts the failed line only when nothing follows it.
+   */
+  @Test
+  void onlyTheFailedLineIsCutBackNeverWhatFollowsIt() throws Exception {
+    Path audit = dir.resolve("audit.log");
+    Path digestPath = TrailNames.digest(audit);
+    boolean[] interruptNext = {false};
+    DigestWriter digest = new DigestWriter(true);
+    digest.moveTo(audit, () -> new WrittenThenInterrupted(FileChannel.open(digestPath, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    digest.append("first");
+    interruptNext[0] = true;
+    try {
+      assertThrows(ClosedByInterruptException.class, () -> digest.append("failed"));
+    } finally {
+      Thread.interrupted();
+    }
+    Files.write(digestPath, "someone else's\n".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    IOException refused = assertThrows(IOException.class, () -> digest.append("second"));
+    assertTrue(refused.getMessage().contains("written by something else"), refused.getMessage());
+    assertEquals(Arrays.asList("first", "failed", "someone else's"), lines(digestPath));
+    digest.close();
+    assertEquals(Arrays.asList("first", "failed", "someone else's"), lines(digestPath), "kept at close");
+
+    Path audit2 = dir.resolve("other.log");
+    Path digest2 = TrailNames.digest(audit2);
+    DigestWriter closing = new DigestWriter(true);
+    closing.moveTo(audit2, () -> new WrittenThenInterrupted(FileChannel.open(digest2, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    closing.append("first");
+    interruptNext[0] = true;
+    try {
+      assertThrows(ClosedByInterruptException.class, () -> closing.append("failed"));
+    } finally {
+      Thread.interrupted();
+    }
+    closing.close();
+    assertEquals(Arrays.asList("first"), lines(digest2), "the failed line cut at close");
+  }
+
+  /**
+   * An interrupt in the look at a digest a killed run left (its size, its last line) fails the open, and takes
+   * neither the channel nor a size: the next line opens it again and follows what the digest holds.
+   */
+  @Test
+  void anOpenCutShortByAnInterruptTakesNothingAndTheNextLineOpensAgain() throws Exception {
+    Path audit = dir.resolve("audit.log");
+    Path digestPath = TrailNames.digest(audit);
+    Files.write(digestPath, "left by an earlier run\nunfinish".getBytes(StandardCharsets.UTF_8));
+    DigestWriter digest = new DigestWriter(true);
+    digest.moveTo(audit, () -> FileChannel.open(digestPath, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+    Thread.currentThread().interrupt();
+    try {
+      assertThrows(ClosedByInterruptException.class, digest::open);
+    } finally {
+      Thread.interrupted();
+    }
+    digest.append("this run's first");
+    assertEquals(Arrays.asList("left by an earlier run", "this run's first"), lines(digestPath));
     digest.close();
   }
 
