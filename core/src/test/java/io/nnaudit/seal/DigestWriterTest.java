@@ -6,12 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +17,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.sink.file.ForwardingFileChannel;
 import io.nnaudit.trail.TrailNames;
 
 /**
@@ -32,22 +29,34 @@ class DigestWriterTest {
   @TempDir
   Path dir;
 
+  /** A writer of {@code audit}'s digest, whose channel's next write throws after writing once {@code armed[0]}. */
+  private static DigestWriter writer(Path audit, boolean[] armed) {
+    Path digestPath = TrailNames.digest(audit);
+    DigestWriter digest = new DigestWriter(true);
+    digest.moveTo(audit, () -> new WrittenThenInterrupted(FileChannel.open(digestPath, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.APPEND), armed));
+    return digest;
+  }
+
+  /** Appends {@code line} through a write that reaches the file and then throws, as an interrupt makes it. */
+  private static void appendInterrupted(DigestWriter digest, boolean[] armed, String line) {
+    armed[0] = true;
+    try {
+      assertThrows(ClosedByInterruptException.class, () -> digest.append(line));
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
   @Test
   void aLineWrittenThoughItsWriteThrewIsCutBackAndTheOneBeforeKept() throws Exception {
     Path audit = dir.resolve("audit.log");
     Path digestPath = TrailNames.digest(audit);
-    boolean[] interruptNext = {false};
-    DigestWriter digest = new DigestWriter(true);
-    digest.moveTo(audit, () -> new WrittenThenInterrupted(FileChannel.open(digestPath, StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    boolean[] armed = {false};
+    DigestWriter digest = writer(audit, armed);
     digest.append("first");
     digest.force();
-    interruptNext[0] = true;
-    try {
-      assertThrows(ClosedByInterruptException.class, () -> digest.append("second, written though it threw"));
-    } finally {
-      Thread.interrupted();
-    }
+    appendInterrupted(digest, armed, "second, written though it threw");
     assertEquals(Arrays.asList("first", "second, written though it threw"), lines(digestPath), "in the file");
     digest.append("second");
     digest.force();
@@ -63,17 +72,10 @@ class DigestWriterTest {
   void onlyTheFailedLineIsCutBackNeverWhatFollowsIt() throws Exception {
     Path audit = dir.resolve("audit.log");
     Path digestPath = TrailNames.digest(audit);
-    boolean[] interruptNext = {false};
-    DigestWriter digest = new DigestWriter(true);
-    digest.moveTo(audit, () -> new WrittenThenInterrupted(FileChannel.open(digestPath, StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    boolean[] armed = {false};
+    DigestWriter digest = writer(audit, armed);
     digest.append("first");
-    interruptNext[0] = true;
-    try {
-      assertThrows(ClosedByInterruptException.class, () -> digest.append("failed"));
-    } finally {
-      Thread.interrupted();
-    }
+    appendInterrupted(digest, armed, "failed");
     Files.write(digestPath, "someone else's\n".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
     IOException refused = assertThrows(IOException.class, () -> digest.append("second"));
     assertTrue(refused.getMessage().contains("written by something else"), refused.getMessage());
@@ -82,19 +84,11 @@ class DigestWriterTest {
     assertEquals(Arrays.asList("first", "failed", "someone else's"), lines(digestPath), "kept at close");
 
     Path audit2 = dir.resolve("other.log");
-    Path digest2 = TrailNames.digest(audit2);
-    DigestWriter closing = new DigestWriter(true);
-    closing.moveTo(audit2, () -> new WrittenThenInterrupted(FileChannel.open(digest2, StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE, StandardOpenOption.APPEND), interruptNext));
+    DigestWriter closing = writer(audit2, armed);
     closing.append("first");
-    interruptNext[0] = true;
-    try {
-      assertThrows(ClosedByInterruptException.class, () -> closing.append("failed"));
-    } finally {
-      Thread.interrupted();
-    }
+    appendInterrupted(closing, armed, "failed");
     closing.close();
-    assertEquals(Arrays.asList("first"), lines(digest2), "the failed line cut at close");
+    assertEquals(Arrays.asList("first"), lines(TrailNames.digest(audit2)), "the failed line cut at close");
   }
 
   /**
@@ -127,108 +121,26 @@ class DigestWriterTest {
    * A digest's channel whose next write, once {@code armed[0]} is set, writes the whole line, then is closed by an
    * interrupt and throws, as FileChannel does when an interrupt lands after the write(2).
    */
-  private static final class WrittenThenInterrupted extends FileChannel {
-    private final FileChannel out;
+  private static final class WrittenThenInterrupted extends ForwardingFileChannel {
     private final boolean[] armed;
 
     WrittenThenInterrupted(FileChannel out, boolean[] armed) {
-      this.out = out;
+      super(out);
       this.armed = armed;
     }
 
     @Override
     public int write(ByteBuffer src) throws IOException {
       if (!armed[0]) {
-        return out.write(src);
+        return delegate.write(src);
       }
       armed[0] = false;
       while (src.hasRemaining()) {
-        out.write(src);
+        delegate.write(src);
       }
       Thread.currentThread().interrupt();
       close();
       throw new ClosedByInterruptException();
-    }
-
-    @Override
-    public long size() throws IOException {
-      return out.size();
-    }
-
-    @Override
-    public FileChannel truncate(long size) throws IOException {
-      out.truncate(size);
-      return this;
-    }
-
-    @Override
-    public void force(boolean metaData) throws IOException {
-      out.force(metaData);
-    }
-
-    @Override
-    protected void implCloseChannel() throws IOException {
-      out.close();
-    }
-
-    @Override
-    public int read(ByteBuffer dst) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long read(ByteBuffer[] dsts, int offset, int length) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long write(ByteBuffer[] srcs, int offset, int length) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long position() {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public FileChannel position(long newPosition) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long transferTo(long position, long count, WritableByteChannel target) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public long transferFrom(ReadableByteChannel src, long position, long count) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public int read(ByteBuffer dst, long position) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public int write(ByteBuffer src, long position) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public MappedByteBuffer map(MapMode mode, long position, long size) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public FileLock lock(long position, long size, boolean shared) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public FileLock tryLock(long position, long size, boolean shared) {
-      throw new UnsupportedOperationException();
     }
   }
 }
