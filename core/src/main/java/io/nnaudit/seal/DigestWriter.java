@@ -14,10 +14,10 @@ import org.slf4j.LoggerFactory;
 import io.nnaudit.trail.TrailNames;
 
 /**
- * Appends seal lines to the live file's digest, whole or not at all: a line whose write fails is cut back out
- * (or, if that fails too, before the next line), and a digest that something else has written meanwhile is not
- * written over. The digest is opened by the sink's {@link Sealer.DigestOpener} (which refuses links and FIFOs as
- * for the audit file), at once at a start, else with the first line it is to hold.
+ * Appends seal lines to the live file's digest, whole or not at all: a line whose write fails is cut back out (or, if
+ * that fails too, before the next line or at close), and a digest that something else has written meanwhile is not
+ * written over. The digest is opened by the sink's {@link Sealer.DigestOpener} (which refuses links and FIFOs as for
+ * the audit file), at once at a start, else with the first line it is to hold.
  *
  * <p>Design note. Blocks in the write(2) of a line and, with a durability other than none, in the fsync of the
  * digest ({@link #force}, and before closing it). Every field belongs to the thread that runs the
@@ -158,6 +158,20 @@ final class DigestWriter {
     if (digest == null) {
       return;
     }
+    boolean interrupted = Thread.interrupted(); // a pending one would close the channel under the cut and fsync
+    try {
+      closeNow();
+    } finally {
+      digest = null; // what this writer knew of it goes with it: the next digest is looked at when opened
+      size = 0;
+      unfinishedLine = false;
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void closeNow() {
     if (unfinishedLine) { // a failed line still in the digest: the next seal, in another digest, will not cut it
       try {
         if (!digest.isOpen()) {
@@ -166,16 +180,22 @@ final class DigestWriter {
         long found = digest.size();
         if (found > size && found <= size + unfinishedLength) {
           digest.truncate(size);
+        } else if (found != size) {
+          LOG.warn("nnaudit: {} holds {} bytes where this sealer left {} and a failed seal line: what follows is "
+              + "not cut, it was written by something else", path, found, size);
         }
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         LOG.warn("nnaudit: could not cut a failed seal line out of {}", path, e);
       }
     }
     try {
       if (durable) {
+        if (!digest.isOpen()) {
+          reopen(); // the last seal's fsync may have failed with its channel: an fsync covers the file
+        }
         digest.force(false);
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       LOG.warn("nnaudit: could not close a digest file cleanly", e);
     } finally {
       try {
@@ -184,8 +204,5 @@ final class DigestWriter {
         LOG.debug("nnaudit: closing a digest's channel failed", e);
       }
     }
-    digest = null; // what this writer knew of it goes with it: the next digest is looked at when opened
-    size = 0;
-    unfinishedLine = false;
   }
 }

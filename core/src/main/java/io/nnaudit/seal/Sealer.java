@@ -35,9 +35,11 @@ import org.slf4j.LoggerFactory;
  * fail-open records go on being written and the next seal that works covers them all. A seal half-written is
  * truncated away. An interrupt of the thread making a seal (a stray one of the sealing thread, or the building
  * thread's during the start's seal) closes the channel under the step it lands in (the audit file's fsync, the
- * digest's write, its fsync); the step is taken again at once, the interrupt cleared just before, up to
- * {@link #INTERRUPTED_TRIES} times, so while each try takes less time than there is between two interrupts. The
- * building thread gets its flag back once the start is done ({@link #interruptCleared}).</li>
+ * digest's opening, write and fsync); the step is taken again at once, the interrupt cleared just before, up to
+ * {@link #INTERRUPTED_TRIES} times, so a seal goes through as long as one try of each step takes less time than
+ * there is between two interrupts. Hashing a range from the file (what a start or a reopen finds) is not taken
+ * again: it fails the piece of work, as a read error does. The building thread gets its flag back once the
+ * start is done ({@link #interruptCleared}).</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
  * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
  * between seals leaves records after the last seal, at most what that seal's {@code tail} allows; the next
@@ -66,7 +68,7 @@ public final class Sealer {
    */
   static final long TAIL_BYTES = SealingThread.MAX_QUEUED_BYTES + (8L << 20);
   /**
-   * The tries of each step of a seal on a channel (the audit file's fsync, the digest's write and its fsync) that
+   * The tries of each step of a seal on a channel (the audit file's fsync, the digest's opening, write and fsync) that
    * an interrupt of the thread taking it cuts short (it closes the channel under it): each next try clears the
    * interrupt just before and opens the channel again. Nothing in nnaudit or Hadoop interrupts the sealing
    * thread; this is for one from elsewhere, or the building thread's at start-up.
@@ -89,7 +91,8 @@ public final class Sealer {
   /**
    * An interrupt was cleared for a try of a seal's step ({@link #throughInterrupts}). Not given back at once: the
    * rest of the same piece of work (a range hashed after the seal) would fail on it. The building thread gets it
-   * back at the end of {@link #resume}; the sealing thread's are stray, and it clears them itself. The owner's.
+   * back at the end of {@link #resume}; on the sealing thread, whose interrupts are stray, it is set and never
+   * read. The owner's.
    */
   private boolean interruptCleared;
   /** The thread every mutable part belongs to: the one that built the Sealer, until {@link #handTo}. */
@@ -157,7 +160,7 @@ public final class Sealer {
     try {
       fsync.open(auditPath);
       digest.moveTo(auditPath, opener);
-      digest.open();
+      throughInterrupts(digest::open); // the start-up thread may come with an interrupt pending
       new StartSeal(this, chain, digest, key).resume(auditPath, size, newestBackupSeal, newestBackupIndex,
           rotationFinished);
     } finally {
@@ -330,12 +333,12 @@ public final class Sealer {
     Seal s;
     try {
       if (chain.hasUnsealed()) {
-        interruptCleared |= throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
+        throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
       s = chain.draft(kind, now, tailAllowed ? intervalRecords : 0, tailAllowed ? TAIL_BYTES : 0).signedWith(key);
       Seal sealed = s;
-      interruptCleared |= throughInterrupts(() -> digest.append(sealed.line()));
+      throughInterrupts(() -> digest.append(sealed.line()));
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
       throw backoff.failed(now, e);
     }
@@ -344,7 +347,7 @@ public final class Sealer {
     backoff.worked();
     if (durable) {
       try {
-        interruptCleared |= throughInterrupts(digest::force); // the seal is in the digest, and the chain goes on
+        throughInterrupts(digest::force); // the seal is in the digest, and the chain goes on
       } catch (IOException e) {
         throw backoff.failed(now, e);
       }
@@ -360,16 +363,17 @@ public final class Sealer {
 
   /**
    * Takes {@code step}, and again at once while an interrupt closes its channel under it, up to
-   * {@link #INTERRUPTED_TRIES}, the interrupt cleared just before each try (the step opens what was closed).
-   * Returns whether an interrupt was cleared; throws the last try's failure, with the interrupt set.
+   * {@link #INTERRUPTED_TRIES}, the interrupt cleared just before each try (the step opens what was closed) and
+   * remembered in {@link #interruptCleared}, whatever the step's outcome; throws the last try's failure.
    */
-  private static boolean throughInterrupts(ChannelStep step) throws IOException {
-    boolean cleared = false;
+  private void throughInterrupts(ChannelStep step) throws IOException {
     for (int tries = 1; ; tries++) {
-      cleared |= Thread.interrupted();
+      if (Thread.interrupted()) {
+        interruptCleared = true;
+      }
       try {
         step.run();
-        return cleared;
+        return;
       } catch (ClosedByInterruptException e) {
         if (tries >= INTERRUPTED_TRIES) {
           throw e;

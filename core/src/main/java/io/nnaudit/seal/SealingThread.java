@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * thread that built the sink, which resumed the chain; after it has ended, to the thread that closes), handed
  * over by {@link Sealer#handTo}, which the Sealer's assertions check; the queue and the byte count are thread-safe;
  * {@link #failure} is volatile, written by the sealing thread, read by the sink's writing thread.</li>
+ * <li>Interrupts: nothing in nnaudit interrupts the sealing thread (only {@link #close} ends it), so one from
+ * elsewhere is stray: cleared before each piece of work and after each nap, and a seal's step that one cuts
+ * short is taken again ({@link Sealer}).</li>
  * </ul>
  */
 public final class SealingThread {

@@ -21,9 +21,11 @@ import io.nnaudit.sink.file.ForwardingFileChannel;
 import io.nnaudit.trail.TrailNames;
 
 /**
- * A seal line whose write reached the digest though the write threw (an interrupt after the write(2): the buffer's
- * position moved, no count came back, the channel is closed) is cut back when the digest is opened again, and the
- * line before it is left whole: the digest holds each line once.
+ * The digest's lines under interrupts of the thread writing them, on a channel that writes a line and then throws,
+ * as FileChannel does when an interrupt lands after the write(2): the line that reached the digest though its write
+ * threw is cut back and the line before it left whole, so that each line is there once; an opening cut short by an
+ * interrupt takes nothing; only the failed line is ever cut, never what something else wrote after it, and at close
+ * too.
  */
 class DigestWriterTest {
   @TempDir

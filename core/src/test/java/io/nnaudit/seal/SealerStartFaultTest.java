@@ -122,6 +122,34 @@ class SealerStartFaultTest {
     }
   }
 
+  /**
+   * The start-up thread may come with an interrupt pending. The start's seals go through it (the digest's opening
+   * and write taken again, the interrupt cleared), the killed run's tail and what lies beyond its bound are hashed
+   * and sealed, and the thread has its flag again once the start is done, not before (the hashing after the first
+   * seal would fail on it).
+   */
+  @Test
+  void anInterruptPendingOnTheStartingThreadIsGoneThroughAndGivenBack() throws Exception {
+    Path audit = work.resolve("interrupted-start/audit.log");
+    firstRun(audit, false, 3); // killed with 3 records after its last seal
+    Sealer s = sealer(true);
+    Thread.currentThread().interrupt();
+    try {
+      s.resume(audit, Files.size(audit), opener(audit, new AtomicInteger()), null, 0, false);
+      assertTrue(Thread.currentThread().isInterrupted(), "the starting thread's flag, given back");
+    } finally {
+      Thread.interrupted();
+    }
+    assertFalse(s.startSealOwed(), "the start's seal is written");
+    s.written(append(audit, 4));
+    s.seal(Seal.Kind.CLOSE);
+    s.closeDigest();
+    assertTrue(digest(audit).contains("kind=recover"), digest(audit));
+    VerifyReport r = Verification.report(checking, audit, true);
+    assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
+    assertEquals(19, r.records(), r.lines().toString());
+  }
+
   @Test
   void aResumeStillOwedIsWrittenBeforeARotationsSeal() throws Exception {
     Path audit = work.resolve("a/audit.log");
