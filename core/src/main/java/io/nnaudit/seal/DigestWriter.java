@@ -96,25 +96,35 @@ final class DigestWriter {
   void append(String line) throws IOException {
     if (digest == null) { // not yet opened
       open(); // a seal a killed run cut short is dropped
-    } else if (!digest.isOpen()) {
-      reopen();
+    } else {
+      reopenIfClosed();
     }
     write(line);
   }
 
   /**
-   * Opens the digest again after its channel was closed under a write or an fsync (an interrupt of the sealing
+   * Opens the digest again if its channel was closed under a write or an fsync (an interrupt of the sealing
    * thread), keeping the size this writer knows: a line whose write failed is cut back to it by the next write.
    */
-  private void reopen() throws IOException {
-    digest = opener.open();
+  private void reopenIfClosed() throws IOException {
+    if (!digest.isOpen()) {
+      digest = opener.open();
+    }
+  }
+
+  /**
+   * Whether the digest, {@code found} bytes long, holds no more than what this writer knows and the line whose
+   * write failed: only then is what lies beyond {@link #size} its own, to be cut back.
+   */
+  private boolean onlyTheFailedLineBeyond(long found) {
+    return unfinishedLine && found >= size && found <= size + unfinishedLength;
   }
 
   private void write(String line) throws IOException {
     ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
     long found = digest.size();
     if (found != size) {
-      if (!unfinishedLine || found < size || found > size + unfinishedLength) {
+      if (!onlyTheFailedLineBeyond(found)) {
         // not our own cut line: something else wrote the digest (a replacement pipeline's sealer, after this
         // one was abandoned): its seals are not cut away; this seal fails
         throw new IOException("the digest " + path + " is " + found + " bytes, not the " + size
@@ -147,9 +157,7 @@ final class DigestWriter {
 
   /** fsyncs the digest: the line written is on disk. Opens it again first if its channel was closed. */
   void force() throws IOException {
-    if (!digest.isOpen()) {
-      reopen(); // an fsync covers the file, whichever descriptor asks
-    }
+    reopenIfClosed(); // an fsync covers the file, whichever descriptor asks
     digest.force(false);
   }
 
@@ -174,11 +182,9 @@ final class DigestWriter {
   private void closeNow() {
     if (unfinishedLine) { // a failed line still in the digest: the next seal, in another digest, will not cut it
       try {
-        if (!digest.isOpen()) {
-          reopen();
-        }
+        reopenIfClosed();
         long found = digest.size();
-        if (found > size && found <= size + unfinishedLength) {
+        if (onlyTheFailedLineBeyond(found)) {
           digest.truncate(size);
         } else if (found != size) {
           LOG.warn("nnaudit: {} holds {} bytes where this sealer left {} and a failed seal line: what follows is "
@@ -190,9 +196,7 @@ final class DigestWriter {
     }
     try {
       if (durable) {
-        if (!digest.isOpen()) {
-          reopen(); // the last seal's fsync may have failed with its channel: an fsync covers the file
-        }
+        reopenIfClosed(); // the last seal's fsync may have failed with its channel: an fsync covers the file
         digest.force(false);
       }
     } catch (IOException | RuntimeException e) {

@@ -8,7 +8,7 @@ import java.util.Arrays;
  * chunk's end. A sealed file's hashing takes them instead of searching every byte for newlines; the built-in
  * formatters write each record as one line, so each end is just past a newline and no other newline lies
  * between two ends. Not thread-safe: the writing thread fills it; a sink reads it ({@link #count},
- * {@link #end}, {@link #copy}) only during the write it came with, and never changes it.
+ * {@link #copy}) only during the write it came with, and never changes it.
  */
 public final class RecordEnds {
   private int[] ends = new int[256];
@@ -40,13 +40,6 @@ public final class RecordEnds {
     return count;
   }
 
-  /** Where the {@code i}th record (from 0) ends. */
-  public int end(int i) {
-    if (i < 0 || i >= count) {
-      throw new IndexOutOfBoundsException(i + " of " + count + " ends");
-    }
-    return ends[i];
-  }
 
   /** The ends, copied: for a thread that reads them after the write has returned. */
   public int[] copy() {
