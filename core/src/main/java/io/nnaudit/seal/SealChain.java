@@ -15,7 +15,13 @@ import java.util.function.LongSupplier;
  * {@link SegmentDigest} from {@link #hashedFrom}); and the seal the file owes first, if any ({@link #owed}).
  * The next seal is drafted from it ({@link #draft}), and once written moves it on ({@link #sealed}).
  *
- * <p>Design note. Nothing blocks but reading the audit file in {@link #hashRange}. Every field belongs to the
+ * <p>What is hashed is always a prefix of what the chain accounts for: the bytes from {@link #hashedFrom} that
+ * are in the segment, then a range still to be hashed from the file ({@link #unhashedTo}), if a read of the file
+ * was cut short or failed. The segment is fed whole reads only, so a failure leaves it holding exactly the bytes
+ * the file held up to where it stopped; {@link #catchUp} goes on from there, and bytes written meanwhile lengthen
+ * the range, to be hashed from the file too. A seal is drafted only once nothing is left to hash.
+ *
+ * <p>Design note. Nothing blocks but reading the audit file in {@link #catchUp}. Every field belongs to the
  * thread that runs the {@link Sealer} (see there for the hand-over); {@link #owed} is volatile, read by the sink's
  * writing thread through {@link Sealer#startSealOwed}, and the latest seal's time and hash are volatile for the
  * metrics, each written by the owning thread only.
@@ -33,6 +39,13 @@ final class SealChain {
   /** Where the bytes not yet sealed begin in the live file. */
   private long segmentStart;
   private final SegmentDigest segment = new SegmentDigest();
+  /** The file {@link #unhashedTo} is in: the live audit file. */
+  private Path unhashedFile;
+  /**
+   * Where the range still to be hashed from {@link #unhashedFile} ends; at most {@link #hashedFrom} plus the
+   * segment's bytes when nothing is left to hash.
+   */
+  private long unhashedTo;
   /** When the first byte not yet sealed was written (nanoTime); meaningless while segment is empty. */
   private long firstUnsealedNanos;
   /** The live file has no seal yet: the next one is its OPEN (or ADOPT, or a start's) seal, due at once. */
@@ -78,39 +91,72 @@ final class SealChain {
   void restartAt(long from) {
     segment.reset();
     segmentStart = from;
+    unhashedFile = null;
+    unhashedTo = from;
   }
 
-  /** Feeds the unsealed bytes [from, to) of the file into the segment. */
-  void hashRange(Path file, long from, long to) throws IOException {
-    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      long reached = segment.update(in, from, to);
-      if (reached < to) {
-        throw new IOException(file + " ended at byte " + reached + " while " + to + " were expected");
+  /**
+   * The bytes of {@code file} from where the chain accounts to (the end of what is hashed, or of what is still to
+   * be hashed) up to {@code to} are to be hashed from the file; {@link #catchUp} hashes them.
+   */
+  void toHashFromFile(Path file, long to) {
+    unhashedFile = file;
+    unhashedTo = Math.max(unhashedTo, to);
+  }
+
+  /**
+   * Hashes from the file what is still to be hashed, reading it whole read by whole read: when a read fails (an
+   * interrupt closing the channel, an I/O error, the file shorter than expected) the segment holds the bytes up
+   * to where it stopped, and a next call goes on from there.
+   */
+  void catchUp() throws IOException {
+    long from = segmentStart + segment.bytes();
+    if (from >= unhashedTo) {
+      return;
+    }
+    if (segment.bytes() == 0) {
+      firstUnsealedNanos = nanoClock.getAsLong();
+    }
+    try (FileChannel in = FileChannel.open(unhashedFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      long reached = segment.update(in, from, unhashedTo);
+      if (reached < unhashedTo) {
+        throw new IOException(unhashedFile + " ended at byte " + reached + " while " + unhashedTo
+            + " were expected");
       }
     }
-    firstUnsealedNanos = nanoClock.getAsLong();
+  }
+
+  /** Whether bytes the chain accounts for are still to be hashed from the file. */
+  boolean catchingUp() {
+    return unhashedTo > segmentStart + segment.bytes();
   }
 
   /**
    * After a write: {@code written}'s remaining bytes are in the file now, its records ending at {@code ends}
-   * (null: not known). Does not move its position.
+   * (null: not known). Does not move its position. While a range is still to be hashed from the file, they
+   * lengthen it: the segment takes bytes in the file's order.
    */
   void written(ByteBuffer written, int[] ends) {
+    if (catchingUp()) {
+      unhashedTo += written.remaining();
+      return;
+    }
     if (segment.bytes() == 0) {
       firstUnsealedNanos = nanoClock.getAsLong();
     }
     segment.update(written, ends);
+    unhashedTo = segmentStart + segment.bytes();
   }
 
   /** Whether a seal is due at {@code nanoNow}: one is owed, or the interval in records or time is reached. */
   boolean due(long nanoNow, long intervalRecords, long intervalNanos) {
-    return owed != null || (segment.bytes() > 0 && (segment.records() >= intervalRecords
+    return owed != null || catchingUp() || (segment.bytes() > 0 && (segment.records() >= intervalRecords
         || nanoNow - firstUnsealedNanos >= intervalNanos));
   }
 
   /** Whether the file holds bytes not yet sealed. */
   boolean hasUnsealed() {
-    return segment.bytes() > 0;
+    return segment.bytes() > 0 || catchingUp();
   }
 
   /** Records not yet sealed. */
@@ -123,9 +169,9 @@ final class SealChain {
     return segmentStart;
   }
 
-  /** Where the bytes hashed end. */
+  /** Where the bytes the chain accounts for end: those hashed, then those still to be hashed from the file. */
   long hashedTo() {
-    return segmentStart + segment.bytes();
+    return Math.max(segmentStart + segment.bytes(), unhashedTo);
   }
 
   /** The seal the file owes first (its OPEN or ADOPT, or a start's), or null. */
@@ -150,6 +196,9 @@ final class SealChain {
 
   /** The next seal, unsigned, over what is not yet sealed, allowing a crash tail as given. */
   Seal draft(Seal.Kind kind, long nowMillis, long tailRecords, long tailBytes) {
+    if (catchingUp()) {
+      throw new IllegalStateException("bytes up to " + unhashedTo + " are still to be hashed");
+    }
     return Seal.unsigned(trail, fileNumber, oldestFile, nextSealNumber, kind, segmentStart,
         segmentStart + segment.bytes(), segment.records(), segment.lineSum(), segment.lastLineHash(),
         segment.peekSha256(), sinceMillis, nowMillis, tailRecords, tailBytes, prev);
@@ -157,8 +206,7 @@ final class SealChain {
 
   /** {@code s} is in the digest: the chain goes on from it, and nothing is owed. */
   void sealed(Seal s, long nowMillis) {
-    segment.reset();
-    segmentStart = s.to;
+    restartAt(s.to);
     prev = s.hash();
     sinceMillis = nowMillis;
     nextSealNumber++;

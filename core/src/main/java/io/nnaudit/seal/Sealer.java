@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * thread's during the start's seal) closes the channel under the step it lands in (the audit file's fsync, the
  * digest's opening, write and fsync); the step is taken again at once, the interrupt cleared just before, up to
  * {@link #INTERRUPTED_TRIES} times, so a seal goes through as long as one try of each step takes less time than
- * there is between two interrupts. Hashing a range from the file (what a start or a reopen finds) is not taken
- * again: it fails the piece of work, as a read error does. The building thread gets its flag back once the
+ * there is between two interrupts. Hashing a range from the file (what a start or a reopen finds) is such a
+ * step too, read by read; a read that fails otherwise (an I/O error) fails the piece of work and leaves the rest
+ * of the range to hash before the next seal ({@link SealChain}). The building thread gets its flag back once the
  * start is done ({@link #interruptCleared}).</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
  * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
@@ -185,10 +186,8 @@ public final class Sealer {
   void sealFound(Path auditPath, long from, long to) throws IOException {
     assert ownedByCaller() : notOwned();
     chain.restartAt(from);
-    if (to > from) {
-      chain.hashRange(auditPath, from, to);
-    }
-    chain.owe(Seal.Kind.FOUND);
+    chain.owe(Seal.Kind.FOUND); // first: should the hashing fail, nothing is written until the range is sealed
+    hashFromFile(auditPath, to);
     sealOwed();
   }
 
@@ -300,8 +299,14 @@ public final class Sealer {
     assert ownedByCaller() : notOwned();
     long hashed = chain.hashedTo();
     long ours = owned < 0 ? size : Math.max(hashed, Math.min(size, owned));
-    if (ours > hashed) {
-      chain.hashRange(auditPath, hashed, ours);
+    try {
+      hashFromFile(auditPath, ours);
+    } catch (IOException e) {
+      if (size > ours) { // the found bytes can no longer be sealed apart from this run's: all of it as found
+        chain.toHashFromFile(auditPath, size);
+        chain.owe(Seal.Kind.FOUND);
+      }
+      throw e;
     }
     if (size <= ours) {
       return;
@@ -316,8 +321,8 @@ public final class Sealer {
       }
     }
     if (chain.hasUnsealed() || chain.owed() != null) { // that seal failed: all of it is owed, as found
-      chain.hashRange(auditPath, ours, size);
       chain.owe(Seal.Kind.FOUND);
+      hashFromFile(auditPath, size);
       return;
     }
     sealFound(auditPath, ours, size);
@@ -333,6 +338,7 @@ public final class Sealer {
     Seal s;
     try {
       if (chain.hasUnsealed()) {
+        throughInterrupts(chain::catchUp); // what a read left to hash from the file
         throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
@@ -353,6 +359,17 @@ public final class Sealer {
       }
     }
     chain.published(now);
+  }
+
+  /**
+   * Hashes the file's bytes from where the chain accounts to, up to {@code to}, read from the file (what a start
+   * or a reopen finds, or a new file holds). Read by read, taken again through interrupts; what a failure leaves
+   * unhashed stays to be hashed, before the next seal.
+   */
+  void hashFromFile(Path auditPath, long to) throws IOException {
+    assert ownedByCaller() : notOwned();
+    chain.toHashFromFile(auditPath, to);
+    throughInterrupts(chain::catchUp);
   }
 
   /** A step of a seal on a channel, which an interrupt of the thread taking it closes under it. */
@@ -402,9 +419,7 @@ public final class Sealer {
     digest.moveTo(auditPath, opener);
     chain.nextFile(size);
     fsync.open(auditPath);
-    if (size > 0) {
-      chain.hashRange(auditPath, 0, size);
-    }
+    hashFromFile(auditPath, size);
     seal(chain.owed());
   }
 

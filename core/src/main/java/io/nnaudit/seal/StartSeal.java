@@ -65,7 +65,7 @@ final class StartSeal {
     }
     chain.restartAt(0);
     if (size > 0) {
-      chain.hashRange(auditPath, 0, size);
+      sealer.hashFromFile(auditPath, size);
       LOG.info("nnaudit: {} has no seals; sealing its {} records as they are (verify reports them as sealed "
           + "late)", auditPath, chain.unsealedRecords());
     }
@@ -98,7 +98,7 @@ final class StartSeal {
       return;
     }
     long allowed = crashTailEnd(auditPath, last, size);
-    chain.hashRange(auditPath, last.to, allowed);
+    sealer.hashFromFile(auditPath, allowed);
     LOG.warn("nnaudit: {} holds {} records ({} bytes) after its last seal (the NameNode was killed?); sealing "
         + "them now as recovered", auditPath, chain.unsealedRecords(), allowed - last.to);
     chain.owe(Seal.Kind.RECOVER);
@@ -113,8 +113,8 @@ final class StartSeal {
       // the RECOVER allows no tail: a kill before the FOUND seal must not let the next start recover more
       sealer.sealNow(Seal.Kind.RECOVER, false);
     } catch (IOException e) { // fail-open or not: what is left is owed, all of it as found
-      chain.hashRange(auditPath, allowed, size);
       chain.owe(Seal.Kind.FOUND);
+      sealer.hashFromFile(auditPath, size);
       return;
     }
     sealer.sealFound(auditPath, allowed, size);
