@@ -4,10 +4,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.LinkOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.nnaudit.trail.Lstat;
 
 /**
  * Where a chain of seals stands: the trail, the live file's number in it, the oldest file it holds, the next
@@ -19,7 +25,10 @@ import java.util.function.LongSupplier;
  * are in the segment, then a range still to be hashed from the file ({@link #unhashedTo}), if a read of the file
  * was cut short or failed. The segment is fed whole reads only, so a failure leaves it holding exactly the bytes
  * the file held up to where it stopped; {@link #catchUp} goes on from there, and bytes written meanwhile lengthen
- * the range, to be hashed from the file too. A seal is drafted only once nothing is left to hash.
+ * the range, to be hashed from the file too (from the file, not the writer's copy: an edit of the file meanwhile
+ * is sealed as if written; the range lasts until the next seal that works, a read failing at once). A seal is
+ * drafted only once nothing is left to hash. A range the file can no longer give (moved, replaced, cut) is left
+ * out of every seal, and the chain goes on after it: never a seal over bytes not hashed, nor a chain that stops.
  *
  * <p>Design note. Nothing blocks but reading the audit file in {@link #catchUp}. Every field belongs to the
  * thread that runs the {@link Sealer} (see there for the hand-over); {@link #owed} is volatile, read by the sink's
@@ -27,6 +36,7 @@ import java.util.function.LongSupplier;
  * metrics, each written by the owning thread only.
  */
 final class SealChain {
+  private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
   private final LongSupplier wallClock;
   private final LongSupplier nanoClock;
   private String trail;
@@ -41,6 +51,8 @@ final class SealChain {
   private final SegmentDigest segment = new SegmentDigest();
   /** The file {@link #unhashedTo} is in: the live audit file. */
   private Path unhashedFile;
+  /** What was at {@link #unhashedFile} when the range began ({@link Lstat#key}); null if nothing was. */
+  private String unhashedKey;
   /**
    * Where the range still to be hashed from {@link #unhashedFile} ends; at most {@link #hashedFrom} plus the
    * segment's bytes when nothing is left to hash.
@@ -92,43 +104,88 @@ final class SealChain {
     segment.reset();
     segmentStart = from;
     unhashedFile = null;
+    unhashedKey = null;
     unhashedTo = from;
   }
 
   /**
    * The bytes of {@code file} from where the chain accounts to (the end of what is hashed, or of what is still to
-   * be hashed) up to {@code to} are to be hashed from the file; {@link #catchUp} hashes them.
+   * be hashed) up to {@code to} are to be hashed from the file; {@link #catchUp} hashes them. The file is the one
+   * at the path when the range begins (the sink has just opened it): its identity is taken then, and a range whose
+   * identity cannot be taken is given up when it is caught up.
    */
   void toHashFromFile(Path file, long to) {
-    unhashedFile = file;
-    unhashedTo = Math.max(unhashedTo, to);
+    if (to <= hashedTo()) {
+      return;
+    }
+    boolean begins = !catchingUp();
+    unhashedTo = to;
+    if (begins) {
+      unhashedFile = file;
+      try {
+        unhashedKey = Lstat.key(file);
+      } catch (IOException e) {
+        unhashedKey = null;
+      }
+    }
   }
 
   /**
-   * Hashes from the file what is still to be hashed, reading it whole read by whole read: when a read fails (an
-   * interrupt closing the channel, an I/O error, the file shorter than expected) the segment holds the bytes up
-   * to where it stopped, and a next call goes on from there.
+   * Hashes from the file what is still to be hashed, read by whole read: when a read fails (an interrupt closing
+   * the channel, an I/O error) the segment holds the bytes up to where it stopped, and a next call goes on from
+   * there. A range the file can no longer give is given up ({@link #giveUp}): when the path holds something else
+   * than the range's file (nothing, another file, a link or a FIFO: it is looked at before the open, so a FIFO is
+   * not opened, and after it), or the file ends before the range does (it was cut).
    */
   void catchUp() throws IOException {
-    long from = segmentStart + segment.bytes();
+    long from = hashedEnd();
     if (from >= unhashedTo) {
       return;
     }
     if (segment.bytes() == 0) {
       firstUnsealedNanos = nanoClock.getAsLong();
     }
+    if (!stillTheFile()) {
+      giveUp("holds another file than the one written, or none (it was moved or replaced)");
+      return;
+    }
     try (FileChannel in = FileChannel.open(unhashedFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      if (!stillTheFile()) { // the open may have followed a swap since the look
+        giveUp("holds another file than the one written, or none (it was moved or replaced)");
+        return;
+      }
       long reached = segment.update(in, from, unhashedTo);
       if (reached < unhashedTo) {
-        throw new IOException(unhashedFile + " ended at byte " + reached + " while " + unhashedTo
-            + " were expected");
+        giveUp("ends at byte " + reached + " (it was cut)");
       }
     }
   }
 
+  /** Whether the path holds the range's file: a regular file, the one it held when the range began. */
+  private boolean stillTheFile() throws IOException {
+    BasicFileAttributes a = Lstat.basic(unhashedFile);
+    return a != null && a.isRegularFile() && unhashedKey != null && unhashedKey.equals(Lstat.key(a));
+  }
+
+  /**
+   * The range cannot be hashed: nothing of it is sealed, neither what was hashed of it nor the rest, and the chain
+   * goes on from its end, where the writer's next bytes are. The next seal then does not continue the one before,
+   * which verify reports, rather than a seal that covers bytes never hashed or a chain that stops sealing.
+   */
+  private void giveUp(String why) {
+    LOG.error("nnaudit: {} {}: its bytes {} to {} cannot be hashed, and are left out of the seals (verify reports "
+        + "the next seal as not continuing the one before)", unhashedFile, why, segmentStart, unhashedTo);
+    restartAt(unhashedTo);
+  }
+
   /** Whether bytes the chain accounts for are still to be hashed from the file. */
   boolean catchingUp() {
-    return unhashedTo > segmentStart + segment.bytes();
+    return unhashedTo > hashedEnd();
+  }
+
+  /** Where the bytes in the segment end. */
+  long hashedEnd() {
+    return segmentStart + segment.bytes();
   }
 
   /**

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * digest's opening, write and fsync); the step is taken again at once, the interrupt cleared just before, up to
  * {@link #INTERRUPTED_TRIES} times, so a seal goes through as long as one try of each step takes less time than
  * there is between two interrupts. Hashing a range from the file (what a start or a reopen finds) is such a
- * step too, read by read; a read that fails otherwise (an I/O error) fails the piece of work and leaves the rest
- * of the range to hash before the next seal ({@link SealChain}). The building thread gets its flag back once the
+ * step too, read by read, and goes on as long as reads get through between interrupts; a read that fails
+ * otherwise (an I/O error) fails the piece of work and leaves the rest of the range to hash before the next seal
+ * ({@link SealChain}); a range the file no longer holds is left out of the seals, which verify reports. The
+ * building thread gets its flag back once the
  * start is done ({@link #interruptCleared}).</li>
  * <li>Shut-down order: the sink seals ({@link Seal.Kind#CLOSE}, written even with nothing left to seal: nothing
  * may follow it until a start's seal) before it closes the audit file, then closes the digest. A process killed
@@ -303,6 +305,9 @@ public final class Sealer {
       hashFromFile(auditPath, ours);
     } catch (IOException e) {
       if (size > ours) { // the found bytes can no longer be sealed apart from this run's: all of it as found
+        LOG.error("nnaudit: {} holds {} bytes after what this NameNode wrote, written by something else while the "
+            + "file was reopened; with this run's last bytes, which could not be hashed yet, they are recorded as "
+            + "found (verify reports them as inserted)", auditPath, size - ours);
         chain.toHashFromFile(auditPath, size);
         chain.owe(Seal.Kind.FOUND);
       }
@@ -338,7 +343,7 @@ public final class Sealer {
     Seal s;
     try {
       if (chain.hasUnsealed()) {
-        throughInterrupts(chain::catchUp); // what a read left to hash from the file
+        catchUp(); // what a read left to hash from the file
         throughInterrupts(fsync::force); // the bytes before the seal that vouches for them
       }
       // the segment is reset only once the seal is written: a failed seal leaves its bytes for the next one
@@ -369,7 +374,26 @@ public final class Sealer {
   void hashFromFile(Path auditPath, long to) throws IOException {
     assert ownedByCaller() : notOwned();
     chain.toHashFromFile(auditPath, to);
-    throughInterrupts(chain::catchUp);
+    catchUp();
+  }
+
+  /**
+   * Hashes what is still to be hashed from the file, through interrupts: again while a try of
+   * {@link #throughInterrupts} got some bytes through, so a long range goes on under interrupts as long as reads
+   * get through between them.
+   */
+  private void catchUp() throws IOException {
+    while (true) {
+      long before = chain.hashedEnd();
+      try {
+        throughInterrupts(chain::catchUp);
+        return;
+      } catch (ClosedByInterruptException e) {
+        if (chain.hashedEnd() == before) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** A step of a seal on a channel, which an interrupt of the thread taking it closes under it. */
@@ -418,8 +442,9 @@ public final class Sealer {
     // the new file's state first: whatever fails below, its bytes are never sealed as the old file's
     digest.moveTo(auditPath, opener);
     chain.nextFile(size);
+    chain.toHashFromFile(auditPath, size); // before anything that may fail: a later seal hashes it
     fsync.open(auditPath);
-    hashFromFile(auditPath, size);
+    catchUp();
     seal(chain.owed());
   }
 

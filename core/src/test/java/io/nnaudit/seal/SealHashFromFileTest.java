@@ -5,7 +5,6 @@ import static io.nnaudit.seal.SealerStartFaultTest.digest;
 import static io.nnaudit.seal.SealerStartFaultTest.opener;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -14,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,10 +27,10 @@ import io.nnaudit.verify.VerifyReport;
 
 /**
  * Bytes the Sealer hashes from the audit file rather than from the writer (what a start finds, what a reopen
- * finds after a partial write, a file taken up with bytes in it), when reading them is cut short: by an interrupt
- * of the thread (taken again), or by a read that ends early (the rest hashed before the next seal, records
- * written meanwhile after it). Real files, the Sealer driven as the sealing thread drives it; each ends with
- * verify's exit code.
+ * finds after a partial write, a file taken up with bytes in it), when reading them is cut short: by interrupts of
+ * the thread (each read taken again from where the last stopped), by a file that ends before the range, or by
+ * something else at the path; and records written while a range is still to be hashed. Real files, the Sealer
+ * driven as the sealing thread drives it, or its chain alone.
  */
 class SealHashFromFileTest {
   @TempDir
@@ -105,28 +106,137 @@ class SealHashFromFileTest {
   }
 
   /**
-   * A read of the file that ends before the range (the file shorter than the sink said) fails the reopen; the
-   * records written after go on. Before the next seal the rest of the range is hashed from the file, then the
-   * records, in the file's order: the seals cover the file as it is, and verify finds it unchanged.
+   * An interrupt every 100 µs of the thread hashing 32 MiB that a reopen finds (this run's bytes beyond what was
+   * hashed): each read an interrupt cuts short is taken again from where the last whole read stopped, and the
+   * range is hashed whole.
    */
   @Test
-  void aRangeCutShortIsHashedBeforeTheNextSealAndTheRecordsAfterItFollow() throws Exception {
-    Path audit = work.resolve("short/audit.log");
-    Sealer s = running(audit, 5);
-    long size = Files.size(audit);
-    int partial = 60;
-    assertThrows(IOException.class, () -> s.reopened(audit, size + partial, -1)); // the bytes are not there yet
-    Files.write(audit, new byte[partial], StandardOpenOption.APPEND); // now they are
-    Files.write(audit, new byte[] {'\n'}, StandardOpenOption.APPEND);
-    s.written(ByteBuffer.wrap(new byte[] {'\n'})); // as the sink ends a partial line
-    s.written(append(audit, 9));
-    s.seal(Seal.Kind.INTERVAL);
-    assertEquals(0, s.sealFailures());
+  void aStormOfInterruptsWhileALongRangeIsHashedGoesOnFromWhereTheReadsStopped() throws Exception {
+    Path audit = work.resolve("storm/audit.log");
+    Sealer s = running(audit, 3);
+    SealerStartFaultTest.appendBytes(audit, 32, 'p');
+    Thread hashing = Thread.currentThread();
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger sent = new AtomicInteger();
+    Thread storm = new Thread(() -> {
+      while (!done.get()) {
+        hashing.interrupt();
+        sent.incrementAndGet();
+        LockSupport.parkNanos(100_000);
+      }
+    });
+    storm.start();
+    try {
+      s.reopened(audit, Files.size(audit), -1);
+    } finally {
+      done.set(true);
+      while (storm.isAlive()) {
+        try {
+          storm.join();
+        } catch (InterruptedException e) {
+          // the storm's own, until it has ended
+        }
+      }
+      Thread.interrupted();
+    }
+    assertTrue(sent.get() > 10, "interrupts sent while hashing: " + sent.get());
     s.written(append(audit, 2));
     s.seal(Seal.Kind.CLOSE);
     s.closeDigest();
+    assertEquals(0, s.sealFailures());
     VerifyReport r = verify(audit);
     assertEquals(VerifyReport.VERIFIED, r.exitCode(), r.lines().toString());
-    assertEquals(5 + 1 + 9 + 2, r.records(), r.lines().toString());
+    assertEquals(3 + 32 * 1024 + 2, r.records(), r.lines().toString());
+  }
+
+  /**
+   * A range the file does not hold (it ends before the range: cut) is left out of the seals rather than tried at
+   * every seal: the chain goes on after it, no seal fails, and verify reports the seal after it as not
+   * continuing the one before, never a trail that verifies.
+   */
+  @Test
+  void aRangeTheFileDoesNotHoldIsLeftOutOfTheSealsAndVerifyReportsIt() throws Exception {
+    Path audit = work.resolve("short/audit.log");
+    Sealer s = running(audit, 5);
+    s.reopened(audit, Files.size(audit) + 60, -1); // 60 bytes the file does not hold
+    s.written(append(audit, 9));
+    s.seal(Seal.Kind.CLOSE);
+    s.closeDigest();
+    assertEquals(0, s.sealFailures());
+    VerifyReport r = verify(audit);
+    assertEquals(VerifyReport.TAMPERED, r.exitCode(), r.lines().toString());
+  }
+
+  private static SealChain chain() {
+    SealChain chain = new SealChain(System::currentTimeMillis, System::nanoTime);
+    chain.newChain();
+    chain.restartAt(0);
+    return chain;
+  }
+
+  /**
+   * Records written while a range is still to be hashed lengthen it and are hashed from the file after it: the
+   * seal drafted then is the one a chain fed the same bytes as written drafts.
+   */
+  @Test
+  void recordsWrittenWhileARangeIsToBeHashedAreHashedAfterItInTheFilesOrder() throws Exception {
+    Path audit = work.resolve("pending/audit.log");
+    Files.createDirectories(audit.getParent());
+    ByteBuffer before = append(audit, 4);
+    SealChain pending = chain();
+    pending.toHashFromFile(audit, Files.size(audit)); // not yet hashed
+    ByteBuffer after = append(audit, 6);
+    pending.written(after.duplicate(), null);
+    assertTrue(pending.catchingUp());
+    pending.catchUp();
+    assertFalse(pending.catchingUp());
+    SealChain fed = chain();
+    fed.written(before, null);
+    fed.written(after, null);
+    Seal a = pending.draft(Seal.Kind.INTERVAL, 0, 0, 0);
+    Seal b = fed.draft(Seal.Kind.INTERVAL, 0, 0, 0);
+    assertEquals(b.to, a.to);
+    assertEquals(10, a.records);
+    assertEquals(b.records, a.records);
+    assertEquals(b.lineSum, a.lineSum);
+    assertEquals(b.lastLine, a.lastLine);
+    assertEquals(b.sha256, a.sha256);
+  }
+
+  /**
+   * A range still to be hashed whose path holds something else than its file when it is caught up: another file
+   * (moved away and replaced), nothing, a symlink to it, or a FIFO (which would block the open: not opened).
+   * Nothing is hashed from what is there; the range is left out, and the chain goes on after it.
+   */
+  @Test
+  void aRangeWhosePathHoldsSomethingElseIsLeftOutAndNothingThereIsHashed() throws Exception {
+    Path dir = Files.createDirectories(work.resolve("replaced"));
+    Path audit = dir.resolve("audit.log");
+    for (String what : new String[] {"another file", "nothing", "a symlink", "a FIFO"}) {
+      Files.deleteIfExists(audit);
+      append(audit, 10);
+      long size = Files.size(audit);
+      SealChain chain = chain();
+      chain.toHashFromFile(audit, size);
+      Path moved = dir.resolve("moved-" + what.replace(' ', '-'));
+      Files.move(audit, moved);
+      switch (what) {
+        case "another file":
+          append(audit, 20); // longer: the range could be read from it
+          break;
+        case "a symlink":
+          Files.createSymbolicLink(audit, moved);
+          break;
+        case "a FIFO":
+          assertEquals(0, new ProcessBuilder("mkfifo", audit.toString()).inheritIO().start().waitFor());
+          break;
+        default:
+          break;
+      }
+      chain.catchUp();
+      assertFalse(chain.catchingUp(), what);
+      assertEquals(size, chain.hashedFrom(), what + ": the chain goes on after the range");
+      assertEquals(size, chain.hashedEnd(), what + ": nothing hashed");
+    }
   }
 }
