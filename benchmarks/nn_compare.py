@@ -31,7 +31,14 @@ left, the records shipped against the lines on disk, and the NameNode's CPU on s
 the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
 nnaudit-kafka-compact is nnaudit-kafka with the records' identity in one header (nnaudit.kafka.headers=compact).
 nnaudit-kafka-together is nnaudit-kafka with the lines of each pass together in one record
-(nnaudit.kafka.record.lines=1024), and nnaudit-all-together nnaudit-all with the same.
+(nnaudit.kafka.record.lines=1024), and nnaudit-all-together nnaudit-all with the same. producer-floor is shipping's
+floor in the NameNode: a logger that only counts the calls, and a thread that hands the Kafka producer a stock line
+for each, every poll interval, with the shipper's settings, key and headers (io.nnaudit.kafka.ProducerFloorLogger,
+on kafka/'s test classpath); against noop-logger it is what the Kafka client alone costs the NameNode.
+
+    python3 benchmarks/nn_compare.py --variants noop-logger,producer-floor,nnaudit-block,nnaudit-kafka \
+        --ops create,mkdirs,fileStatus --threads 16,64 --repeats 5 --files 15000 \
+        --out benchmarks/results/shipping-floor.csv
 
     python3 benchmarks/nn_compare.py --variants off,nnaudit-block,nnaudit-kafka --threads 16,64 --repeats 5 \
         --files 30000 --out benchmarks/results/nn-compare-kafka.csv
@@ -123,6 +130,13 @@ VARIANTS = {
 VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.kafka.bootstrap.servers": "{kafka}",
                               "nnaudit.kafka.topic": "{topic}"},
                              ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
+# The floor of shipping in the NameNode: a logger that only counts the calls, and a thread that hands the Kafka
+# producer a stock line for each, every poll interval of the shipper, with its settings, key and headers
+# (io.nnaudit.kafka.ProducerFloorLogger, a test class of kafka/). Against noop-logger: what the Kafka client alone
+# costs the NameNode at its own pace, before any work of the shipper's.
+VARIANTS["producer-floor"] = ({"dfs.namenode.audit.loggers": "io.nnaudit.kafka.ProducerFloorLogger",
+                               "nnaudit.kafka.bootstrap.servers": "{kafka}", "nnaudit.kafka.topic": "{topic}"},
+                              ["log4j.logger.%s=WARN" % AUDIT_LOGGER], None)
 # nnaudit-kafka with the record's identity in one header (nnaudit.kafka.headers=compact), not seven.
 VARIANTS["nnaudit-kafka-compact"] = (dict(VARIANTS["nnaudit-kafka"][0], **{"nnaudit.kafka.headers": "compact"}),
                                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
@@ -212,8 +226,14 @@ def build(no_build):
     return ":".join([os.path.join(core, jar), os.path.join(NNBENCH, "target", "classes")] + deps)
 
 
-def ships(variant):
+def uses_kafka(variant):
+    """Whether a NameNode of the variant sends to the test broker: nnaudit's shipper, or producer-floor."""
     return "nnaudit.kafka.topic" in VARIANTS[variant][0]
+
+
+def ships(variant):
+    """Whether nnaudit's shipper runs in the variant (its metrics read, its topic checked against the files)."""
+    return uses_kafka(variant) and variant != "producer-floor"
 
 
 def build_kafka(no_build):
@@ -362,7 +382,8 @@ def baseline_classpath(cp):
 
 
 def start_namenode(cp, variant, threads, run_dir, kafka=None):
-    """The NameNode JVM of one run: (process, RPC port, HTTP port). kafka: (nnaudit-kafka jar, bootstrap)."""
+    """The NameNode JVM of one run: (process, RPC port, HTTP port). kafka: (nnaudit-kafka jar, bootstrap, kafka/'s
+    test classpath)."""
     if variant.endswith("-baseline"):
         cp = baseline_classpath(cp)
     site, audit_log4j, _ = VARIANTS[variant]
@@ -370,8 +391,10 @@ def start_namenode(cp, variant, threads, run_dir, kafka=None):
     if seals(variant):
         make_seal_key(cp, run_dir)
         site = {k: v.replace("{seal}", seal_dir(run_dir)) for k, v in site.items()}
-    if ships(variant):
-        cp = cp + ":" + kafka[0]
+    if uses_kafka(variant):
+        # producer-floor's logger is a test class of kafka/, on the Kafka client as it is (not relocated)
+        cp = cp + ":" + (kafka[0] if ships(variant) else ":".join(
+            e for e in kafka[2].split(":") if e not in cp.split(":")))
         site = {k: v.replace("{kafka}", kafka[1]).replace("{topic}", topic_of(run_dir)) for k, v in site.items()}
     if audit_log4j is None:
         audit_log4j = async_audit_log4j(variant == "stock-async")
@@ -505,7 +528,7 @@ def main():
         if v not in VARIANTS:
             sys.exit("unknown variant " + v)
     cp = build(a.no_build)
-    kafka_jar, kafka_cp = build_kafka(a.no_build) if any(ships(v) for v in variants) else (None, None)
+    kafka_jar, kafka_cp = build_kafka(a.no_build) if any(uses_kafka(v) for v in variants) else (None, None)
     if any(v.endswith("-baseline") for v in variants):
         print("baseline jar: " + baseline_classpath(cp).split(":")[0])
     shutil.rmtree(WORK, ignore_errors=True)
@@ -516,9 +539,10 @@ def main():
     if kafka_jar:
         broker, bootstrap = start_broker([topic_of(os.path.join(WORK, "%s-t%d-r%d" % (v, t, r)))
                                           for t in threads for r in range(1, repeats + 1) for v in variants
-                                          if ships(v)])
+                                          if uses_kafka(v)])
     try:
-        run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, (kafka_jar, bootstrap), kafka_cp)
+        run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, (kafka_jar, bootstrap, kafka_cp),
+                kafka_cp)
     finally:
         if broker:
             stop_broker(broker)

@@ -163,7 +163,8 @@ FEATURES = [("defaults × do-nothing logger", "nnaudit-block", "noop-logger"),
             ("shipping on × off", "nnaudit-kafka", "{base}"),
             ("everything on × do-nothing logger", "nnaudit-all", "noop-logger"),
             ("shipping, lines together, on × off", "nnaudit-kafka-together", "{base}"),
-            ("everything on, lines together, × do-nothing logger", "nnaudit-all-together", "noop-logger")]
+            ("everything on, lines together, × do-nothing logger", "nnaudit-all-together", "noop-logger"),
+            ("the Kafka producer alone × do-nothing logger", "producer-floor", "noop-logger")]
 NNAUDIT_THREADS = ["writer", "sealer", "shipper", "producer"]
 
 
@@ -220,15 +221,17 @@ def feature_table(groups, title):
     """NameNode CPU per operation of each feature against the same configuration without it, and the CPU of
     nnaudit's own threads per record."""
     field = cpu_field(groups)
+    base = "nnaudit-block-deferral" if deferral_run(groups) else "nnaudit-block"
+    ran = {k[2] for k in groups}
+    features = [f for f in FEATURES if f[1] in ran and f[2].format(base=base) in ran]  # the run's own columns
     out = ["### " + title + ": what each feature costs", "",
            "NameNode CPU per operation without JIT, ratio of medians (min–max of the per-repeat ratios):", "",
-           "| op | threads | do-nothing logger µs/op | " + " | ".join(f[0] for f in FEATURES) + " |",
-           "|---|---:|---:|" + "---:|" * len(FEATURES)]
+           "| op | threads | do-nothing logger µs/op | " + " | ".join(f[0] for f in features) + " |",
+           "|---|---:|---:|" + "---:|" * len(features)]
     keys = sorted({(op, t) for (op, t, v) in groups})
-    base = "nnaudit-block-deferral" if deferral_run(groups) else "nnaudit-block"
     for op, t in keys:
         floor = groups.get((op, t, "noop-logger"))
-        cells = [ratio_text(groups, op, t, w, wo.format(base=base), field) for _, w, wo in FEATURES]
+        cells = [ratio_text(groups, op, t, w, wo.format(base=base), field) for _, w, wo in features]
         out.append("| %s | %d | %s | %s |" % (op, t, "%.1f" % med(floor, field)[0] if floor else "–",
                                               " | ".join(cells)))
     out += feature_summary(groups, field, base)
@@ -249,7 +252,8 @@ def feature_table(groups, title):
         out += ["", "Cells whose median window held a collection (op, threads, variant, GC CPU µs/op, median): "
                 + ("; ".join(gc_cells) if gc_cells else "none") + "."]
     variants = [v for v in ("nnaudit-ack-queue", "nnaudit-block", "nnaudit-block-deferral", "nnaudit-sealed",
-                            "nnaudit-kafka", "nnaudit-all", "nnaudit-kafka-together", "nnaudit-all-together")
+                            "nnaudit-kafka", "nnaudit-all", "nnaudit-kafka-together", "nnaudit-all-together",
+                            "producer-floor")
                 if any(k[2] == v for k in groups)]
     if any("nnaudit_threads" in rows[0] for rows in groups.values()):
         out += ["", "CPU of nnaudit's own threads per record, µs, median over every op, thread count and repeat "
@@ -262,7 +266,8 @@ def feature_table(groups, title):
                     continue
                 for r in rows:
                     split = dict(kv.split(":") for kv in r["nnaudit_threads"].split(",") if kv)
-                    records = float(r["audit_records"]) or 1.0
+                    # producer-floor writes no record: it sends one line a call
+                    records = float(r["audit_records"]) or float(r["ops"])
                     total = 0.0
                     for k in NNAUDIT_THREADS:
                         us = float(split.get(k, 0)) * 1000.0 / records
@@ -843,7 +848,8 @@ def main():
         else:  # nn_compare.py
             groups = load(p)
             text = table(groups, name)
-            if any(k[2] == "noop-logger" for k in groups) and any(k[2] == "nnaudit-all" for k in groups):
+            if any(k[2] == "noop-logger" for k in groups) and any(k[2] in ("nnaudit-all", "producer-floor")
+                                                                  for k in groups):
                 features = feature_table(groups, name)
                 print(features)
                 print()
