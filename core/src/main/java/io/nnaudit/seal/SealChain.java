@@ -135,7 +135,9 @@ final class SealChain {
    * the channel, an I/O error) the segment holds the bytes up to where it stopped, and a next call goes on from
    * there. A range the file can no longer give is given up ({@link #giveUp}): when the path holds something else
    * than the range's file (nothing, another file, a link or a FIFO: it is looked at before the open, so a FIFO is
-   * not opened, and after it), or the file ends before the range does (it was cut).
+   * not opened, and after it, or after an open that failed), or the file ends before the range does (it was cut).
+   * As for the sink's own opens, a FIFO swapped in between the look and the open still blocks the open: the look
+   * narrows that race to microseconds, Java cannot open without waiting.
    */
   void catchUp() throws IOException {
     long from = hashedEnd();
@@ -149,7 +151,17 @@ final class SealChain {
       giveUp("holds another file than the one written, or none (it was moved or replaced)");
       return;
     }
-    try (FileChannel in = FileChannel.open(unhashedFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    FileChannel opened;
+    try {
+      opened = FileChannel.open(unhashedFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    } catch (IOException e) {
+      if (!stillTheFile()) { // swapped since the look (a link put there fails the open): not the file's error
+        giveUp("holds another file than the one written, or none (it was moved or replaced)");
+        return;
+      }
+      throw e;
+    }
+    try (FileChannel in = opened) {
       if (!stillTheFile()) { // the open may have followed a swap since the look
         giveUp("holds another file than the one written, or none (it was moved or replaced)");
         return;
