@@ -38,6 +38,12 @@ final class CpuWindow extends AppenderSkeleton {
   /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
   private volatile Map<String, Long> start;
   private volatile Map<String, Long> end;
+  /**
+   * Per thread, keyed as {@link #start}: {times run on a CPU, nanoseconds waiting on a run queue} from
+   * {@code schedstat}, at the window's start and end; empty where the kernel has no schedstat.
+   */
+  private volatile Map<String, long[]> schedStart;
+  private volatile Map<String, long[]> schedEnd;
 
   CpuWindow(int pid) {
     this.taskDir = "/proc/" + pid + "/task";
@@ -46,6 +52,8 @@ final class CpuWindow extends AppenderSkeleton {
   void reset() {
     start = null;
     end = null;
+    schedStart = null;
+    schedEnd = null;
   }
 
   /**
@@ -102,6 +110,38 @@ final class CpuWindow extends AppenderSkeleton {
    */
   String nnauditSplit() {
     return split(NNAUDIT_THREADS);
+  }
+
+  /**
+   * How the scheduler ran the NameNode's threads (the JIT compilers left out) in the last window:
+   * "switches:N,handler_switches:N,runq_wait_ms:MS", where switches counts the times a thread was put on a CPU
+   * (each one a context switch on the NameNode's core) and runq_wait_ms the time threads were ready to run but
+   * waited for the CPU. Empty without schedstat.
+   */
+  String sched() {
+    Map<String, long[]> a = schedStart;
+    Map<String, long[]> b = schedEnd;
+    if (a == null || b == null || b.isEmpty()) {
+      return "";
+    }
+    long switches = 0;
+    long handlerSwitches = 0;
+    long waitNanos = 0;
+    for (Map.Entry<String, long[]> e : b.entrySet()) {
+      String comm = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+      if (isJit(comm)) {
+        continue;
+      }
+      long[] before = a.getOrDefault(e.getKey(), new long[2]);
+      long n = e.getValue()[0] - before[0];
+      switches += n;
+      if ("handlers".equals(pathKind(comm))) {
+        handlerSwitches += n;
+      }
+      waitNanos += e.getValue()[1] - before[1];
+    }
+    return String.format(Locale.ROOT, "switches:%d,handler_switches:%d,runq_wait_ms:%.1f", switches,
+        handlerSwitches, waitNanos / 1e6);
   }
 
   /** CPU ms in the last window by kind, "kind:MS,...", each thread counted in the first kind its name matches. */
@@ -200,6 +240,7 @@ final class CpuWindow extends AppenderSkeleton {
   protected void append(LoggingEvent event) {
     String msg = String.valueOf(event.getRenderedMessage());
     if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
+      schedStart = schedCounts();
       start = nanos();
       Thread watcher = new Thread(() -> {
         try {
@@ -219,7 +260,10 @@ final class CpuWindow extends AppenderSkeleton {
         } catch (InterruptedException e) {
           return;
         }
-        end = nanos();
+        Map<String, Long> last = nanos();
+        schedEnd = schedCounts();
+        end = last; // last: cpuMillis waits for it, and sched then finds schedEnd set
+
       }, "nn-cpu-window");
       watcher.setDaemon(true);
       watcher.start();
@@ -261,6 +305,30 @@ final class CpuWindow extends AppenderSkeleton {
         continue;
       }
       t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ns);
+    }
+    return t;
+  }
+
+  /** {times run, run-queue wait ns} of each of the NameNode's threads, keyed as {@link #nanos}; empty without schedstat. */
+  private Map<String, long[]> schedCounts() {
+    Map<String, long[]> t = new HashMap<>();
+    String[] tids = new java.io.File(taskDir).list();
+    if (tids == null) {
+      throw new IllegalStateException("cannot list " + taskDir);
+    }
+    for (String tid : tids) {
+      try {
+        java.nio.file.Path schedstat = Paths.get(taskDir, tid, "schedstat");
+        if (!Files.exists(schedstat)) {
+          return new HashMap<>();
+        }
+        String stat = read(Paths.get(taskDir, tid, "stat"));
+        String[] f = read(schedstat).trim().split(" ");
+        t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+            new long[] {Long.parseLong(f[2]), Long.parseLong(f[1])});
+      } catch (IOException gone) {
+        continue;
+      }
     }
     return t;
   }

@@ -135,10 +135,10 @@ public final class NnCompareClient {
           }
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
               + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
-              + " drops_reported=%d busiest_others=%s path_split=%s nnaudit_threads=%s%s%s%n", op,
+              + " drops_reported=%d busiest_others=%s path_split=%s nnaudit_threads=%s sched=%s%s%s%n", op,
               (long) capture.last("# operations"), (long) capture.last("Elapsed Time"), capture.last("Ops per sec"),
               cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], records[0], records[1], records[2], window.busiestOthers(),
-              window.pathSplit(), window.nnauditSplit(), ship, compression);
+              window.pathSplit(), window.nnauditSplit(), window.sched(), ship, compression);
         }
       }
     }
