@@ -20,6 +20,12 @@ import io.nnaudit.trail.Lstat;
  * refused ({@link #stranded}). An append that fails part-way is taken back out ({@link FailedWriteUndo}).
  * Switching to another file fsyncs (unless durability is none) and closes the one it replaces.
  *
+ * <p>Appends are copied into one native buffer of the file's own ({@link #staging}) and written from it. A heap
+ * buffer handed to a FileChannel is copied by the JDK into a native buffer that it caches in the writing
+ * thread; every handler that leads a write is such a thread, so a NameNode with hundreds of handlers kept a
+ * native copy of up to a whole chunk (1 MiB) in each of them, for the life of the process and outside the heap's
+ * bound, and each write went through a thread's cache of its own.
+ *
  * <p>Design note. Not thread-safe: it belongs to the sink's writing thread (one at a time, as the sink does),
  * and no other thread reads it. What blocks: the write(2) of an append, and, with a durability other than none,
  * the fsync of a file it stops writing to and of the directory after creating a file. Nothing drops: a failed
@@ -48,6 +54,14 @@ final class LiveFile {
   private boolean stranded;
   /** The fsync of a file closed on rotation or replacement failed; the next {@link #force} reports it. */
   private IOException unreportedForceFailure;
+  /**
+   * The native buffer appends are written from: at least {@link #STAGING_MIN_BYTES}, grown to the largest chunk
+   * appended so far up to {@link #STAGING_MAX_BYTES}; a larger chunk is written in parts of that size.
+   */
+  private ByteBuffer staging;
+  static final int STAGING_MIN_BYTES = 64 * 1024;
+  /** The writer's chunks are at most 1 MiB and one record ({@code ChunkWriter.WRITE_CHUNK_BYTES}). */
+  static final int STAGING_MAX_BYTES = 2 * 1024 * 1024;
 
   LiveFile(Path path, boolean durable, LongSupplier clock) {
     this.path = path;
@@ -109,12 +123,19 @@ final class LiveFile {
     return channel == f.channel;
   }
 
-  /** Appends all of {@code chunk}; a write that fails is taken back out before the exception is thrown. */
+  /**
+   * Appends all of {@code chunk}, whose position moves past what is written; a write that fails is taken back out
+   * before the exception is thrown.
+   */
   void append(ByteBuffer chunk) throws IOException {
     long before = size;
     try {
-      while (chunk.hasRemaining()) {
-        size += channel.write(chunk);
+      if (chunk.isDirect()) {
+        while (chunk.hasRemaining()) {
+          size += channel.write(chunk);
+        }
+      } else {
+        appendStaged(chunk);
       }
     } catch (IOException e) {
       try {
@@ -128,6 +149,32 @@ final class LiveFile {
       }
       throw e;
     }
+  }
+
+  /** Writes a heap chunk from {@link #staging}, a part at a time, moving the chunk's position as bytes are written. */
+  private void appendStaged(ByteBuffer chunk) throws IOException {
+    ByteBuffer s = stagingFor(chunk.remaining());
+    while (chunk.hasRemaining()) {
+      int n = Math.min(s.capacity(), chunk.remaining());
+      ByteBuffer part = chunk.duplicate();
+      part.limit(part.position() + n);
+      s.clear();
+      s.put(part);
+      s.flip();
+      while (s.hasRemaining()) {
+        int w = channel.write(s);
+        size += w;
+        chunk.position(chunk.position() + w);
+      }
+    }
+  }
+
+  private ByteBuffer stagingFor(int bytes) {
+    if (staging == null || (staging.capacity() < bytes && staging.capacity() < STAGING_MAX_BYTES)) {
+      int grown = staging == null ? STAGING_MIN_BYTES : 2 * staging.capacity();
+      staging = ByteBuffer.allocateDirect(Math.min(STAGING_MAX_BYTES, Math.max(grown, bytes)));
+    }
+    return staging;
   }
 
   /** Whether the path still holds the file we write (not a symlink to it). */
