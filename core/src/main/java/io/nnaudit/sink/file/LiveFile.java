@@ -151,28 +151,43 @@ final class LiveFile {
     }
   }
 
-  /** Writes a heap chunk from {@link #staging}, a part at a time, moving the chunk's position as bytes are written. */
+  /**
+   * Writes a heap chunk from {@link #staging}, a part at a time. The chunk's position moves past what the writes
+   * returned as written; after a write that failed, past what the failed part had written before it.
+   */
   private void appendStaged(ByteBuffer chunk) throws IOException {
     ByteBuffer s = stagingFor(chunk.remaining());
     while (chunk.hasRemaining()) {
-      int n = Math.min(s.capacity(), chunk.remaining());
+      int partStart = chunk.position();
       ByteBuffer part = chunk.duplicate();
-      part.limit(part.position() + n);
+      part.limit(partStart + Math.min(s.capacity(), chunk.remaining()));
       s.clear();
       s.put(part);
       s.flip();
-      while (s.hasRemaining()) {
-        int w = channel.write(s);
-        size += w;
-        chunk.position(chunk.position() + w);
+      try {
+        while (s.hasRemaining()) {
+          size += channel.write(s);
+        }
+      } finally {
+        chunk.position(partStart + s.position());
       }
     }
   }
 
+  /**
+   * The staging buffer, grown (doubling, up to {@link #STAGING_MAX_BYTES}) when {@code bytes} do not fit. When
+   * direct memory is short for a larger one, the buffer in hand writes the chunk in parts.
+   */
   private ByteBuffer stagingFor(int bytes) {
     if (staging == null || (staging.capacity() < bytes && staging.capacity() < STAGING_MAX_BYTES)) {
       int grown = staging == null ? STAGING_MIN_BYTES : 2 * staging.capacity();
-      staging = ByteBuffer.allocateDirect(Math.min(STAGING_MAX_BYTES, Math.max(grown, bytes)));
+      try {
+        staging = ByteBuffer.allocateDirect(Math.min(STAGING_MAX_BYTES, Math.max(grown, bytes)));
+      } catch (OutOfMemoryError directMemoryShort) {
+        if (staging == null) {
+          throw directMemoryShort; // no buffer to write from: the write fails, as the JDK's own copy would
+        }
+      }
     }
     return staging;
   }
@@ -279,6 +294,7 @@ final class LiveFile {
 
   /** Closes the channel, if one was opened. */
   void close() throws IOException {
+    staging = null; // unreachable with the closed file, even while something still holds this sink
     if (channel != null) {
       channel.close();
     }

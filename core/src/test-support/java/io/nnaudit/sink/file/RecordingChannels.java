@@ -19,6 +19,8 @@ final class RecordingChannels implements ChannelFactory {
   public volatile boolean failForce;
   /** When not negative: the next write puts only this many bytes in the file, then fails as a full disk does. */
   public volatile int failWriteAfter = -1;
+  /** Writes that go through whole before {@link #failWriteAfter} takes effect. */
+  public volatile int failWriteAfterWrites;
 
   @Override
   public FileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
@@ -57,6 +59,10 @@ final class RecordingChannels implements ChannelFactory {
     @Override
     public int write(ByteBuffer src) throws IOException {
       int after = failWriteAfter;
+      if (after >= 0 && failWriteAfterWrites > 0) {
+        failWriteAfterWrites--;
+        return delegate.write(src);
+      }
       if (after >= 0) {
         failWriteAfter = -1;
         ByteBuffer part = src.duplicate();
