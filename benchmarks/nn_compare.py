@@ -7,7 +7,10 @@ NameNode JVM per (variant, thread count, repeat). Repeats are interleaved, each 
 steadies the figures on 2 cores. One client JVM per NameNode (io.nnaudit.bench.NnCompareClient) runs the ops
 one after another: a warm-up pass, then the measured pass. For each measured op it records ops/s from the benchmark, the NameNode's CPU time
 (nanoseconds on the CPU from /proc/PID/task/*/schedstat) over the benchmark's timed window only, and the audit records on disk
-against the operations performed.
+against the operations performed. The nn_sched column has the scheduler's view of that window, from the same files
+(the JIT compiler threads left out): the times a NameNode thread was put on a CPU (switches; handler_switches, the
+handlers' part) and the time threads were ready but waited for the CPU (runq_wait_ms): whether a variant costs CPU
+through wake-ups rather than through its own work.
 
     python3 benchmarks/nn_compare.py --quick     # about 5 minutes
     python3 benchmarks/nn_compare.py --full      # about 40 minutes
