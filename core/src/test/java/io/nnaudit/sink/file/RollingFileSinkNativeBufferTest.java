@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -133,17 +134,11 @@ class RollingFileSinkNativeBufferTest {
   }
 
   private static byte[] concat(byte[]... parts) {
-    int n = 0;
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (byte[] p : parts) {
-      n += p.length;
+      all.write(p, 0, p.length);
     }
-    byte[] all = new byte[n];
-    int at = 0;
-    for (byte[] p : parts) {
-      System.arraycopy(p, 0, all, at, p.length);
-      at += p.length;
-    }
-    return all;
+    return all.toByteArray();
   }
 
   /** Bytes in the JVM's direct buffers, which include the JDK's per-thread copies for heap-buffer I/O. */
