@@ -21,10 +21,10 @@ import io.nnaudit.trail.Lstat;
  * Switching to another file fsyncs (unless durability is none) and closes the one it replaces.
  *
  * <p>Appends are copied into one native buffer of the file's own ({@link #staging}) and written from it. A heap
- * buffer handed to a FileChannel is copied by the JDK into a native buffer that it caches in the writing
- * thread; every handler that leads a write is such a thread, so a NameNode with hundreds of handlers kept a
+ * buffer handed to a FileChannel would be copied by the JDK into a native buffer that it caches in the writing
+ * thread; every handler that leads a write is such a thread, so a NameNode with hundreds of handlers would keep a
  * native copy of up to a whole chunk (1 MiB) in each of them, for the life of the process and outside the heap's
- * bound, and each write went through a thread's cache of its own.
+ * bound.
  *
  * <p>Design note. Not thread-safe: it belongs to the sink's writing thread (one at a time, as the sink does),
  * and no other thread reads it. What blocks: the write(2) of an append, and, with a durability other than none,
