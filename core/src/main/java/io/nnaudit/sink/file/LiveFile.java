@@ -176,7 +176,8 @@ final class LiveFile {
 
   /**
    * The staging buffer, grown (doubling, up to {@link #STAGING_MAX_BYTES}) when {@code bytes} do not fit. When
-   * direct memory is short for a larger one, the buffer in hand writes the chunk in parts.
+   * direct memory is short for a larger one, the buffer in hand writes the chunk in parts; when it is short for
+   * the first one, that one is just the chunk's size.
    */
   private ByteBuffer stagingFor(int bytes) {
     if (staging == null || (staging.capacity() < bytes && staging.capacity() < STAGING_MAX_BYTES)) {
@@ -185,7 +186,8 @@ final class LiveFile {
         staging = ByteBuffer.allocateDirect(Math.min(STAGING_MAX_BYTES, Math.max(grown, bytes)));
       } catch (OutOfMemoryError directMemoryShort) {
         if (staging == null) {
-          throw directMemoryShort; // no buffer to write from: the write fails, as the JDK's own copy would
+          // As much as the JDK's own copy would take; if even that is short, the write fails as the copy would.
+          staging = ByteBuffer.allocateDirect(Math.max(1, Math.min(bytes, STAGING_MAX_BYTES)));
         }
       }
     }
