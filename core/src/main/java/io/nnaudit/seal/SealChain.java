@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.LinkOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 
@@ -148,7 +148,7 @@ final class SealChain {
       firstUnsealedNanos = nanoClock.getAsLong();
     }
     if (!stillTheFile()) {
-      giveUp("holds another file than the one written, or none (it was moved or replaced)");
+      giveUp(NOT_THE_FILE);
       return;
     }
     FileChannel opened;
@@ -156,14 +156,14 @@ final class SealChain {
       opened = FileChannel.open(unhashedFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
     } catch (IOException e) {
       if (!stillTheFile()) { // swapped since the look (a link put there fails the open): not the file's error
-        giveUp("holds another file than the one written, or none (it was moved or replaced)");
+        giveUp(NOT_THE_FILE);
         return;
       }
       throw e;
     }
     try (FileChannel in = opened) {
       if (!stillTheFile()) { // the open may have followed a swap since the look
-        giveUp("holds another file than the one written, or none (it was moved or replaced)");
+        giveUp(NOT_THE_FILE);
         return;
       }
       long reached = segment.update(in, from, unhashedTo);
@@ -172,6 +172,10 @@ final class SealChain {
       }
     }
   }
+
+  /** Why a range is given up when the path no longer holds its file ({@link #stillTheFile}). */
+  private static final String NOT_THE_FILE =
+      "holds another file than the one written, or none (it was moved or replaced)";
 
   /** Whether the path holds the range's file: a regular file, the one it held when the range began. */
   private boolean stillTheFile() throws IOException {
