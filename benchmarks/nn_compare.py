@@ -470,7 +470,7 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
                      "%.2f" % (cpu_ms * 1000.0 / n), jit_ms, gc_ms, "%.2f" % ((cpu_ms - jit_ms) * 1000.0 / n),
                      writer_ms, records, discarded, lost, f["drops_reported"], f["nn_path_ms"],
                      "%.2f" % (float(f["nn_path_ms"]) * 1000.0 / n), f["busiest_others"], f["path_split"],
-                     f["nnaudit_threads"]] + ship + [f.get("sched", "")])
+                     f["nnaudit_threads"], f.get("sched", "")] + ship)
         shipped = ""
         if "shipped_records" in f:
             shipped = "  shipped %s/%s on disk, lag %s at window end, none after %s ms" % (
@@ -558,8 +558,8 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
         w.writerow(["repeat", "threads", "variant", "op", "ops", "elapsed_ms", "ops_per_sec", "nn_cpu_ms",
                     "nn_cpu_us_per_op", "nn_jit_ms", "nn_gc_ms", "nn_cpu_no_jit_us_per_op", "nn_writer_ms", "audit_records",
                     "audit_discarded", "audit_lost", "audit_drops_reported", "nn_path_ms", "nn_path_us_per_op",
-                    "busiest_others", "path_split", "nnaudit_threads"] + SHIP_FIELDS + COMPRESSION_FIELDS
-                   + ["ship_topic_records", "ship_topic_match", "seal_verify_exit", "seals", "nn_sched"])
+                    "busiest_others", "path_split", "nnaudit_threads", "nn_sched"] + SHIP_FIELDS + COMPRESSION_FIELDS
+                   + ["ship_topic_records", "ship_topic_match", "seal_verify_exit", "seals"])
         for t in threads:
             for r in range(1, repeats + 1):
                 # Interleaved, each repeat starting one variant later (A B C, B C A, C A B, ...), so that no
@@ -591,7 +591,7 @@ def run_all(cp, variants, threads, repeats, ops, files_for, warm_passes, out, ka
                             t, r, v, int(sealed[1]), "every record sealed and unchanged" if sealed[0] == "0"
                             else "unchanged, records after the last seal (exit 2)"), flush=True)
                     for row in rows:
-                        w.writerow(row[:-1] + list(check) + list(sealed) + row[-1:])
+                        w.writerow(row + list(check) + list(sealed))
                     f.flush()
                     shutil.rmtree(os.path.join(META, os.path.basename(run_dir)), ignore_errors=True)
                     shutil.rmtree(audit_meta_dir(run_dir), ignore_errors=True)

@@ -35,15 +35,12 @@ final class CpuWindow extends AppenderSkeleton {
   private static final String[][] NNAUDIT_THREADS = {{"writer", "nnaudit-writer"}, {"sealer", "nnaudit-seal"},
       {"shipper", "nnaudit-kafka"}, {"producer", "kafka-producer"}, {"compressor", COMPRESSOR}};
   private final String taskDir;
-  /** CPU nanoseconds per thread, keyed "TID COMM", at the window's start and end. */
-  private volatile Map<String, Long> start;
-  private volatile Map<String, Long> end;
   /**
-   * Per thread, keyed as {@link #start}: {times run on a CPU, nanoseconds waiting on a run queue} from
-   * {@code schedstat}, at the window's start and end; empty where the kernel has no schedstat.
+   * Per thread, keyed "TID COMM", at the window's start and end: {CPU nanoseconds, times run on a CPU,
+   * nanoseconds waiting on a run queue} ({@link #threads}).
    */
-  private volatile Map<String, long[]> schedStart;
-  private volatile Map<String, long[]> schedEnd;
+  private volatile Map<String, long[]> start;
+  private volatile Map<String, long[]> end;
 
   CpuWindow(int pid) {
     this.taskDir = "/proc/" + pid + "/task";
@@ -52,8 +49,6 @@ final class CpuWindow extends AppenderSkeleton {
   void reset() {
     start = null;
     end = null;
-    schedStart = null;
-    schedEnd = null;
   }
 
   /**
@@ -119,9 +114,9 @@ final class CpuWindow extends AppenderSkeleton {
    * waited for the CPU. Empty without schedstat.
    */
   String sched() {
-    Map<String, long[]> a = schedStart;
-    Map<String, long[]> b = schedEnd;
-    if (a == null || b == null || b.isEmpty()) {
+    Map<String, long[]> a = start;
+    Map<String, long[]> b = end;
+    if (a == null || b == null || b.values().stream().anyMatch(v -> v[1] < 0)) {
       return "";
     }
     long switches = 0;
@@ -132,13 +127,13 @@ final class CpuWindow extends AppenderSkeleton {
       if (isJit(comm)) {
         continue;
       }
-      long[] before = a.getOrDefault(e.getKey(), new long[2]);
-      long n = e.getValue()[0] - before[0];
+      long[] before = a.getOrDefault(e.getKey(), new long[3]);
+      long n = e.getValue()[1] - before[1];
       switches += n;
       if ("handlers".equals(pathKind(comm))) {
         handlerSwitches += n;
       }
-      waitNanos += e.getValue()[1] - before[1];
+      waitNanos += e.getValue()[2] - before[2];
     }
     return String.format(Locale.ROOT, "switches:%d,handler_switches:%d,runq_wait_ms:%.1f", switches,
         handlerSwitches, waitNanos / 1e6);
@@ -164,12 +159,12 @@ final class CpuWindow extends AppenderSkeleton {
    * now: for a thread that goes on working after the window, such as the compressor with a backlog.
    */
   double millisSinceStart(String prefix) {
-    Map<String, Long> now = nanos();
+    Map<String, long[]> now = threads();
     double ms = 0;
-    for (Map.Entry<String, Long> e : now.entrySet()) {
+    for (Map.Entry<String, long[]> e : now.entrySet()) {
       if (e.getKey().substring(e.getKey().indexOf(' ') + 1).startsWith(prefix)) {
-        Long before = start.get(e.getKey());
-        ms += (e.getValue() - (before == null ? 0 : before)) / 1e6;
+        long[] before = start.get(e.getKey());
+        ms += (e.getValue()[0] - (before == null ? 0 : before[0])) / 1e6;
       }
     }
     return ms;
@@ -191,10 +186,10 @@ final class CpuWindow extends AppenderSkeleton {
   /** Each thread's CPU milliseconds in the last window, keyed by its name (comm); names repeat. */
   private List<Map.Entry<String, Double>> deltaMillis() {
     List<Map.Entry<String, Double>> d = new ArrayList<>();
-    for (Map.Entry<String, Long> e : end.entrySet()) {
-      Long before = start.get(e.getKey());
+    for (Map.Entry<String, long[]> e : end.entrySet()) {
+      long[] before = start.get(e.getKey());
       d.add(new AbstractMap.SimpleEntry<>(e.getKey().substring(e.getKey().indexOf(' ') + 1),
-          (e.getValue() - (before == null ? 0 : before)) / 1e6));
+          (e.getValue()[0] - (before == null ? 0 : before[0])) / 1e6));
     }
     return d;
   }
@@ -240,8 +235,7 @@ final class CpuWindow extends AppenderSkeleton {
   protected void append(LoggingEvent event) {
     String msg = String.valueOf(event.getRenderedMessage());
     if (msg.startsWith("Starting ") && msg.endsWith("(s).")) {
-      schedStart = schedCounts();
-      start = nanos();
+      start = threads();
       Thread watcher = new Thread(() -> {
         try {
           // The benchmark starts its daemons right after this line: wait until one runs, not a guessed
@@ -260,10 +254,7 @@ final class CpuWindow extends AppenderSkeleton {
         } catch (InterruptedException e) {
           return;
         }
-        Map<String, Long> last = nanos();
-        schedEnd = schedCounts();
-        end = last; // last: cpuMillis waits for it, and sched then finds schedEnd set
-
+        end = threads();
       }, "nn-cpu-window");
       watcher.setDaemon(true);
       watcher.start();
@@ -282,65 +273,41 @@ final class CpuWindow extends AppenderSkeleton {
   }
 
   /**
-   * CPU nanoseconds of each of the NameNode's threads. Each thread's time comes from
-   * {@code schedstat} (the scheduler's own count, in nanoseconds); {@code stat}'s utime+stime is kept only as
-   * a fallback for kernels without it, because it is cut to whole 10 ms ticks per thread, and a window's sum
-   * over 64 handler threads then carries up to 64 × 10 ms of rounding: 30 µs per op over 20000 ops. A
-   * thread that ended between two readings takes its time with it; the NameNode starts and ends no threads
-   * of its own during a benchmark window.
+   * Each of the NameNode's threads, read once: {CPU nanoseconds, times run on a CPU, nanoseconds waiting on a run
+   * queue}. All three come from {@code schedstat} (the scheduler's own counts); without it (an older kernel) the
+   * CPU time is {@code stat}'s utime+stime and the other two are -1. That fallback is cut to whole 10 ms ticks per
+   * thread, and a window's sum over 64 handler threads then carries up to 64 × 10 ms of rounding: 30 µs per op
+   * over 20000 ops. A thread that ended between two readings takes its time with it; the NameNode starts and
+   * ends no threads of its own during a benchmark window.
    */
-  private Map<String, Long> nanos() {
-    Map<String, Long> t = new HashMap<>();
-    String[] tids = new java.io.File(taskDir).list();
-    if (tids == null) {
-      throw new IllegalStateException("cannot list " + taskDir);
-    }
-    for (String tid : tids) {
-      String stat;
-      long ns;
-      try {
-        stat = read(Paths.get(taskDir, tid, "stat"));
-        ns = threadNanos(Paths.get(taskDir, tid), stat);
-      } catch (IOException gone) {
-        continue;
-      }
-      t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ns);
-    }
-    return t;
-  }
-
-  /** {times run, run-queue wait ns} of each of the NameNode's threads, keyed as {@link #nanos}; empty without schedstat. */
-  private Map<String, long[]> schedCounts() {
+  private Map<String, long[]> threads() {
     Map<String, long[]> t = new HashMap<>();
     String[] tids = new java.io.File(taskDir).list();
     if (tids == null) {
       throw new IllegalStateException("cannot list " + taskDir);
     }
     for (String tid : tids) {
+      String stat;
+      long[] counts;
       try {
-        java.nio.file.Path schedstat = Paths.get(taskDir, tid, "schedstat");
-        if (!Files.exists(schedstat)) {
-          return new HashMap<>();
-        }
-        String stat = read(Paths.get(taskDir, tid, "stat"));
-        String[] f = read(schedstat).trim().split(" ");
-        t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-            new long[] {Long.parseLong(f[2]), Long.parseLong(f[1])});
+        stat = read(Paths.get(taskDir, tid, "stat"));
+        counts = threadCounts(Paths.get(taskDir, tid), stat);
       } catch (IOException gone) {
         continue;
       }
+      t.put(tid + " " + stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')), counts);
     }
     return t;
   }
 
-  private static long threadNanos(java.nio.file.Path task, String stat) throws IOException {
+  private static long[] threadCounts(java.nio.file.Path task, String stat) throws IOException {
     java.nio.file.Path schedstat = task.resolve("schedstat");
     if (Files.exists(schedstat)) {
-      String s = read(schedstat).trim();
-      return Long.parseLong(s.substring(0, s.indexOf(' ')));
+      String[] f = read(schedstat).trim().split(" ");
+      return new long[] {Long.parseLong(f[0]), Long.parseLong(f[2]), Long.parseLong(f[1])};
     }
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK; // utime, stime
+    return new long[] {(Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK, -1, -1}; // utime, stime
   }
 
   private static String read(java.nio.file.Path p) throws IOException {
