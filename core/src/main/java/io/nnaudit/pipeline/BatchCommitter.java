@@ -219,6 +219,7 @@ final class BatchCommitter {
   }
 
   private boolean writeWithRetry(ByteBuffer bytes, RecordEnds ends, int events, Call call) {
+    int chunkStart = bytes.position();
     while (true) {
       long start = System.nanoTime();
       try {
@@ -231,7 +232,7 @@ final class BatchCommitter {
         if (!retryAfterFailure(call)) {
           return false;
         }
-        bytes.rewind(); // the sink undid any partial write
+        bytes.position(chunkStart); // the sink undid any partial write: the chunk goes again from where it began
       }
     }
   }
