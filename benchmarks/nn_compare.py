@@ -347,7 +347,7 @@ def stop_broker(proc):
 
 def topic_check(kafka_cp, bootstrap, run_dir, audit):
     """TopicCheck's verdict on a run's topic: (distinct records in it, "yes" or "no")."""
-    res = subprocess.run(PIN_CLIENT + ["java", "-Xmx2g", "-cp", kafka_cp, "io.nnaudit.kafka.TopicCheck", bootstrap,
+    res = subprocess.run(PIN_CLIENT + ["java", "-Xmx8g", "-cp", kafka_cp, "io.nnaudit.kafka.TopicCheck", bootstrap,
                                        topic_of(run_dir), audit], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, timeout=600)
     with open(os.path.join(run_dir, "topic-check.out"), "w") as f:
@@ -441,9 +441,9 @@ def run_client(cp, nn, port, http, v, t, r, ops, files, passes, run_dir):
         f.write(CLIENT_LOG4J)
     audit = audit_file(v, run_dir)
     cmd = PIN_CLIENT + ["java", "-Xmx2g", "-Dlog4j.configuration=file:" + log4j,
-                        "-Dnnbench.audit.trail=" + trail_kind(v), "-cp", cp,
+                        "-Dnnbench.audit.trail=" + trail_kind(v), "-Dnnbench.ships=" + str(ships(v)).lower(), "-cp", cp,
            "io.nnaudit.bench.NnCompareClient", str(port), str(nn.pid), str(t), str(files), str(passes),
-           ",".join(ops), audit or "-"] + ([str(http)] if ships(v) else [])
+           ",".join(ops), audit or "-", str(http)]
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
     with open(os.path.join(run_dir, "client.out"), "w") as f:
         f.write(res.stdout)

@@ -22,8 +22,9 @@ import org.apache.hadoop.hdfs.server.namenode.AuditLogger;
  * {@code READY port=N http=M} (RPC and HTTP ports) and serves until the process is terminated (SIGTERM runs
  * the shutdown hooks, so nnaudit drains as on a real NameNode). Arguments: baseDir siteXml.
  *
- * <p>When nnaudit ships the audit file, its shipper's figures are also served, read at each request, as the
- * MBean {@value #SHIP_NOW} on the NameNode's /jmx: the metrics2 source {@code NnauditLogger} has the same
+ * <p>The shipper's figures are also served, read at each request, as the MBean {@value #SHIP_NOW} on the
+ * NameNode's /jmx (all 0 when nnaudit does not ship, so that every variant answers the client's requests the same
+ * way): the metrics2 source {@code NnauditLogger} has the same
  * figures, but /jmx serves those from a cache refreshed with the metrics system's period (10 s by default), too
  * late for the benchmark client, which reads them at the end of each timed window.
  */
@@ -63,19 +64,24 @@ public final class BenchNameNodeMain {
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, 16); // NNThroughputBenchmark's block size
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(0).build();
     cluster.waitActive();
+    QueuedAuditLogger shipping = null;
     for (AuditLogger l : cluster.getNamesystem().getAuditLoggers()) {
       if (l instanceof QueuedAuditLogger && ((QueuedAuditLogger) l).pipeline().shipStats() != null) {
-        registerShipNow((QueuedAuditLogger) l);
+        shipping = (QueuedAuditLogger) l;
       }
     }
+    registerShipNow(shipping);
     System.out.println("READY port=" + cluster.getNameNodePort() + " http="
         + cluster.getNameNode().getHttpAddress().getPort());
     System.out.flush();
     Thread.sleep(Long.MAX_VALUE); // serve until the process is terminated
   }
 
-  /** A figure of the shipper's stats now; -1 once the pipeline has closed. */
+  /** A figure of the shipper's stats now; 0 without a shipper (nothing to ship); -1 once the pipeline has closed. */
   private static long read(QueuedAuditLogger logger, ToLongFunction<ShipStats> figure) {
+    if (logger == null) {
+      return 0;
+    }
     ShipStats s = logger.pipeline().shipStats();
     return s == null ? -1 : figure.applyAsLong(s);
   }

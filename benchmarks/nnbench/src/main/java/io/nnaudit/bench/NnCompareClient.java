@@ -34,8 +34,10 @@ import org.apache.log4j.Logger;
  * <p>The ops of a pass run as {@link OpSequence} runs them: files are made once per pass and reused.
  * Warm-up passes use other base directories.
  *
- * <p>When the NameNode ships its audit file to Kafka (HTTP_PORT given), each RESULT line also has the shipper's
- * figures from the NameNode's /jmx ({@link BenchNameNodeMain#SHIP_NOW}): the records not yet shipped when the
+ * <p>After each op of every pass, for every variant, the client reads the NameNode's /jmx
+ * ({@link BenchNameNodeMain#SHIP_NOW}, at HTTP_PORT) until nothing is left to ship, so that the first requests'
+ * class loading and compiles fall in the warm-up for every variant alike. When the NameNode ships its audit file to
+ * Kafka ({@code -Dnnbench.ships=true}), each RESULT line also has the shipper's figures from there: the records not yet shipped when the
  * timed window ended and their age, how long after the window's end nothing was left to ship (the wait is bounded
  * at 120 s; -1 if it ran out), then the records shipped since start-up against the lines in the audit file and
  * its backups, the send errors, and the NameNode's CPU in the window on the shipper's thread and the Kafka
@@ -50,7 +52,7 @@ import org.apache.log4j.Logger;
  * that time and how long after the window that took: the compressor's whole cost for the op's files, which may
  * run past the window. Other variants are counted as before, in the live file after its size before the op.
  *
- * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|- [HTTP_PORT]</pre>
+ * <pre>NnCompareClient PORT NN_PID THREADS FILES PASSES OPS AUDIT_FILE|- HTTP_PORT</pre>
  */
 public final class NnCompareClient {
   private NnCompareClient() {
@@ -64,7 +66,8 @@ public final class NnCompareClient {
     int passes = Integer.parseInt(args[4]);
     List<String> ops = Arrays.asList(args[5].split(","));
     String audit = args[6].equals("-") ? null : args[6];
-    String shipNow = args.length > 7 ? "http://127.0.0.1:" + args[7] + "/jmx?qry=" + BenchNameNodeMain.SHIP_NOW : null;
+    String jmxNow = "http://127.0.0.1:" + args[7] + "/jmx?qry=" + BenchNameNodeMain.SHIP_NOW;
+    String shipNow = Boolean.getBoolean("nnbench.ships") ? jmxNow : null;
     String trail = System.getProperty("nnbench.audit.trail", "");
     boolean rotates = audit != null && (trail.equals("rotating") || trail.equals("gzip"));
     boolean gzip = rotates && trail.equals("gzip");
@@ -89,26 +92,28 @@ public final class NnCompareClient {
           long compressedBefore = gzip && measured ? AuditRecords.compressedBytes(audit) : 0;
           window.reset();
           sequence.run(op);
+          long windowEnd = System.nanoTime();
+          // Every variant, in every pass, asks /jmx the same way after each op (a variant without a shipper has
+          // nothing left to ship), so that what the first requests load and compile (Jetty, the JMX servlet), and
+          // the compiled code that loading invalidates, is done in the warm-up for all alike, not in the measured
+          // windows of the shipping variants alone.
+          Map<String, Long> lagAtEnd = jmx(jmxNow);
+          long drainedMs = -1;
+          // Before the records are counted, whose wait for the file to stop growing would hide how soon the
+          // shipper caught up. With the default ack policy every record is in the file by the window's end.
+          // Timed to when the request that saw nothing left was sent: 0 when nothing was left at the window's end.
+          Map<String, Long> now = lagAtEnd;
+          long asked = windowEnd;
+          while (now.get("ShipLagRecords") != 0 && asked - windowEnd < 120_000_000_000L) {
+            Thread.sleep(5); // the poll interval of this bounded wait for the shipper to catch up
+            asked = System.nanoTime();
+            now = jmx(jmxNow);
+          }
+          if (now.get("ShipLagRecords") == 0) {
+            drainedMs = (asked - windowEnd) / 1_000_000;
+          }
           if (!measured) {
             continue;
-          }
-          long windowEnd = System.nanoTime();
-          Map<String, Long> lagAtEnd = shipNow == null ? null : jmx(shipNow);
-          long drainedMs = -1;
-          if (shipNow != null) {
-            // Before the records are counted, whose wait for the file to stop growing would hide how soon the
-            // shipper caught up. With the default ack policy every record is in the file by the window's end.
-            // Timed to when the request that saw nothing left was sent: 0 when nothing was left at the window's end.
-            Map<String, Long> now = lagAtEnd;
-            long asked = windowEnd;
-            while (now.get("ShipLagRecords") != 0 && asked - windowEnd < 120_000_000_000L) {
-              Thread.sleep(5); // the poll interval of this bounded wait for the shipper to catch up
-              asked = System.nanoTime();
-              now = jmx(shipNow);
-            }
-            if (now.get("ShipLagRecords") == 0) {
-              drainedMs = (asked - windowEnd) / 1_000_000;
-            }
           }
           long[] records = audit == null ? new long[3] : rotates
               ? AuditRecords.countTrailOnceSettled(audit, offset, AuditRecords.auditCmd(op), base + "/" + op + "/")
@@ -127,11 +132,11 @@ public final class NnCompareClient {
           }
           String ship = "";
           if (shipNow != null) {
-            Map<String, Long> now = jmx(shipNow);
+            Map<String, Long> shipped = jmx(shipNow);
             ship = String.format(Locale.ROOT, " ship_lag_window_end=%d ship_lag_ms_window_end=%d ship_drain_ms=%d"
                 + " shipped_records=%d records_on_disk=%d ship_send_errors=%d nn_ship_ms=%.3f",
-                lagAtEnd.get("ShipLagRecords"), lagAtEnd.get("ShipLagMillis"), drainedMs, now.get("ShippedRecords"),
-                AuditRecords.linesOnDisk(audit), now.get("ShipSendErrors"), cpu[5]);
+                lagAtEnd.get("ShipLagRecords"), lagAtEnd.get("ShipLagMillis"), drainedMs, shipped.get("ShippedRecords"),
+                AuditRecords.linesOnDisk(audit), shipped.get("ShipSendErrors"), cpu[5]);
           }
           System.out.printf(Locale.ROOT, "RESULT op=%s ops=%d elapsed_ms=%d ops_per_sec=%.1f nn_cpu_ms=%.3f"
               + " nn_jit_ms=%.3f nn_gc_ms=%.3f nn_writer_ms=%.3f nn_path_ms=%.3f records=%d discarded=%d"
