@@ -32,6 +32,9 @@ machine) with a topic per NameNode run, and stops it at the end. Its rows also h
 the NameNode's /jmx after each op: the records not yet shipped when the timed window ended, how long until none was
 left, the records shipped against the lines on disk, and the NameNode's CPU on shipping; and, from a consumer once
 the NameNode has stopped, whether the topic holds every line of the audit files, in order (io.nnaudit.kafka.TopicCheck).
+The client asks every variant's /jmx the same way after each op of every pass, warm-up passes included (a variant
+that does not ship answers that nothing is left), so that the first requests' class loading and compiles, and the
+compiled code that loading invalidates, land in the warm-up for every variant alike.
 nnaudit-kafka-compact is nnaudit-kafka with the records' identity in one header (nnaudit.kafka.headers=compact).
 nnaudit-kafka-together is nnaudit-kafka with the lines of each pass together in one record
 (nnaudit.kafka.record.lines=1024), and nnaudit-all-together nnaudit-all with the same. producer-floor is shipping's
