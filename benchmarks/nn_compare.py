@@ -41,6 +41,10 @@ nnaudit-kafka-together is nnaudit-kafka with the lines of each pass together in 
 floor in the NameNode: a logger that only counts the calls, and a thread that hands the Kafka producer a stock line
 for each, every poll interval, with the shipper's settings, key and headers (io.nnaudit.kafka.ProducerFloorLogger,
 on kafka/'s test classpath); against noop-logger it is what the Kafka client alone costs the NameNode.
+mapped-ring is an instrument, not a logger (io.nnaudit.bench.MappedRingLogger): each handler formats its stock line
+and copies it into a ring in a file mapped shared, where a kill -9 cannot lose it, and returns; a thread writes the
+ring to the audit file every 20 ms. Against noop-logger it is what acknowledging once the record is safe from the
+process's death costs without a write(2) per record (benchmarks/experiments/mapped-ring).
 
     python3 benchmarks/nn_compare.py --variants noop-logger,producer-floor,nnaudit-block,nnaudit-kafka \
         --ops create,mkdirs,fileStatus --threads 16,64 --repeats 5 --files 15000 \
@@ -132,6 +136,12 @@ VARIANTS = {
                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
 }
 
+# Not a logger but an instrument (benchmarks/experiments/mapped-ring): each handler formats its stock record and
+# copies it into a ring in a file mapped shared, and returns; one thread writes the ring to the audit file every
+# 20 ms (io.nnaudit.bench.MappedRingLogger). What acknowledging once a record is where a kill -9 cannot lose it
+# costs without a write(2) per record; it replays nothing after a crash.
+VARIANTS["mapped-ring"] = ({"dfs.namenode.audit.loggers": "io.nnaudit.bench.MappedRingLogger"},
+                           ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log")
 # nnaudit's defaults, shipping to the test broker this script starts ("{kafka}"), to a topic per NameNode run.
 VARIANTS["nnaudit-kafka"] = ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.kafka.bootstrap.servers": "{kafka}",
                               "nnaudit.kafka.topic": "{topic}"},
