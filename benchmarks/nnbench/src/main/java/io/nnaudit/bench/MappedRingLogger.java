@@ -35,7 +35,7 @@ import io.nnaudit.format.RecordBuffer;
  * settings, rotation, metrics or failure handling.
  *
  * <p>Design note. What blocks: a handler, for the ring's monitor (held for one copy) and, when the ring is full,
- * until the drain thread has made room (it is woken). What drops: nothing. Shut-down: none; the drain thread is a
+ * until the drain thread has made room (it is woken); an interrupt ends neither. What drops: nothing. Shut-down: none; the drain thread is a
  * daemon, and what it has not written when the JVM ends is lost. Who owns what: {@link #committed} and the ring's
  * bytes are written under the monitor; {@link #drained} by the drain thread, read by handlers under the monitor
  * (volatile).
@@ -102,14 +102,17 @@ public class MappedRingLogger extends HdfsAuditLogger {
 
   private synchronized void copy(ByteBuffer record) {
     int n = record.remaining();
+    boolean interrupted = false;
     while (committed + n - drained > RING_BYTES) {
       LockSupport.unpark(drainer);
       try {
         wait(1);
       } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        return;
+        interrupted = true; // no wait ends without the record in the ring; the flag goes back to the caller
       }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     int at = (int) (committed % RING_BYTES);
     int first = Math.min(n, RING_BYTES - at);
