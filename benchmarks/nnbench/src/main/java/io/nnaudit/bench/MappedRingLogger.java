@@ -35,8 +35,10 @@ import io.nnaudit.format.RecordBuffer;
  * settings, rotation, metrics or failure handling.
  *
  * <p>Design note. What blocks: a handler, for the ring's monitor (held for one copy) and, when the ring is full,
- * until the drain thread has made room (it is woken); an interrupt ends neither. What drops: nothing. Shut-down: none; the drain thread is a
- * daemon, and what it has not written when the JVM ends is lost. Who owns what: {@link #committed} and the ring's
+ * until the drain thread has made room (it is woken); an interrupt ends neither, and nothing bounds the second
+ * wait (a drain thread ended by a failed write leaves the handlers waiting: an instrument, not a logger). What
+ * drops: nothing. Shut-down: none; the drain thread is a daemon, and what it has not written when the JVM ends is
+ * lost. Who owns what: {@link #committed} and the ring's
  * bytes are written under the monitor; {@link #drained} by the drain thread, read by handlers under the monitor
  * (volatile).
  */
