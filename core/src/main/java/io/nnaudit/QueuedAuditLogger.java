@@ -26,6 +26,7 @@ import io.nnaudit.pipeline.AuditPipeline;
 import io.nnaudit.pipeline.AuditStats;
 import io.nnaudit.pipeline.Offer;
 import io.nnaudit.pipeline.PipelineRegistry;
+import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.SinkFactory;
 import io.nnaudit.throttle.RateLimitedLog;
@@ -47,6 +48,10 @@ import io.nnaudit.throttle.RateLimitedLog;
  * <li>under BLOCK, for room in a full queue: at most {@code nnaudit.handler.max.wait.ms}, after which its
  * operation is answered with an error;</li>
  * <li>outside an RPC (fsck), for its record: at most {@code nnaudit.handler.max.wait.ms};</li>
+ * <li>under {@code nnaudit.ack.policy=journal}, for the journal's lock, held by each handler only to copy one
+ * record into the mapped ring and queue its event ({@link io.nnaudit.journal.RecordJournal}); a copy that faults
+ * on a page the kernel is writing back waits for that page. A record the journal cannot take waits for its write
+ * as under ack policy write;</li>
  * <li>after the JVM shutdown hook began, for the hand-over of the file and then for the lock, both to the
  * earlier of {@code nnaudit.handler.max.wait.ms} and {@code nnaudit.shutdown.timeout.ms} + 1 s; under
  * fail-closed a refusing disk is retried to the same deadline, after which its operation is answered with an
@@ -147,7 +152,19 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
     }
     Offer result = null;
     try {
-      result = pipeline.offer(event);
+      if (pipeline.settings().ackPolicy() == AckPolicy.JOURNAL && ticket == null) {
+        result = pipeline.offerJournaled(event); // ACCEPTED: its record is in the journal; acknowledged now
+        if (result != Offer.ACCEPTED) {
+          // Not journaled: from here on it waits for its write, as under ack policy write.
+          event = event.withTicket(AckTickets.forCurrentThread());
+          ticket = event.ticket;
+          if (result == null) {
+            result = pipeline.offer(event);
+          }
+        }
+      } else {
+        result = pipeline.offer(event);
+      }
       if (result == Offer.CLOSED) {
         // A re-initialize may have swapped the pipeline under us: follow the slot; the replacement is
         // published before the old pipeline closes, so one step is enough.

@@ -37,14 +37,16 @@ class PackageDependencyTest {
 
   static {
     allow("", "ack", "config", "event", "format", "pipeline", "settings", "sink", "throttle");
-    allow("settings", "ack", "config", "format", "seal", "ship", "sink");
-    allow("pipeline", "ack", "config", "event", "format", "seal", "settings", "ship", "sink", "sink.file", "throttle");
+    allow("settings", "ack", "config", "format", "journal", "seal", "ship", "sink");
+    allow("pipeline", "ack", "config", "event", "format", "journal", "seal", "settings", "ship", "sink", "sink.file",
+        "throttle");
     allow("ack");
     allow("event", "ack");
     allow("format", "event");
+    allow("journal", "event", "format");
     allow("config");
-    allow("sink", "config", "seal", "ship", "trail");
-    allow("sink.file", "config", "seal", "ship", "sink", "throttle", "trail");
+    allow("sink", "config", "journal", "seal", "ship", "trail");
+    allow("sink.file", "config", "journal", "seal", "ship", "sink", "throttle", "trail");
     allow("trail");
     allow("seal", "config", "throttle", "trail");
     allow("verify", "seal", "trail");

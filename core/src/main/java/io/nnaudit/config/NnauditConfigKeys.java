@@ -93,6 +93,13 @@ public final class NnauditConfigKeys {
   public static final String ACK_POLICY_DEFAULT = "write";
 
   /**
+   * Under {@code nnaudit.ack.policy=journal}: the bytes of the crash journal's ring, kept in a hidden file beside
+   * the audit file ({@code .<name>.journal}). A record the ring has no room for waits for its write.
+   */
+  public static final String JOURNAL_SIZE_KEY = PREFIX + "journal.size";
+  public static final long JOURNAL_SIZE_DEFAULT = 4L * 1024 * 1024;
+
+  /**
    * The longest logAuditEvent waits, in milliseconds: for room in the queue under BLOCK, and for its record
    * when called outside an RPC. At the bound an RPC's response is aborted with an error, never sent as success.
    */

@@ -8,11 +8,13 @@ import org.apache.hadoop.ipc.CallerContext;
 import io.nnaudit.ack.AckTicket;
 
 /**
- * One audit event, captured on the RPC handler thread and formatted later on the writer thread.
+ * One audit event, captured on the RPC handler thread and formatted later on the writer thread (or, under
+ * {@code nnaudit.ack.policy=journal}, by the handler itself: see {@link #record()}).
  *
- * <p>Immutable: every field is final and refers only to immutable values ({@link String}, {@link InetAddress},
- * {@link CallerContext}) or to a {@link FsPermission} that the NameNode built for this call alone. Capturing
- * costs a few field reads; escaping and formatting are left to the writer, off the handler thread.
+ * <p>Immutable once queued: every field but the journal's two is final and refers only to immutable values
+ * ({@link String}, {@link InetAddress}, {@link CallerContext}) or to a {@link FsPermission} that the NameNode
+ * built for this call alone, and those two are written once before the event is queued. Capturing costs a few
+ * field reads; escaping and formatting are left to the writer, off the handler thread, unless journaled.
  */
 public final class AuditEvent {
   /** Wall-clock time of the call, taken on the handler thread: the record's timestamp. */
@@ -42,6 +44,13 @@ public final class AuditEvent {
    * the overhead.
    */
   public final long heapBytes;
+  /**
+   * Under {@code nnaudit.ack.policy=journal}: the record as its handler formatted it, and where its frame ends
+   * in the journal ({@code io.nnaudit.journal.RecordJournal}); null and 0 otherwise. Written once by the handler,
+   * under the journal's lock, before the event is queued: the queue publishes them with the event.
+   */
+  private byte[] record;
+  private long journalEnd;
 
   public AuditEvent(long timeMillis, boolean allowed, String ugi, InetAddress addr, String cmd, String src,
       String dst, boolean hasStat, String owner, String group, FsPermission permission, String trackingId,
@@ -70,6 +79,28 @@ public final class AuditEvent {
     this.ticket = ticket;
     this.heapBytes = FIXED_BYTES + 2L * (len(ugi) + len(cmd) + len(src) + len(dst) + len(owner) + len(group)
         + len(trackingId) + (callerContext == null ? 0 : len(callerContext.getContext())));
+  }
+
+  /** The journal: this event's record and its frame's end; the handler, before it queues the event. */
+  public void journaled(byte[] formatted, long end) {
+    this.record = formatted;
+    this.journalEnd = end;
+  }
+
+  /** The record its handler formatted, or null: the writer formats it. */
+  public byte[] record() {
+    return record;
+  }
+
+  /** Where this event's journal frame ends; 0 when it is not journaled. */
+  public long journalEnd() {
+    return journalEnd;
+  }
+
+  /** The same event, with {@code t} as its ticket: for a record the journal could not take. */
+  public AuditEvent withTicket(AckTicket t) {
+    return new AuditEvent(timeMillis, allowed, ugi, addr, cmd, src, dst, hasStat, owner, group, permission,
+        trackingId, proto, callerContext, t);
   }
 
   /** The event object, its references and a small caller-context signature. */

@@ -12,6 +12,9 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.HdfsRecordFormatter;
 import io.nnaudit.format.JsonRecordFormatter;
 import io.nnaudit.format.RecordFormatter;
+import io.nnaudit.journal.HandlerFormatting;
+import io.nnaudit.journal.RecordJournal;
+import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.settings.NnauditSettings.RecordFormat;
 import io.nnaudit.ship.ShipStats;
@@ -43,6 +46,9 @@ import io.nnaudit.sink.AuditSink;
  * Under DROP it never waits there.</li>
  * <li>Outside an RPC (fsck), under ack policy write or durability sync, for its record: at most
  * {@code nnaudit.handler.max.wait.ms} ({@link io.nnaudit.QueuedAuditLogger}).</li>
+ * <li>Under ack policy journal ({@link #offerJournaled}), for the journal's lock, which each holder keeps to copy
+ * one record into the mapped ring and queue its event, and for a page fault of that copy
+ * ({@link RecordJournal}).</li>
  * <li>Leading a write: never for the lock (a {@code tryLock}); it holds it while it writes at most
  * {@link WriteLeader#LEAD_ROUNDS} batches, each in write calls of about 1 MiB, and completes their tickets
  * (serializing those responses for the RPC layer), and waits for what each write call does (below).</li>
@@ -151,6 +157,10 @@ public final class AuditPipeline {
   private volatile AuditSink sink;
   /** Written once by open(); null while not open, or when handlers do not lead writes. */
   private volatile WriteLeader leader;
+  /** Written once by open() under ack policy journal (the sink's journal); null otherwise and before. */
+  private volatile RecordJournal journal;
+  /** Formats journaled records on their handlers; null unless ack policy journal. */
+  private final HandlerFormatting handlerFormatting;
 
   private AuditPipeline(NnauditSettings settings) {
     this.settings = settings;
@@ -161,6 +171,13 @@ public final class AuditPipeline {
     this.handOver = new ShutdownHandOver(settings, life, writeLock, queue, metrics, refusals, writerThread,
         this::stats);
     this.shipping = new ShipperLifecycle(settings);
+    this.handlerFormatting = settings.ackPolicy() == AckPolicy.JOURNAL
+        ? new HandlerFormatting(() -> newFormatter(settings)) : null;
+  }
+
+  private static RecordFormatter newFormatter(NnauditSettings settings) {
+    return settings.recordFormat() == RecordFormat.JSON
+        ? new JsonRecordFormatter(settings.formatOptions()) : new HdfsRecordFormatter(settings.formatOptions());
   }
 
   /** Opens the sink (failing with a message naming the key) and starts the writer thread. */
@@ -180,8 +197,7 @@ public final class AuditPipeline {
 
   /** Starts writing to {@code sink}: the writer thread, the shipper, the metrics source and the two hooks. */
   void open(AuditSink sink) {
-    RecordFormatter formatter = settings.recordFormat() == RecordFormat.JSON
-        ? new JsonRecordFormatter(settings.formatOptions()) : new HdfsRecordFormatter(settings.formatOptions());
+    RecordFormatter formatter = newFormatter(settings);
     WriterParts parts = WriterParts.wire(settings, life, queue, sink, formatter, drops, metrics,
         WriteLeader.leadsByHandlers(settings, sink), writeLock, writerThread, refusals);
     this.sink = sink;
@@ -197,6 +213,7 @@ public final class AuditPipeline {
     }
     writerThread.start(parts.writer, "nnaudit-writer[" + settings.file().getName() + "]", handOver::degrade);
     leader = parts.leader;
+    journal = settings.ackPolicy() == AckPolicy.JOURNAL ? sink.journal() : null;
     shipping.start();
     beans.register(this, sink);
     LOG.info("nnaudit: started audit pipeline ({})", settings);
@@ -237,6 +254,21 @@ public final class AuditPipeline {
   /** Hands one event to the writer, by the queue-full policy ({@link AuditQueue}). Never throws. */
   public Offer offer(AuditEvent e) {
     return queue.offer(e);
+  }
+
+  /**
+   * Under ack policy journal: formats {@code e}'s record on the calling handler and puts it in the journal and
+   * {@code e} in the queue, without waiting ({@link RecordJournal#append}). Returns ACCEPTED (the operation may
+   * be acknowledged now: its record is in the journal), CLOSED as {@link #offer} does, or null when the journal
+   * could not take it (not open yet, suspended, no room, a full queue): the caller then offers it with a ticket
+   * and waits for its write. Throws only what formatting or the copy into the mapping throws.
+   */
+  public Offer offerJournaled(AuditEvent e) {
+    RecordJournal j = journal;
+    if (j == null || !j.accepting()) {
+      return null;
+    }
+    return queue.offerJournaled(e, handlerFormatting.format(e), j);
   }
 
   /**

@@ -8,6 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.event.AuditEvent;
+import io.nnaudit.journal.HandlerFormatting;
+import io.nnaudit.journal.RecordJournal;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.settings.QueueFullPolicy;
 
@@ -85,6 +87,39 @@ final class AuditQueue {
         return Offer.DROPPED;
       }
       return offerBlocking(e);
+    } finally {
+      life.handlersInside.decrementAndGet();
+    }
+  }
+
+  /**
+   * Under ack policy journal: puts {@code record} in {@code journal} and {@code e} in the queue, both or neither,
+   * without waiting. Returns null when the journal or the queue had no room (the caller then waits for its write
+   * as under ack policy write), else ACCEPTED, or CLOSED as {@link #offer} does. Never throws but what the copy
+   * into the journal's mapping throws.
+   */
+  Offer offerJournaled(AuditEvent e, HandlerFormatting.Record record, RecordJournal journal) {
+    life.handlersInside.incrementAndGet();
+    try {
+      if (life.closed || life.writerExited) {
+        return Offer.CLOSED;
+      }
+      if (!reserve(e.heapBytes)) {
+        return null;
+      }
+      boolean queued = false;
+      try {
+        queued = journal.append(e, record.bytes, record.crc, queue);
+      } finally {
+        if (!queued) {
+          queuedBytes.addAndGet(-e.heapBytes);
+        }
+      }
+      if (!queued) {
+        return null;
+      }
+      metrics.countAccepted();
+      return Offer.ACCEPTED;
     } finally {
       life.handlersInside.decrementAndGet();
     }

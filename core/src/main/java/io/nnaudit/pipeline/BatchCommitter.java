@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.nnaudit.config.ConfigSpelling;
 import io.nnaudit.event.AuditEvent;
+import io.nnaudit.journal.RecordJournal;
 import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.FailurePolicy;
 import io.nnaudit.settings.NnauditSettings;
@@ -73,9 +74,11 @@ final class BatchCommitter {
   private long lastForceMillis = System.currentTimeMillis();
   /** Shared with the writer: any thread. */
   private final RateLimitedLog failures;
+  /** The sink's journal under ack policy journal, else null: suspended while the sink refuses writes. */
+  private final RecordJournal journal;
 
   BatchCommitter(NnauditSettings settings, AuditSink sink, DropTracker drops, Lifecycle life,
-      AuditMetrics metrics, RateLimitedLog failures) {
+      AuditMetrics metrics, RateLimitedLog failures, RecordJournal journal) {
     this.settings = settings;
     this.sink = sink;
     this.drops = drops;
@@ -83,6 +86,7 @@ final class BatchCommitter {
     this.metrics = metrics;
     this.failures = failures;
     this.syncAcks = settings.durability() == Durability.SYNC;
+    this.journal = journal;
   }
 
   /** One call's state: how it retries, and whether a retry's pause swallowed an interrupt. Local to the call. */
@@ -103,9 +107,22 @@ final class BatchCommitter {
    * that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
    */
   boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode) {
+    return commit(bytes, ends, events, mode, 0);
+  }
+
+  /**
+   * As {@link #commit(ByteBuffer, RecordEnds, List, CommitMode)}, for a chunk whose journaled records end at
+   * {@code journalEnd} in the sink's journal (0: none), which a chunk given up under fail-open passes.
+   */
+  boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode, long journalEnd) {
     Call call = new Call(mode);
     try {
-      return commit(bytes, ends, events, call);
+      boolean written = commit(bytes, ends, events, call);
+      if (!written && journalEnd > 0 && journal != null && !life.abandoned && !call.mode.triesOnce()
+          && settings.failurePolicy() == FailurePolicy.FAIL_OPEN) {
+        journal.passed(journalEnd); // counted as dropped, as the policy says; an abandoned one is left for the next start
+      }
+      return written;
     } finally {
       if (call.interrupted && mode.keepsInterrupts()) {
         Thread.currentThread().interrupt(); // after the write and its fsync: the handler's flag, for its caller
@@ -225,9 +242,15 @@ final class BatchCommitter {
       try {
         sink.write(bytes, ends);
         metrics.writeLatency(System.nanoTime() - start);
+        if (journal != null) {
+          journal.resume();
+        }
         return true;
       } catch (Throwable t) {
         metrics.countSinkError();
+        if (journal != null) {
+          journal.suspend(); // until the file takes a write again, operations wait for their own records
+        }
         logFailure("could not write " + events + " audit records", t);
         if (!retryAfterFailure(call)) {
           return false;

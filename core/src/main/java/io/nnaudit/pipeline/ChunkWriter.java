@@ -8,6 +8,7 @@ import io.nnaudit.event.AuditEvent;
 import io.nnaudit.format.DropReport;
 import io.nnaudit.format.RecordBuffer;
 import io.nnaudit.format.RecordFormatter;
+import io.nnaudit.journal.RecordJournal;
 import io.nnaudit.sink.RecordEnds;
 import io.nnaudit.throttle.RateLimitedLog;
 
@@ -39,9 +40,14 @@ final class ChunkWriter {
   private RecordBuffer text = new RecordBuffer();
   /** Where each record in {@link #text} ends, for the sink. The writing thread. */
   private final RecordEnds ends = new RecordEnds();
+  /** Under ack policy journal, the sink's journal; else null. Its writer-side calls are the writing thread's. */
+  private final RecordJournal journal;
+  /** Where the journal frames of the records in {@link #text} end: the last one's end; 0 for none. */
+  private long chunkJournalEnd;
 
   ChunkWriter(RecordFormatter formatter, BatchCommitter committer, DropTracker drops, AuditMetrics metrics,
-      RateLimitedLog failures) {
+      RateLimitedLog failures, RecordJournal journal) {
+    this.journal = journal;
     this.formatter = formatter;
     this.committer = committer;
     this.drops = drops;
@@ -76,7 +82,13 @@ final class ChunkWriter {
       int mark = records.length();
       int endsMark = ends.count();
       try {
-        formatter.appendRecord(records, e);
+        byte[] formatted = e.record();
+        if (formatted != null) { // formatted by its handler, which journaled it
+          records.append(formatted);
+          chunkJournalEnd = Math.max(chunkJournalEnd, e.journalEnd());
+        } else {
+          formatter.appendRecord(records, e);
+        }
         ends.add(records.length());
         chunkEvents.add(e);
       } catch (Throwable t) {
@@ -108,9 +120,14 @@ final class ChunkWriter {
 
   /**
    * After an unexpected error in the middle of a write: forgets the chunk in hand and lets its buffer go, so the
-   * next write starts clean.
+   * next write starts clean. Journaled records of the batch may or may not be in the file, and were
+   * acknowledged: the journal keeps its mark for the next start ({@link RecordJournal#freeze}).
    */
   void reset() {
+    if (journal != null) {
+      journal.freeze("the audit writer failed in the middle of a batch");
+    }
+    chunkJournalEnd = 0;
     chunkEvents.clear();
     ends.clear();
     text = new RecordBuffer();
@@ -123,7 +140,19 @@ final class ChunkWriter {
    */
   private boolean flush(RecordBuffer records, DropReport report, CommitMode mode) {
     if (records.length() > 0) {
-      boolean written = committer.commit(records.asByteBuffer(), ends, chunkEvents, mode);
+      long journalEnd = chunkJournalEnd;
+      chunkJournalEnd = 0;
+      if (journal != null) {
+        journal.cover(journalEnd); // the sink marks the write of these journaled records in the journal
+      }
+      boolean written;
+      try {
+        written = committer.commit(records.asByteBuffer(), ends, chunkEvents, mode, journalEnd);
+      } finally {
+        if (journal != null) {
+          journal.cover(0);
+        }
+      }
       records.setLength(0);
       ends.clear();
       if (written && report != null) {

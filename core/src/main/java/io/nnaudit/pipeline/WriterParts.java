@@ -3,6 +3,8 @@ package io.nnaudit.pipeline;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.nnaudit.format.RecordFormatter;
+import io.nnaudit.journal.RecordJournal;
+import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.NnauditSettings;
 import io.nnaudit.sink.AuditSink;
 import io.nnaudit.throttle.RateLimitedLog;
@@ -36,8 +38,9 @@ final class WriterParts {
       RecordFormatter formatter, DropTracker drops, AuditMetrics metrics, boolean handlersLead,
       ReentrantLock writeLock, WriterThread thread, Refusals refusals) {
     RateLimitedLog failures = AuditWriter.failureLog();
-    BatchCommitter committer = new BatchCommitter(settings, sink, drops, life, metrics, failures);
-    ChunkWriter chunks = new ChunkWriter(formatter, committer, drops, metrics, failures);
+    RecordJournal journal = settings.ackPolicy() == AckPolicy.JOURNAL ? sink.journal() : null;
+    BatchCommitter committer = new BatchCommitter(settings, sink, drops, life, metrics, failures, journal);
+    ChunkWriter chunks = new ChunkWriter(formatter, committer, drops, metrics, failures, journal);
     int batchMax = settings.batchMaxEvents();
     BatchInHand inHand = new BatchInHand(batchMax, queue, metrics, chunks);
     long idlePollMs = AuditWriter.idlePollMs(settings);

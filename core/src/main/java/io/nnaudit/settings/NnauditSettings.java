@@ -116,6 +116,9 @@ public final class NnauditSettings {
     this.queueCapacityBytes = ConfigCheck.bytesInRange(conf, QUEUE_CAPACITY_BYTES_KEY, QUEUE_CAPACITY_BYTES_DEFAULT,
         64 * 1024, Long.MAX_VALUE / 4);
     this.ackPolicy = ConfigCheck.enumValue(conf, ACK_POLICY_KEY, ACK_POLICY_DEFAULT, AckPolicy.class);
+    int journalSize = (int) (ConfigCheck.bytesInRange(conf, JOURNAL_SIZE_KEY, JOURNAL_SIZE_DEFAULT, 256 * 1024,
+        1L << 30) & ~15L); // read whatever the policy, as every key is: a change is never silently ignored
+    int journalBytes = ackPolicy == AckPolicy.JOURNAL ? journalSize : 0;
     this.handlerMaxWaitMs = ConfigCheck.longInRange(conf, HANDLER_MAX_WAIT_MS_KEY, HANDLER_MAX_WAIT_MS_DEFAULT, 1,
         86_400_000L, "milliseconds");
     this.batchMaxEvents = ConfigCheck.intInRange(conf, WRITER_BATCH_MAX_EVENTS_KEY,
@@ -159,7 +162,7 @@ public final class NnauditSettings {
         .filePermissions(filePermissions).durability(ConfigSpelling.of(durability))
         .log4j2Logger(conf.getTrimmed(LOG4J2_LOGGER_KEY, LOG4J2_LOGGER_DEFAULT))
         .sealing(SealSettings.fromConf(conf.recordingCopy()))
-        .failClosed(failurePolicy == FailurePolicy.FAIL_CLOSED).build();
+        .failClosed(failurePolicy == FailurePolicy.FAIL_CLOSED).journal(journalBytes).build();
     this.sinkFactory = givenSinks != null ? givenSinks
         : SinkFactory.forSetting(conf.getTrimmed(SINK_KEY, SINK_DEFAULT)); // loads the class
     this.shipperFactory = ShipperFactory.fromConf(conf.recordingCopy()); // checks the shipper's keys
@@ -176,7 +179,29 @@ public final class NnauditSettings {
       throw ConfigError.invalid(KAFKA_BOOTSTRAP_SERVERS_KEY, conf.getTrimmed(KAFKA_BOOTSTRAP_SERVERS_KEY),
           "no shipping while " + SINK_KEY + " is not file: the shipper forwards the local audit file");
     }
+    if (ackPolicy == AckPolicy.JOURNAL) {
+      checkJournal(givenSinks, conf.getTrimmed(SINK_KEY, SINK_DEFAULT));
+    }
     this.values = conf.values(); // last: after every read
+  }
+
+  /** What ack policy journal needs: checked here, so that the NameNode does not start without it. */
+  private void checkJournal(SinkFactory givenSinks, String sinkSetting) {
+    String needs = null;
+    if (durability != Durability.NONE) {
+      needs = DURABILITY_KEY + "=none (a journal in the page cache is no fsync)";
+    } else if (givenSinks == null && (SinkFactory.LOG4J2.equalsIgnoreCase(sinkSetting)
+        || "io.nnaudit.sink.Log4j2Sink".equals(sinkSetting))) {
+      needs = SINK_KEY + "=file (the journal is kept beside the audit file by the file sink)";
+    } else if (sinkContext.sealing() != null) {
+      needs = SEAL_ENABLED_KEY + "=false (replayed records are not sealed by the run that wrote them)";
+    } else if (!io.nnaudit.journal.RecordJournal.jvmSupported()) {
+      needs = "Java 14 or later (this is " + System.getProperty("java.version") + "; older JVMs crash on a fault "
+          + "while copying into a mapped file)";
+    }
+    if (needs != null) {
+      throw ConfigError.invalid(ACK_POLICY_KEY, "journal", "write or queue; journal needs " + needs);
+    }
   }
 
   /** Reads and validates every setting; throws {@link IllegalArgumentException} on the first bad one. */

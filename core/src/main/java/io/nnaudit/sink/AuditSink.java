@@ -1,5 +1,7 @@
 package io.nnaudit.sink;
 
+import io.nnaudit.journal.RecordJournal;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -59,6 +61,14 @@ public interface AuditSink extends Closeable {
    */
   default boolean undoesFailedWrites() {
     return false;
+  }
+
+  /**
+   * The crash journal this sink keeps under {@code nnaudit.ack.policy=journal} (the file sink), or null: then
+   * every operation waits for its own record's write, as under {@code ack.policy=write}.
+   */
+  default RecordJournal journal() {
+    return null;
   }
 
   /**

@@ -27,6 +27,7 @@ public final class SinkContext {
   private final SpoolGuard spoolGuard;
   private final SealSettings sealing;
   private final boolean failClosed;
+  private final int journalBytes;
 
   private SinkContext(Builder b) {
     this.conf = Objects.requireNonNull(b.conf, "conf");
@@ -39,6 +40,7 @@ public final class SinkContext {
     this.spoolGuard = b.spoolGuard;
     this.sealing = b.sealing;
     this.failClosed = b.failClosed;
+    this.journalBytes = b.journalBytes;
   }
 
   /**
@@ -58,7 +60,7 @@ public final class SinkContext {
   private Builder toBuilder() {
     Builder b = builder(conf).file(file).rotation(rotation).filePermissions(filePermissions)
         .durability(durability).log4j2Logger(log4j2Logger).sealing(sealing).failClosed(failClosed)
-        .wallClock(wallClock);
+        .wallClock(wallClock).journal(journalBytes);
     b.spoolGuard = spoolGuard;
     return b;
   }
@@ -137,6 +139,14 @@ public final class SinkContext {
     return failClosed;
   }
 
+  /**
+   * The size of the crash journal's ring ({@code nnaudit.journal.size}) under {@code nnaudit.ack.policy=journal},
+   * which the file sink keeps beside the file; 0 for none.
+   */
+  public int journalBytes() {
+    return journalBytes;
+  }
+
   /** {@code nnaudit.log4j2.logger}: the logger the log4j2 sink hands records to. */
   public String log4j2Logger() {
     return log4j2Logger;
@@ -154,6 +164,7 @@ public final class SinkContext {
     private SpoolGuard spoolGuard;
     private SealSettings sealing;
     private boolean failClosed = true;
+    private int journalBytes;
 
     private Builder(Configuration conf) {
       this.conf = conf;
@@ -204,6 +215,12 @@ public final class SinkContext {
     /** Whether the failure policy is fail-closed (the default). */
     public Builder failClosed(boolean closed) {
       this.failClosed = closed;
+      return this;
+    }
+
+    /** The crash journal's ring size, under ack policy journal; 0 (the default) for no journal. */
+    public Builder journal(int bytes) {
+      this.journalBytes = bytes;
       return this;
     }
 

@@ -72,7 +72,7 @@ class BatchCommitterRetryTest {
     DropTracker drops = new DropTracker(metrics, 1000, LoggerFactory.getLogger(BatchCommitterRetryTest.class), "t");
     RefusingOnceSink sink = new RefusingOnceSink();
     BatchCommitter committer = new BatchCommitter(settings, sink, drops, new Lifecycle(), metrics,
-        new RateLimitedLog(LoggerFactory.getLogger(BatchCommitterRetryTest.class), 60_000));
+        new RateLimitedLog(LoggerFactory.getLogger(BatchCommitterRetryTest.class), 60_000), null);
 
     String record = "allowed=true\tcmd=create\tsrc=/a\n";
     ByteBuffer buf = ByteBuffer.wrap(("NOT-THIS-CHUNK:" + record).getBytes(StandardCharsets.UTF_8));

@@ -36,6 +36,26 @@ class NnauditSettingsTest {
   }
 
   @Test
+  void theJournalIsRefusedWhereItCannotKeepItsPromise() {
+    Configuration c = conf();
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "journal");
+    c.set(NnauditConfigKeys.DURABILITY_KEY, "batch");
+    String m = assertThrows(IllegalArgumentException.class, () -> NnauditSettings.fromConf(c)).getMessage();
+    assertTrue(m.contains(NnauditConfigKeys.ACK_POLICY_KEY) && m.contains("'journal'")
+        && m.contains(NnauditConfigKeys.DURABILITY_KEY + "=none"), m);
+    c.set(NnauditConfigKeys.DURABILITY_KEY, "none");
+    c.set(NnauditConfigKeys.SINK_KEY, "log4j2");
+    m = assertThrows(IllegalArgumentException.class, () -> NnauditSettings.fromConf(c)).getMessage();
+    assertTrue(m.contains(NnauditConfigKeys.ACK_POLICY_KEY) && m.contains(NnauditConfigKeys.SINK_KEY + "=file"), m);
+    c.unset(NnauditConfigKeys.SINK_KEY);
+    c.set(NnauditConfigKeys.JOURNAL_SIZE_KEY, "1k");
+    m = assertThrows(IllegalArgumentException.class, () -> NnauditSettings.fromConf(c)).getMessage();
+    assertTrue(m.contains(NnauditConfigKeys.JOURNAL_SIZE_KEY) && m.contains("'1k'") && m.contains("a size in bytes"), m);
+    c.set(NnauditConfigKeys.JOURNAL_SIZE_KEY, "1m");
+    assertEquals(1 << 20, NnauditSettings.fromConf(c).sinkContext().journalBytes());
+  }
+
+  @Test
   void defaults() {
     Configuration c = conf();
     NnauditSettings s = NnauditSettings.fromConf(c);

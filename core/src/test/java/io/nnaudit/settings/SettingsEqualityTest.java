@@ -48,6 +48,7 @@ class SettingsEqualityTest {
     m.put(NnauditConfigKeys.QUEUE_CAPACITY_BYTES_KEY, "1m");
     m.put(NnauditConfigKeys.QUEUE_FULL_POLICY_KEY, "DROP");
     m.put(NnauditConfigKeys.ACK_POLICY_KEY, "queue");
+    m.put(NnauditConfigKeys.JOURNAL_SIZE_KEY, "1m");
     m.put(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, "1000");
     m.put(NnauditConfigKeys.WRITER_BATCH_MAX_EVENTS_KEY, "64");
     m.put(NnauditConfigKeys.WRITER_LINGER_MS_KEY, "1");

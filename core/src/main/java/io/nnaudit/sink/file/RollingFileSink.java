@@ -14,6 +14,8 @@ import java.util.function.LongSupplier;
 
 import io.nnaudit.config.ConfigError;
 import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.journal.JournalStart;
+import io.nnaudit.journal.RecordJournal;
 import io.nnaudit.seal.Seal;
 import io.nnaudit.sink.AuditSink;
 import io.nnaudit.sink.RecordEnds;
@@ -90,6 +92,11 @@ public class RollingFileSink implements AuditSink {
   private final CompressionCounters compression = new CompressionCounters();
   /** Null unless {@code nnaudit.file.compress=gzip}. */
   private final GzipCompressor compressor;
+  /**
+   * The crash journal under {@code nnaudit.ack.policy=journal}, else null: written once by the constructor, after
+   * it replayed what the last run left in it. Each write that holds journaled records is marked in it.
+   */
+  private RecordJournal journal;
 
   /**
    * Opens (or creates) the file {@code nnaudit.file.path} of {@code context} for appending; refuses, naming that
@@ -125,10 +132,16 @@ public class RollingFileSink implements AuditSink {
       if (parent != null) {
         Files.createDirectories(parent);
       }
+      // The journal first: a write the last run was making when it died is settled (a part taken back out)
+      // before the file is opened, which would end a cut line.
+      JournalStart journalStart = context.journalBytes() > 0 ? openJournal(path, context) : null;
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, datedNames,
           sealing.digestsFollowFiles());
       CompressionRecovery.finishInterruptedCompression(path, datedNames);
       live.switchTo(opener.open());
+      if (journalStart != null) {
+        journal = journalStart.replay(chunk -> appendMarked(journalStart.replaying(), chunk));
+      }
       lastWriteMillis = live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
           : context.wallClock().millis();
       time.fileBegan(lastWriteMillis); // a file of an earlier period is rotated before the first write
@@ -137,6 +150,10 @@ public class RollingFileSink implements AuditSink {
       live.closeQuietly();
       sealing.abandon();
       throw e;
+    } catch (JournalRefused e) {
+      live.closeQuietly();
+      sealing.abandon();
+      throw e.error;
     } catch (IOException | RuntimeException e) {
       live.closeQuietly();
       sealing.abandon();
@@ -173,11 +190,47 @@ public class RollingFileSink implements AuditSink {
     rotateIfDue(now);
     sealing.checkBeforeWrite(); // under fail-closed a seal that cannot be written stops the write
     int start = chunk.position();
-    live.append(chunk);
+    appendMarked(journal, chunk);
     if (dated) {
       lastWriteMillis = wall.millis();
     }
     sealing.written(chunk, start, chunk == chunkEndsFor && start == chunkEndsFrom ? chunkEnds : null);
+  }
+
+  /** The journal cannot be used where the file is: the start fails naming {@code nnaudit.ack.policy}. */
+  private static final class JournalRefused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final IllegalArgumentException error;
+
+    JournalRefused(IllegalArgumentException error) {
+      super(error.getMessage(), error);
+      this.error = error;
+    }
+  }
+
+  private static JournalStart openJournal(Path path, SinkContext context) {
+    try {
+      return JournalStart.open(path, context.journalBytes(), PosixFilePermissions.fromString(context.filePermissions()));
+    } catch (IOException | RuntimeException e) {
+      throw new JournalRefused(ConfigError.invalid(NnauditConfigKeys.ACK_POLICY_KEY, "journal", "write or queue, "
+          + "or journal where its journal can be kept beside the audit file (" + e.getMessage() + ")", e));
+    }
+  }
+
+  /** Appends {@code chunk}, its write named in {@code j}'s mark first when it holds journaled records. */
+  private void appendMarked(RecordJournal j, ByteBuffer chunk) throws IOException {
+    if (j == null) {
+      live.append(chunk);
+      return;
+    }
+    j.beforeAppend(live.fileKey(), live.size(), chunk.remaining());
+    live.append(chunk);
+    j.afterAppend();
+  }
+
+  @Override
+  public RecordJournal journal() {
+    return journal;
   }
 
   /**
@@ -286,6 +339,9 @@ public class RollingFileSink implements AuditSink {
    */
   @Override
   public void close() throws IOException {
+    if (journal != null) {
+      journal.close();
+    }
     if (compressor != null) {
       compressor.stop();
     }
