@@ -118,6 +118,12 @@ VARIANTS = {
     # The opt-out of the default ack policy: responses sent once queued, not once written.
     "nnaudit-ack-queue": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ack.policy": "queue"},
                           ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
+    # Acknowledged once its handler has copied the record into the crash journal (a ring mapped shared).
+    "nnaudit-journal": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ack.policy": "journal"},
+                        ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
+    "nnaudit-journal-linger20": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.ack.policy": "journal",
+                                  "nnaudit.writer.linger.ms": "20"},
+                                 ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-drop": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.queue.full.policy": "DROP"},
                      ["log4j.logger.%s=WARN" % AUDIT_LOGGER], "nnaudit-audit.log"),
     "nnaudit-sync": ({"dfs.namenode.audit.loggers": NNAUDIT, "nnaudit.durability": "sync"},
