@@ -159,6 +159,7 @@ public class QueuedAuditLogger extends HdfsAuditLogger {
           event = event.withTicket(AckTickets.forCurrentThread());
           ticket = event.ticket;
           if (result == null) {
+            pipeline.countJournalWait();
             result = pipeline.offer(event);
           }
         }

@@ -47,15 +47,24 @@ final class JournalFile {
   /** "NNAUDJ01". */
   static final long MAGIC = 0x4e4e4155444a3031L;
   static final int VERSION = 1;
+  /** The end of the last frame a handler finished: written under the journal's lock, after the frame. */
+  static final int HEAD_AT = 16;
   static final int MARK_A = 64;
   static final int MARK_B = 320;
   static final int MARK_BYTES = 256;
+  /** The audit file's absolute path, whose journal this is: its length, then its UTF-8 bytes. */
+  static final int OWNER_AT = 1024;
+  static final int OWNER_MAX = HEADER_BYTES - OWNER_AT - 4;
+  /** Where a new journal's first frame goes: not 0, which a ring of zeros would show as a frame's position. */
+  static final long FIRST_POSITION = 16;
   /** The filesystems on which a shared mapping is a page cache the next process reads. */
   static final Set<String> FILESYSTEMS =
       Collections.unmodifiableSet(new HashSet<>(Arrays.asList("ext2", "ext3", "ext4", "xfs", "tmpfs")));
 
   final Path path;
   final int capacity;
+  /** The audit file this journal was made for, as its header says. */
+  final String owner;
   /** The ring: from the journal's lock only. */
   final MappedByteBuffer ring;
   /** The header: from the writing thread only. */
@@ -64,6 +73,7 @@ final class JournalFile {
 
   private JournalFile(Path path, int capacity, MappedByteBuffer header, MappedByteBuffer ring, long markSeq) {
     this.path = path;
+    this.owner = readOwner(header);
     this.capacity = capacity;
     this.header = header;
     this.ring = ring;
@@ -120,7 +130,8 @@ final class JournalFile {
   }
 
   /** Creates a journal of {@code capacity} ring bytes at {@code path}, every byte written, forced and mapped. */
-  static JournalFile create(Path path, int capacity, Set<PosixFilePermission> mode) throws IOException {
+  static JournalFile create(Path path, int capacity, Set<PosixFilePermission> mode, String auditFile)
+      throws IOException {
     Path tmp = path.resolveSibling(path.getFileName() + ".new");
     Files.deleteIfExists(tmp);
     FileAttribute<Set<PosixFilePermission>> attr =
@@ -140,6 +151,15 @@ final class JournalFile {
       while (h.hasRemaining()) {
         ch.write(h, h.position());
       }
+      byte[] owner = auditFile.getBytes(StandardCharsets.UTF_8);
+      if (owner.length > OWNER_MAX) {
+        throw new IOException("the audit file's path is longer than a journal can name (" + OWNER_MAX + " bytes)");
+      }
+      ByteBuffer o = ByteBuffer.allocate(4 + owner.length);
+      o.putInt(owner.length).put(owner).flip();
+      while (o.hasRemaining()) {
+        ch.write(o, OWNER_AT + o.position());
+      }
       ch.force(true);
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(tmp);
@@ -151,6 +171,8 @@ final class JournalFile {
     if (f == null) {
       throw new IOException(path + " vanished as it was made");
     }
+    f.writeMark(FIRST_POSITION, 0, null, 0, 0);
+    f.writeMark(FIRST_POSITION, 0, null, 0, 0); // both slots: one damaged slot leaves the other
     return f;
   }
 
@@ -180,6 +202,28 @@ final class JournalFile {
       return b;
     }
     return b == null || a.seq > b.seq ? a : b;
+  }
+
+  /** A handler, under the journal's lock: the last frame it finished ends at {@code end}. */
+  void publishHead(long end) {
+    header.putLong(HEAD_AT, end);
+  }
+
+  /** The end of the last frame a handler finished, as the last run left it (0 for none yet). */
+  long publishedHead() {
+    return header.getLong(HEAD_AT);
+  }
+
+  private static String readOwner(ByteBuffer header) {
+    int len = header.getInt(OWNER_AT);
+    if (len <= 0 || len > OWNER_MAX) {
+      return null;
+    }
+    byte[] b = new byte[len];
+    ByteBuffer view = header.duplicate();
+    view.position(OWNER_AT + 4);
+    view.get(b);
+    return new String(b, StandardCharsets.UTF_8);
   }
 
   /** Whether both marks are unreadable while the header shows that one was written. */
@@ -225,6 +269,12 @@ final class JournalFile {
     if (seq <= 0 || keyLen < 0 || keyLen > MARK_BYTES - 64
         || header.getInt(at + MARK_BYTES - 4) != markCrc(header, at, keyLen)) {
       return null;
+    }
+    long written = header.getLong(at + 8);
+    long pendingEnd = header.getLong(at + 16);
+    if (written < 0 || pendingEnd < 0 || (pendingEnd > 0 && pendingEnd < written) || header.getLong(at + 24) < 0
+        || header.getLong(at + 32) < 0) {
+      return null; // a mark no writer makes: damaged, or made by hand
     }
     byte[] key = new byte[keyLen];
     for (int i = 0; i < keyLen; i++) {

@@ -10,7 +10,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 import java.util.zip.CRC32;
 
@@ -29,9 +28,13 @@ import org.slf4j.LoggerFactory;
  * before its records are written again whole. A path that holds another file (moved or replaced while the NameNode
  * was down) cannot say: the write's records are written again, and may then be there twice; this is logged.
  *
- * <p>A journal that is not ours, not a regular file, not a journal, or whose marks are both damaged is set aside
- * under a name with {@code .bad-<millis>} added, with an ERROR: a start cannot tell which of its records were
- * written, and does not guess. A journal of another size is replayed, then replaced by one of the size set.
+ * <p>A journal that is not a regular file of the NameNode's user (its owner against that of a file this process
+ * makes beside it; a check that cannot be made fails the start), not a journal, made for another audit file, or
+ * whose marks are both damaged is set aside under a name with {@code .bad-<millis>} added, with an ERROR: a start
+ * cannot tell which of its records were written, and does not guess. A journal of another size is replayed, then
+ * replaced by one of the size set. A start under another ack policy still writes what a journal left beside its
+ * file holds ({@link #leftBehind}), then removes it. A replay that stops before the last frame its handlers
+ * finished (the header keeps that position) says with an ERROR how many bytes it could not write.
  *
  * <p>Design note. Runs on the thread that opens the sink, before the pipeline starts; nothing else touches the
  * journal or the audit file meanwhile. It blocks on the reads and writes of both files. Nothing drops but what the
@@ -49,6 +52,7 @@ public final class JournalStart {
   }
 
   private final Path auditFile;
+  /** The ring's size for the journal to go on with; 0 when the policy is no longer journal. */
   private final int capacity;
   private final Set<PosixFilePermission> mode;
   /** The journal as the last run left it, or null. */
@@ -68,7 +72,8 @@ public final class JournalStart {
 
   /**
    * Opens the journal of {@code auditFile} and settles the write the last run was making, before the audit file is
-   * opened for appending. Throws when the journal cannot be used at all (its directory, its filesystem).
+   * opened for appending. Throws when the journal cannot be used at all (its directory, its filesystem, its owner
+   * cannot be told).
    */
   public static JournalStart open(Path auditFile, int capacity, Set<PosixFilePermission> mode) throws IOException {
     Path dir = auditFile.toAbsolutePath().getParent();
@@ -77,28 +82,53 @@ public final class JournalStart {
       throw new IOException("the journal cannot live on a " + fs + " filesystem (" + dir + "): only on "
           + JournalFile.FILESYSTEMS);
     }
+    return start(auditFile, capacity, mode);
+  }
+
+  /**
+   * Under another ack policy: the journal a run under {@code ack.policy=journal} left beside {@code auditFile},
+   * or null when there is none. Its records are written by {@link #replay}, then it is removed ({@link #retire}).
+   */
+  public static JournalStart leftBehind(Path auditFile) throws IOException {
+    if (!Files.exists(JournalFile.pathFor(auditFile), LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    return start(auditFile, 0, null);
+  }
+
+  private static JournalStart start(Path auditFile, int capacity, Set<PosixFilePermission> mode)
+      throws IOException {
     Path path = JournalFile.pathFor(auditFile);
+    String owner = auditFile.toAbsolutePath().normalize().toString();
     JournalFile existing;
     try {
       existing = JournalFile.openExisting(path);
-      if (existing != null && !ours(path)) {
-        throw new IOException(path + " is owned by " + Files.getOwner(path, LinkOption.NOFOLLOW_LINKS)
-            + ", not by the NameNode's user");
-      }
-      if (existing != null && existing.damagedMarks()) {
-        throw new IOException("both marks of " + path + " are damaged");
-      }
     } catch (IOException e) {
-      setAside(path, e);
+      setAside(path, e.getMessage());
       existing = null;
     }
-    long written = existing == null ? 0 : settle(auditFile, existing.latestMark());
+    if (existing != null) {
+      String refused = null;
+      if (!ours(path)) { // a check that cannot be made throws: the start fails rather than set a journal aside
+        refused = "it is owned by " + Files.getOwner(path, LinkOption.NOFOLLOW_LINKS) + ", not by the NameNode's user";
+      } else if (existing.damagedMarks()) {
+        refused = "both marks of its header are damaged";
+      } else if (!owner.equals(existing.owner)) {
+        refused = "it was made for " + existing.owner + ", not for " + owner;
+      }
+      if (refused != null) {
+        setAside(path, refused);
+        existing = null;
+      }
+    }
+    long written = existing == null ? JournalFile.FIRST_POSITION : settle(auditFile, existing.latestMark());
     return new JournalStart(auditFile, capacity, mode, existing, written);
   }
 
   /**
    * Writes the records the ring holds past the mark with {@code appender}, and returns the journal, ready for the
-   * handlers: this one, or a new one of the size set, going on from the same position.
+   * handlers: this one, or a new one of the size set, going on from the same position. Under another ack policy,
+   * returns the journal as it was left, now written, for {@link #retire}.
    */
   public RecordJournal replay(Appender appender) throws IOException {
     long end = written;
@@ -106,9 +136,13 @@ public final class JournalStart {
       journal = new RecordJournal(existing, written);
       end = replayFrames(appender);
     }
+    if (capacity == 0) {
+      return journal;
+    }
     JournalFile target = existing;
     if (existing == null || existing.capacity != capacity) {
-      target = JournalFile.create(JournalFile.pathFor(auditFile), capacity, mode);
+      target = JournalFile.create(JournalFile.pathFor(auditFile), capacity, mode,
+          auditFile.toAbsolutePath().normalize().toString());
       if (existing != null) {
         LOG.info("nnaudit: the journal {} now holds {} bytes (it held {})", target.path, capacity, existing.capacity);
       }
@@ -118,18 +152,34 @@ public final class JournalStart {
     return journal;
   }
 
+  /** The journal's file, for messages. */
+  public String path() {
+    return JournalFile.pathFor(auditFile).toString();
+  }
+
   /** The journal being replayed, for the sink's appends during {@link #replay}. */
   public RecordJournal replaying() {
     return journal;
   }
 
+  /** Under another ack policy, once {@link #replay} wrote its records: removes the journal. */
+  public void retire() throws IOException {
+    if (journal != null) {
+      journal.close();
+    }
+    Path path = JournalFile.pathFor(auditFile);
+    Files.deleteIfExists(path);
+    LOG.info("nnaudit: removed the journal {}: nnaudit.ack.policy is no longer journal", path);
+  }
+
   private long replayFrames(Appender appender) throws IOException {
     ByteBuffer ring = existing.ring.duplicate();
     int cap = existing.capacity;
-    ByteBuffer chunk = ByteBuffer.allocate(REPLAY_CHUNK_BYTES + cap / 4);
+    ByteBuffer chunk = ByteBuffer.allocate(REPLAY_CHUNK_BYTES);
     long p = written;
     long records = 0;
     CRC32 crc = new CRC32();
+    String damaged = null;
     while (p - written < cap) { // at most one lap: the ring never holds more
       int off = (int) (p % cap);
       if (ring.getLong(off) != p) {
@@ -140,9 +190,8 @@ public final class JournalStart {
         p += cap - off;
         continue;
       }
-      int frame = len < 0 ? -1 : RecordJournal.frameBytes(len);
-      if (frame < 0 || off + frame > cap) {
-        LOG.error("nnaudit: the journal {} has a damaged frame at {}; the replay stops there", existing.path, p);
+      if (len <= 0 || RecordJournal.frameBytes(len) > cap / 4 || off + RecordJournal.frameBytes(len) > cap) {
+        damaged = "a frame whose length (" + len + ") no handler writes";
         break;
       }
       byte[] bytes = new byte[len];
@@ -151,19 +200,33 @@ public final class JournalStart {
       crc.reset();
       crc.update(bytes, 0, len);
       if ((int) crc.getValue() != ring.getInt(off + 12)) {
-        LOG.error("nnaudit: the journal {} has a frame at {} whose CRC does not match; the replay stops there",
-            existing.path, p);
+        damaged = "a frame whose CRC does not match";
         break;
       }
-      if (chunk.position() + len > REPLAY_CHUNK_BYTES && chunk.position() > 0) {
+      if (chunk.remaining() < len && chunk.position() > 0) {
+        chunk.flip();
         write(appender, chunk, p);
+        chunk.clear();
       }
-      chunk.put(bytes);
+      long next = p + RecordJournal.frameBytes(len);
+      if (len > chunk.remaining()) {
+        write(appender, ByteBuffer.wrap(bytes), next);
+      } else {
+        chunk.put(bytes);
+      }
       records++;
-      p += frame;
+      p = next;
     }
     if (chunk.position() > 0) {
+      chunk.flip();
       write(appender, chunk, p);
+    }
+    long head = existing.publishedHead();
+    if (damaged != null || head > p) {
+      LOG.error("nnaudit: the journal {} could not be read past position {} ({}); its handlers had finished frames "
+          + "up to {}: up to {} bytes of acknowledged records in it are not written to {}", existing.path, p,
+          damaged != null ? damaged : "a frame whose position does not match", Math.max(head, p),
+          Math.max(0, head - p), auditFile);
     }
     if (records > 0) {
       LOG.warn("nnaudit: wrote {} records to {} from the journal {}: operations acknowledged before the last "
@@ -172,12 +235,13 @@ public final class JournalStart {
     return p;
   }
 
-  private void write(Appender appender, ByteBuffer chunk, long end) throws IOException {
-    chunk.flip();
+  private void write(Appender appender, ByteBuffer bytes, long end) throws IOException {
     journal.cover(end);
-    appender.append(chunk);
-    journal.cover(0);
-    chunk.clear();
+    try {
+      appender.append(bytes);
+    } finally {
+      journal.cover(0);
+    }
   }
 
   /** Settles the write named by {@code mark}; returns how far the ring is in the audit file. */
@@ -212,16 +276,20 @@ public final class JournalStart {
     return mark.written;
   }
 
+  /** Whether the journal is the NameNode user's: its owner against that of a file this process makes beside it. */
   private static boolean ours(Path path) throws IOException {
-    UserPrincipal me = path.getFileSystem().getUserPrincipalLookupService()
-        .lookupPrincipalByName(System.getProperty("user.name"));
-    return me.equals(Files.getOwner(path, LinkOption.NOFOLLOW_LINKS));
+    Path probe = Files.createTempFile(path.toAbsolutePath().getParent(), path.getFileName() + ".", ".owner");
+    try {
+      return Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS).equals(Files.getOwner(path, LinkOption.NOFOLLOW_LINKS));
+    } finally {
+      Files.deleteIfExists(probe);
+    }
   }
 
-  private static void setAside(Path path, IOException why) throws IOException {
+  private static void setAside(Path path, String why) throws IOException {
     Path aside = path.resolveSibling(path.getFileName() + ".bad-" + System.currentTimeMillis());
     LOG.error("nnaudit: the journal {} cannot be used ({}); it is set aside as {}, and records it may hold are not "
-        + "written", path, why.getMessage(), aside);
+        + "written", path, why, aside);
     if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
       Files.move(path, aside, StandardCopyOption.ATOMIC_MOVE);
     }

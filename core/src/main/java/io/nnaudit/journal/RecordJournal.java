@@ -125,12 +125,16 @@ public final class RecordJournal {
         e.journaled(record, 0);
         return false;
       }
-      if (start != p) {
-        ring.putInt(off + 8, WRAP);
-        ring.putLong(off, p);
+      try {
+        if (start != p) {
+          ring.putInt(off + 8, WRAP);
+          ring.putLong(off, p);
+        }
+        ring.putLong(at, start); // last: the frame is whole
+        file.publishHead(end); // a start that cannot read up to here says so
+      } finally {
+        head = end; // queued: its place is taken, whatever a fault of the mapping did
       }
-      ring.putLong(at, start); // last: the frame is whole
-      head = end;
       return true;
     }
   }
@@ -145,7 +149,7 @@ public final class RecordJournal {
    * (the file's identity {@code fileKey}, the offset it begins at, its length) before it is made.
    */
   public void beforeAppend(Object fileKey, long offset, long length) {
-    if (covering > written && !frozen) {
+    if (covering > written && !frozen && !closed) {
       if (fileKey != lastFileKey) { // a file's key is one object for as long as the sink writes it
         lastFileKeyText = String.valueOf(fileKey);
         lastFileKey = fileKey;
@@ -156,17 +160,17 @@ public final class RecordJournal {
 
   /** The sink, once the append returned: the ring is in the file up to the chunk's end. */
   public void afterAppend() {
-    if (covering > written && !frozen) {
+    if (covering > written && !frozen && !closed) {
+      file.writeMark(covering, 0, null, 0, 0); // first: the ring is reused only past a mark that is made
       written = covering;
-      file.writeMark(covering, 0, null, 0, 0);
     }
   }
 
   /** The writing thread: a chunk given up under fail-open; its records are counted as dropped. */
   public void passed(long end) {
-    if (end > written && !frozen) {
-      written = end;
+    if (end > written && !frozen && !closed) {
       file.writeMark(end, 0, null, 0, 0);
+      written = end;
     }
   }
 
@@ -201,12 +205,20 @@ public final class RecordJournal {
     if (!frozen) {
       frozen = true;
       accepting = false;
+      if (!closed) {
+        // No write is named any more: a start must not judge one by the file's length, which other writes
+        // (records that waited for their own, direct writes) go on changing this run.
+        file.writeMark(written, 0, null, 0, 0);
+      }
       LOG.error("nnaudit: {}; journaling stops for this run, and the next start writes the journal's records "
           + "past {} again (some perhaps twice)", why, written);
     }
   }
 
-  /** Stops journaling: later records wait for their own writes. Idempotent. */
+  /**
+   * Stops journaling: later records wait for their own writes, and no more marks are made: a writer given up on
+   * (its pipeline replaced, the file handed to another journal) leaves the header to the next. Idempotent.
+   */
   public void close() {
     closed = true;
     accepting = false;

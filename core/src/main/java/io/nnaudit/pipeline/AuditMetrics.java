@@ -41,6 +41,10 @@ final class AuditMetrics {
 
   /** Events the queue took. Handlers. */
   private final LongAdder accepted = new LongAdder();
+  /** Under ack policy journal: events acknowledged once in the journal. Handlers. */
+  private final LongAdder journaled = new LongAdder();
+  /** Under ack policy journal: events the journal could not take, which waited for their writes. Handlers. */
+  private final LongAdder journalWaits = new LongAdder();
   /** Events that could not be captured on the handler thread. Handlers. */
   private final LongAdder captureFailed = new LongAdder();
   /** Times a handler found the queue full under BLOCK and waited, counted as the wait begins. Handlers. */
@@ -88,6 +92,14 @@ final class AuditMetrics {
 
   void countAccepted() {
     accepted.increment();
+  }
+
+  void countJournaled() {
+    journaled.increment();
+  }
+
+  void countJournalWait() {
+    journalWaits.increment();
   }
 
   void countCaptureFailure() {
@@ -202,6 +214,8 @@ final class AuditMetrics {
     b.handlersWaiting = (int) Math.max(0, handlersWaiting.sum());
     b.accepted = accepted.sum();
     b.captureFailed = captureFailed.sum();
+    b.journaled = journaled.sum();
+    b.journalWaits = journalWaits.sum();
     b.blockedWaits = blockedWaits.sum();
     b.blockedWaitMillis = blockedWaitNanos.sum() / 1_000_000;
     b.writtenDirect = writtenDirect.sum();

@@ -314,6 +314,11 @@ public final class AuditPipeline {
     return shipping.stats();
   }
 
+  /** Under ack policy journal: an event the journal could not take waits for its write instead. */
+  public void countJournalWait() {
+    metrics.countJournalWait();
+  }
+
   public void countCaptureFailure() {
     metrics.countCaptureFailure();
   }
@@ -414,6 +419,12 @@ public final class AuditPipeline {
     beans.unregister();
     if (!done) {
       life.abandoned = true; // a failing sink is no longer retried; the writer fails what is left and ends
+      AuditSink abandonedSink = sink;
+      if (abandonedSink != null && abandonedSink.journal() != null) {
+        // A writer held in a write must not move the journal's mark under a start that replays it: the records
+        // it has not written stay past the mark, for the next start (some perhaps twice).
+        abandonedSink.journal().close();
+      }
       // Wait for it to end, so that a replacement never opens the file while this writer can still touch it.
       writerThread.join(Math.max(1000, settings.failureRetryIntervalMs() * 2));
       LOG.error("nnaudit: the audit writer for {} did not finish within {} ms; {} accepted events are not yet "

@@ -119,6 +119,7 @@ final class AuditQueue {
         return null;
       }
       metrics.countAccepted();
+      metrics.countJournaled();
       return Offer.ACCEPTED;
     } finally {
       life.handlersInside.decrementAndGet();

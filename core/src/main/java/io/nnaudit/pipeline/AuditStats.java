@@ -15,6 +15,13 @@ public final class AuditStats {
   public final long accepted;
   public final long dropped;
   public final long written;
+  /** Under {@code nnaudit.ack.policy=journal}: events acknowledged once their records were in the journal. */
+  public final long journaled;
+  /**
+   * Under {@code nnaudit.ack.policy=journal}: events the journal could not take (no room, a full queue, an audit
+   * file refusing writes), whose operations waited for their writes instead.
+   */
+  public final long journalWaits;
   /** Events that could not be captured on the handler thread (e.g. a FileStatus whose getters throw). */
   public final long captureFailed;
   /** Accepted events the writer could not format or the sink could not write. */
@@ -80,6 +87,8 @@ public final class AuditStats {
     this.dropped = b.dropped;
     this.written = b.written;
     this.captureFailed = b.captureFailed;
+    this.journaled = b.journaled;
+    this.journalWaits = b.journalWaits;
     this.writeFailed = b.writeFailed;
     this.blockedWaits = b.blockedWaits;
     this.blockedWaitMillis = b.blockedWaitMillis;
@@ -132,6 +141,8 @@ public final class AuditStats {
     long dropped;
     long written;
     long captureFailed;
+    long journaled;
+    long journalWaits;
     long writeFailed;
     long blockedWaits;
     long blockedWaitMillis;

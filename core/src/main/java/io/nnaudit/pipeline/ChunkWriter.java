@@ -85,15 +85,19 @@ final class ChunkWriter {
         byte[] formatted = e.record();
         if (formatted != null) { // formatted by its handler, which journaled it
           records.append(formatted);
-          chunkJournalEnd = Math.max(chunkJournalEnd, e.journalEnd());
         } else {
           formatter.appendRecord(records, e);
         }
         ends.add(records.length());
         chunkEvents.add(e);
+        chunkJournalEnd = Math.max(chunkJournalEnd, e.journalEnd());
       } catch (Throwable t) {
         records.setLength(mark);
         ends.truncate(endsMark);
+        if (e.journalEnd() > 0 && journal != null) {
+          // acknowledged already: later chunks must not carry the mark past it
+          journal.freeze("a journaled record could not be put in a chunk");
+        }
         metrics.countWriteFailed(1);
         if (e.ticket != null) {
           metrics.countAborted(1);

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.nnaudit.config.ConfigSpelling;
+import io.nnaudit.settings.AckPolicy;
 import io.nnaudit.settings.Durability;
 import io.nnaudit.settings.QueueFullPolicy;
 import io.nnaudit.ship.ShipStats;
@@ -45,6 +46,10 @@ final class NnauditMetricsSource implements MetricsSource {
       "Most events the writer has taken from the queue for one batch");
   private static final MetricsInfo ACCEPTED = Interns.info("EventsAccepted", "Events the queue accepted");
   private static final MetricsInfo WRITTEN = Interns.info("EventsWritten", "Records written to the sink");
+  private static final MetricsInfo JOURNALED = Interns.info("EventsJournaled",
+      "Under ack.policy=journal, events acknowledged once their records were in the journal");
+  private static final MetricsInfo JOURNAL_WAITS = Interns.info("JournalWaits",
+      "Under ack.policy=journal, events the journal could not take, which waited for their writes");
   private static final MetricsInfo DROPPED = Interns.info("EventsDropped",
       "Events dropped (queue full under DROP, refused by the sink under fail-open, or refused outright and "
       + "answered with an error)");
@@ -180,6 +185,9 @@ final class NnauditMetricsSource implements MetricsSource {
         .addCounter(NOT_DURABLE, s.notDurable)
         .addCounter(SINK_ERRORS, s.sinkErrors)
         .addGauge(SINCE_WRITE, s.lastWriteMillis == 0 ? -1 : System.currentTimeMillis() - s.lastWriteMillis);
+    if (pipeline.settings().ackPolicy() == AckPolicy.JOURNAL) {
+      rb.addCounter(JOURNALED, s.journaled).addCounter(JOURNAL_WAITS, s.journalWaits);
+    }
     if (s.rotationFailures >= 0) { // the file sink's own counts
       rb.addCounter(ROTATION_FAILURES, s.rotationFailures).addCounter(REFUSED_REOPENS, s.refusedReopens);
     }

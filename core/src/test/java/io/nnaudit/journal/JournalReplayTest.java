@@ -131,13 +131,78 @@ class JournalReplayTest {
     RollingFileSink first = sink(file, "256k");
     List<String> lines = journal(first.journal(), "a", 3);
     Path journalFile = dir.resolve(".audit.log.journal");
-    int secondPayload = JournalFile.HEADER_BYTES + RecordJournal.frameBytes(lines.get(0).length() + 1)
-        + RecordJournal.FRAME_HEADER + 2;
+    int second = JournalFile.HEADER_BYTES + (int) JournalFile.FIRST_POSITION
+        + RecordJournal.frameBytes(lines.get(0).length() + 1);
+    int secondPayload = second + RecordJournal.FRAME_HEADER + 2;
     try (FileChannel ch = FileChannel.open(journalFile, StandardOpenOption.WRITE)) {
       ch.write(ByteBuffer.wrap(new byte[] {'#'}), secondPayload);
     }
     sink(file, "256k");
     assertEquals(lines.subList(0, 1), read(file), "the first record, and nothing from the damaged one on");
+  }
+
+  @Test
+  void aFrameWhosePositionWasEditedEndsTheReplay() throws Exception {
+    Path file = dir.resolve("audit.log");
+    RollingFileSink first = sink(file, "256k");
+    List<String> lines = journal(first.journal(), "a", 3);
+    int second = JournalFile.HEADER_BYTES + (int) JournalFile.FIRST_POSITION
+        + RecordJournal.frameBytes(lines.get(0).length() + 1);
+    try (FileChannel ch = FileChannel.open(dir.resolve(".audit.log.journal"), StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(new byte[] {(byte) 0x80}), second + 7);
+    }
+    sink(file, "256k");
+    assertEquals(lines.subList(0, 1), read(file));
+  }
+
+  @Test
+  void aJournalWithNothingInItWritesNothing() throws Exception {
+    Path file = dir.resolve("audit.log");
+    sink(file, "256k");
+    sink(file, "256k");
+    assertEquals(0, Files.size(file));
+  }
+
+  @Test
+  void oneDamagedMarkLeavesTheOther() throws Exception {
+    Path file = dir.resolve("audit.log");
+    List<String> lines = journal(sink(file, "256k").journal(), "a", 4);
+    try (FileChannel ch = FileChannel.open(dir.resolve(".audit.log.journal"), StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xff, (byte) 0xff}), JournalFile.MARK_A + 8);
+    }
+    sink(file, "256k");
+    assertEquals(lines, read(file));
+  }
+
+  @Test
+  void theJournalOfAnotherAuditFileIsSetAside() throws Exception {
+    Path a = dir.resolve("a.log");
+    Path b = dir.resolve("b.log");
+    journal(sink(a, "256k").journal(), "a", 5);
+    sink(b, "256k");
+    Files.copy(dir.resolve(".a.log.journal"), dir.resolve(".b.log.journal"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    sink(b, "256k");
+    assertEquals(0, Files.size(b), "none of a's records in b");
+    try (Stream<Path> files = Files.list(dir)) {
+      assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith(".b.log.journal.bad-")));
+    }
+    sink(a, "256k");
+    assertEquals(5, read(a).size(), "a's journal is still a's");
+  }
+
+  @Test
+  void aStartUnderAnotherPolicyWritesWhatTheJournalHoldsAndRemovesIt() throws Exception {
+    Path file = dir.resolve("audit.log");
+    List<String> lines = journal(sink(file, "256k").journal(), "a", 6);
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, file.toString());
+    RollingFileSink plain = new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
+    assertEquals(lines, read(file));
+    assertFalse(Files.exists(dir.resolve(".audit.log.journal")), "the journal is removed");
+    assertEquals(null, plain.journal());
+    new RollingFileSink(NnauditSettings.fromConf(c).sinkContext());
+    assertEquals(lines, read(file));
   }
 
   @Test

@@ -134,16 +134,23 @@ public class RollingFileSink implements AuditSink {
       }
       // The journal first: a write the last run was making when it died is settled (a part taken back out)
       // before the file is opened, which would end a cut line.
-      JournalStart journalStart = context.journalBytes() > 0 ? openJournal(path, context) : null;
+      // Under another policy, a journal a journaled run left is still written out, then removed.
+      JournalStart journalStart = context.journalBytes() > 0 ? openJournal(path, context)
+          : JournalStart.leftBehind(path);
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, datedNames,
           sealing.digestsFollowFiles());
       CompressionRecovery.finishInterruptedCompression(path, datedNames);
       live.switchTo(opener.open());
-      if (journalStart != null) {
-        journal = journalStart.replay(chunk -> appendMarked(journalStart.replaying(), chunk));
-      }
+      // Before the replay, which makes the file look written now: a file of an earlier period is still rotated.
       lastWriteMillis = live.size() > 0 ? Files.getLastModifiedTime(path, LinkOption.NOFOLLOW_LINKS).toMillis()
           : context.wallClock().millis();
+      if (journalStart != null) {
+        journal = replayJournal(journalStart, path);
+        if (context.journalBytes() == 0) {
+          journalStart.retire();
+          journal = null;
+        }
+      }
       time.fileBegan(lastWriteMillis); // a file of an earlier period is rotated before the first write
       sealing.start(live.size(), rotationFinished);
     } catch (Error e) { // the sealing thread could not start (no native thread): give back what was opened
@@ -214,6 +221,17 @@ public class RollingFileSink implements AuditSink {
     } catch (IOException | RuntimeException e) {
       throw new JournalRefused(ConfigError.invalid(NnauditConfigKeys.ACK_POLICY_KEY, "journal", "write or queue, "
           + "or journal where its journal can be kept beside the audit file (" + e.getMessage() + ")", e));
+    }
+  }
+
+  /** Writes what the journal holds past its mark; the start fails, saying so, when the file refuses it. */
+  private RecordJournal replayJournal(JournalStart start, Path path) {
+    try {
+      return start.replay(chunk -> appendMarked(start.replaying(), chunk));
+    } catch (IOException | RuntimeException e) {
+      throw new JournalRefused(ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, path, "a file that takes the "
+          + "records its journal " + start.path() + " holds (" + e + "); they stay in the journal until a start "
+          + "can write them", e));
     }
   }
 
