@@ -184,9 +184,7 @@ class JournalReplayTest {
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     sink(b, "256k");
     assertEquals(0, Files.size(b), "none of a's records in b");
-    try (Stream<Path> files = Files.list(dir)) {
-      assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith(".b.log.journal.bad-")));
-    }
+    assertSetAside(".b.log.journal");
     sink(a, "256k");
     assertEquals(5, read(a).size(), "a's journal is still a's");
   }
@@ -211,10 +209,7 @@ class JournalReplayTest {
     Path journalFile = dir.resolve(".audit.log.journal");
     Files.write(journalFile, new byte[8192]);
     RollingFileSink s = sink(file, "256k");
-    try (Stream<Path> files = Files.list(dir)) {
-      List<String> names = files.map(p -> p.getFileName().toString()).collect(Collectors.toList());
-      assertTrue(names.stream().anyMatch(n -> n.startsWith(".audit.log.journal.bad-")), names.toString());
-    }
+    assertSetAside(".audit.log.journal");
     List<String> lines = journal(s.journal(), "a", 2);
     sink(file, "256k");
     assertEquals(lines, read(file), "a new journal was made and works");
@@ -251,6 +246,14 @@ class JournalReplayTest {
   }
 
   private long lastEnd;
+
+  /** The journal {@code name} was set aside under its name with {@code .bad-<millis>} added. */
+  private void assertSetAside(String name) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<String> names = files.map(p -> p.getFileName().toString()).collect(Collectors.toList());
+      assertTrue(names.stream().anyMatch(n -> n.startsWith(name + ".bad-")), names.toString());
+    }
+  }
 
   /** Journals {@code n} records {@code <prefix>-<i>}, returning their lines; {@link #lastEnd} is the last end. */
   private List<String> journal(RecordJournal j, String prefix, int n) {
