@@ -31,6 +31,9 @@ import io.nnaudit.sink.AuditSink;
  * {@link WriterThread}, takes batches from the queue; the {@link ChunkWriter} formats them into one buffer and
  * hands it to the {@link BatchCommitter}, which writes it to the {@link AuditSink} with one write call, fsyncs
  * as configured, and completes the batch's tickets (sending the postponed RPC responses). Under ack policy
+ * journal the handler formats its record itself and puts it in the sink's journal and its event in the queue
+ * together ({@link #offerJournaled}, {@link RecordJournal}); its operation is acknowledged at once, and the
+ * writer writes the handler's bytes. Under ack policy
  * write with durability none, BLOCK and a sink that undoes a failed write (the file sink), the handler that
  * finds no one writing leads the write itself ({@link #lead}, {@link WriteLeader}), under the write lock. After
  * the shutdown hook's hand-over, handlers write their own records ({@link #afterClose}, {@link ShutdownHandOver},
