@@ -171,6 +171,7 @@ final class JournalFile {
     if (f == null) {
       throw new IOException(path + " vanished as it was made");
     }
+    f.publishHead(FIRST_POSITION);
     f.writeMark(FIRST_POSITION, 0, null, 0, 0);
     f.writeMark(FIRST_POSITION, 0, null, 0, 0); // both slots: one damaged slot leaves the other
     return f;
@@ -185,16 +186,14 @@ final class JournalFile {
   private static JournalFile map(Path path, FileChannel ch, int capacity) throws IOException {
     MappedByteBuffer header = ch.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_BYTES);
     MappedByteBuffer ring = ch.map(FileChannel.MapMode.READ_WRITE, HEADER_BYTES, capacity);
-    JournalMark a = readMark(header, MARK_A);
-    JournalMark b = readMark(header, MARK_B);
-    long seq = Math.max(a == null ? 0 : a.seq, b == null ? 0 : b.seq);
+    long seq = Math.max(Math.max(0, header.getLong(MARK_A)), Math.max(0, header.getLong(MARK_B)));
     return new JournalFile(path, capacity, header, ring, seq);
   }
 
   /** The newest valid mark, or an empty one (nothing written yet, or both damaged: see {@link #damagedMarks}). */
   JournalMark latestMark() {
-    JournalMark a = readMark(header, MARK_A);
-    JournalMark b = readMark(header, MARK_B);
+    JournalMark a = readMark(MARK_A);
+    JournalMark b = readMark(MARK_B);
     if (a == null && b == null) {
       return JournalMark.EMPTY;
     }
@@ -228,7 +227,7 @@ final class JournalFile {
 
   /** Whether both marks are unreadable while the header shows that one was written. */
   boolean damagedMarks() {
-    return readMark(header, MARK_A) == null && readMark(header, MARK_B) == null
+    return readMark(MARK_A) == null && readMark(MARK_B) == null
         && (header.getLong(MARK_A) != 0 || header.getLong(MARK_B) != 0);
   }
 
@@ -263,7 +262,7 @@ final class JournalFile {
     return lastKeyBytes;
   }
 
-  private static JournalMark readMark(ByteBuffer header, int at) {
+  private JournalMark readMark(int at) {
     long seq = header.getLong(at);
     int keyLen = header.getInt(at + 40);
     if (seq <= 0 || keyLen < 0 || keyLen > MARK_BYTES - 64
@@ -272,9 +271,13 @@ final class JournalFile {
     }
     long written = header.getLong(at + 8);
     long pendingEnd = header.getLong(at + 16);
+    // Positions are multiples of 16, and the writer never marks past the frames its handlers finished by more than
+    // the one being finished (and a wrap): anything else no writer makes (damaged, or made by hand).
+    long limit = Math.max(publishedHead(), FIRST_POSITION) + capacity / 2;
     if (written < 0 || pendingEnd < 0 || (pendingEnd > 0 && pendingEnd < written) || header.getLong(at + 24) < 0
-        || header.getLong(at + 32) < 0) {
-      return null; // a mark no writer makes: damaged, or made by hand
+        || header.getLong(at + 32) < 0 || (written & 15) != 0 || (pendingEnd & 15) != 0 || written > limit
+        || pendingEnd > limit) {
+      return null;
     }
     byte[] key = new byte[keyLen];
     for (int i = 0; i < keyLen; i++) {

@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 import java.util.zip.CRC32;
 
@@ -28,13 +29,14 @@ import org.slf4j.LoggerFactory;
  * before its records are written again whole. A path that holds another file (moved or replaced while the NameNode
  * was down) cannot say: the write's records are written again, and may then be there twice; this is logged.
  *
- * <p>A journal that is not a regular file of the NameNode's user (its owner against that of a file this process
- * makes beside it; a check that cannot be made fails the start), not a journal, made for another audit file, or
- * whose marks are both damaged is set aside under a name with {@code .bad-<millis>} added, with an ERROR: a start
+ * <p>A journal that is not a regular file of the NameNode's user (its owner against the audit file's, or that of a
+ * file this process makes beside it; a check that cannot be made fails the start), not a journal, made for another
+ * audit file (by its directory's identity and its name), or whose marks are both damaged is set aside under a name with {@code .bad-<millis>} added, with an ERROR: a start
  * cannot tell which of its records were written, and does not guess. A journal of another size is replayed, then
  * replaced by one of the size set. A start under another ack policy still writes what a journal left beside its
  * file holds ({@link #leftBehind}), then removes it. A replay that stops before the last frame its handlers
- * finished (the header keeps that position) says with an ERROR how many bytes it could not write.
+ * finished (the header keeps that position) says with an ERROR how many bytes it could not write, and sets the
+ * journal aside as it is.
  *
  * <p>Design note. Runs on the thread that opens the sink, before the pipeline starts; nothing else touches the
  * journal or the audit file meanwhile. It blocks on the reads and writes of both files. Nothing drops but what the
@@ -99,7 +101,7 @@ public final class JournalStart {
   private static JournalStart start(Path auditFile, int capacity, Set<PosixFilePermission> mode)
       throws IOException {
     Path path = JournalFile.pathFor(auditFile);
-    String owner = auditFile.toAbsolutePath().normalize().toString();
+    String owner = ownerName(auditFile);
     JournalFile existing;
     try {
       existing = JournalFile.openExisting(path);
@@ -109,7 +111,7 @@ public final class JournalStart {
     }
     if (existing != null) {
       String refused = null;
-      if (!ours(path)) { // a check that cannot be made throws: the start fails rather than set a journal aside
+      if (!ours(path, auditFile)) { // a check that cannot be made throws: the start fails rather than set a journal aside
         refused = "it is owned by " + Files.getOwner(path, LinkOption.NOFOLLOW_LINKS) + ", not by the NameNode's user";
       } else if (existing.damagedMarks()) {
         refused = "both marks of its header are damaged";
@@ -126,27 +128,45 @@ public final class JournalStart {
   }
 
   /**
+   * The name a journal keeps of its audit file: the directory's identity (device and inode, which a symlink to it
+   * or a rename of it does not change) and the file's name; the path when the filesystem has no identities.
+   */
+  static String ownerName(Path auditFile) throws IOException {
+    Path dir = auditFile.toAbsolutePath().getParent();
+    Object key = Files.readAttributes(dir, BasicFileAttributes.class).fileKey();
+    return (key != null ? key.toString() : dir.toRealPath().toString()) + "/" + auditFile.getFileName();
+  }
+
+  /**
    * Writes the records the ring holds past the mark with {@code appender}, and returns the journal, ready for the
    * handlers: this one, or a new one of the size set, going on from the same position. Under another ack policy,
    * returns the journal as it was left, now written, for {@link #retire}.
    */
   public RecordJournal replay(Appender appender) throws IOException {
     long end = written;
+    boolean damaged = false;
     if (existing != null) {
       journal = new RecordJournal(existing, written);
       end = replayFrames(appender);
+      damaged = unread != null;
+      if (damaged) {
+        // Kept as it is, for whoever looks into it: later frames would overwrite what could not be read.
+        journal.close();
+        setAside(existing.path, unread);
+        journal = null;
+      }
     }
     if (capacity == 0) {
       return journal;
     }
-    JournalFile target = existing;
-    if (existing == null || existing.capacity != capacity) {
-      target = JournalFile.create(JournalFile.pathFor(auditFile), capacity, mode,
-          auditFile.toAbsolutePath().normalize().toString());
+    JournalFile target = damaged ? null : existing;
+    if (target == null || target.capacity != capacity) {
+      target = JournalFile.create(JournalFile.pathFor(auditFile), capacity, mode, ownerName(auditFile));
       if (existing != null) {
         LOG.info("nnaudit: the journal {} now holds {} bytes (it held {})", target.path, capacity, existing.capacity);
       }
     }
+    target.publishHead(end);
     target.writeMark(end, 0, null, 0, 0); // settled: the next frame goes at end, past everything written
     journal = new RecordJournal(target, end);
     return journal;
@@ -163,14 +183,23 @@ public final class JournalStart {
   }
 
   /** Under another ack policy, once {@link #replay} wrote its records: removes the journal. */
-  public void retire() throws IOException {
-    if (journal != null) {
-      journal.close();
+  public void retire() {
+    if (journal == null) {
+      return; // nothing left, or set aside
     }
+    journal.close();
     Path path = JournalFile.pathFor(auditFile);
-    Files.deleteIfExists(path);
-    LOG.info("nnaudit: removed the journal {}: nnaudit.ack.policy is no longer journal", path);
+    try {
+      Files.deleteIfExists(path);
+      LOG.info("nnaudit: removed the journal {}: nnaudit.ack.policy is no longer journal", path);
+    } catch (IOException e) {
+      LOG.warn("nnaudit: could not remove the journal {} ({}); its records are written and its mark says so, so a "
+          + "later start writes nothing from it", path, e.toString());
+    }
   }
+
+  /** What stopped the replay before the last frame its handlers finished; null when it read them all. */
+  private String unread;
 
   private long replayFrames(Appender appender) throws IOException {
     ByteBuffer ring = existing.ring.duplicate();
@@ -223,6 +252,9 @@ public final class JournalStart {
     }
     long head = existing.publishedHead();
     if (damaged != null || head > p) {
+      unread = "it could not be read past position " + p + " (" + (damaged != null ? damaged
+          : "a frame whose position does not match") + "), where its handlers had finished frames up to "
+          + Math.max(head, p);
       LOG.error("nnaudit: the journal {} could not be read past position {} ({}); its handlers had finished frames "
           + "up to {}: up to {} bytes of acknowledged records in it are not written to {}", existing.path, p,
           damaged != null ? damaged : "a frame whose position does not match", Math.max(head, p),
@@ -276,11 +308,21 @@ public final class JournalStart {
     return mark.written;
   }
 
-  /** Whether the journal is the NameNode user's: its owner against that of a file this process makes beside it. */
-  private static boolean ours(Path path) throws IOException {
-    Path probe = Files.createTempFile(path.toAbsolutePath().getParent(), path.getFileName() + ".", ".owner");
+  /**
+   * Whether the journal is the NameNode user's: its owner against the audit file's (which the file sink holds to
+   * be that user's), or, with no audit file yet, against that of a file this process makes beside it. Never a
+   * look-up of the user's name, which fails where the user has no entry (containers).
+   */
+  private static boolean ours(Path path, Path auditFile) throws IOException {
+    UserPrincipal journalOwner = Files.getOwner(path, LinkOption.NOFOLLOW_LINKS);
+    if (Files.isRegularFile(auditFile, LinkOption.NOFOLLOW_LINKS)) {
+      return journalOwner.equals(Files.getOwner(auditFile, LinkOption.NOFOLLOW_LINKS));
+    }
+    Path probe = path.resolveSibling(path.getFileName() + ".owner");
+    Files.deleteIfExists(probe);
+    Files.createFile(probe);
     try {
-      return Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS).equals(Files.getOwner(path, LinkOption.NOFOLLOW_LINKS));
+      return journalOwner.equals(Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS));
     } finally {
       Files.deleteIfExists(probe);
     }

@@ -156,6 +156,48 @@ class JournalReplayTest {
   }
 
   @Test
+  void aJournalWhoseReplayWasCutByDamageIsSetAsideAndNotReadAgain() throws Exception {
+    Path file = dir.resolve("audit.log");
+    List<String> lines = journal(sink(file, "256k").journal(), "a", 3);
+    int second = JournalFile.HEADER_BYTES + (int) JournalFile.FIRST_POSITION
+        + RecordJournal.frameBytes(lines.get(0).length() + 1);
+    try (FileChannel ch = FileChannel.open(dir.resolve(".audit.log.journal"), StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(new byte[] {'#'}), second + RecordJournal.FRAME_HEADER);
+    }
+    RollingFileSink s = sink(file, "256k");
+    assertSetAside(".audit.log.journal");
+    List<String> more = journal(s.journal(), "b", 2);
+    sink(file, "256k");
+    List<String> expected = new ArrayList<>(lines.subList(0, 1));
+    expected.addAll(more);
+    assertEquals(expected, read(file), "a new journal goes on; the damaged one is kept aside as it was");
+  }
+
+  @Test
+  void marksNoWriterMakesAreIgnored() throws Exception {
+    Path file = dir.resolve("audit.log");
+    List<String> lines = journal(sink(file, "256k").journal(), "a", 4);
+    for (long forged : new long[] {256 * 1024 - 4, 1L << 40, 17}) {
+      JournalFile f = JournalFile.openExisting(dir.resolve(".audit.log.journal"));
+      f.writeMark(JournalFile.FIRST_POSITION, 0, null, 0, 0); // what the last run left, in one slot
+      f.writeMark(forged, 0, null, 0, 0); // a valid CRC and the newest seq, in the other
+      JournalMark m = f.latestMark();
+      assertEquals(JournalFile.FIRST_POSITION, m.written, "the other slot's mark, not " + forged);
+    }
+    sink(file, "256k");
+    assertEquals(lines, read(file));
+  }
+
+  @Test
+  void theJournalFollowsItsDirectoryThroughASymlink() throws Exception {
+    Path real = Files.createDirectory(dir.resolve("real"));
+    Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+    List<String> lines = journal(sink(link.resolve("audit.log"), "256k").journal(), "a", 3);
+    sink(real.resolve("audit.log"), "256k");
+    assertEquals(lines, read(real.resolve("audit.log")));
+  }
+
+  @Test
   void aJournalWithNothingInItWritesNothing() throws Exception {
     Path file = dir.resolve("audit.log");
     sink(file, "256k");

@@ -135,8 +135,7 @@ public class RollingFileSink implements AuditSink {
       // The journal first: a write the last run was making when it died is settled (a part taken back out)
       // before the file is opened, which would end a cut line.
       // Under another policy, a journal a journaled run left is still written out, then removed.
-      JournalStart journalStart = context.journalBytes() > 0 ? openJournal(path, context)
-          : JournalStart.leftBehind(path);
+      JournalStart journalStart = context.journalBytes() > 0 ? openJournal(path, context) : leftJournal(path);
       boolean rotationFinished = StartupRecovery.finishInterruptedRotation(path, datedNames,
           sealing.digestsFollowFiles());
       CompressionRecovery.finishInterruptedCompression(path, datedNames);
@@ -221,6 +220,16 @@ public class RollingFileSink implements AuditSink {
     } catch (IOException | RuntimeException e) {
       throw new JournalRefused(ConfigError.invalid(NnauditConfigKeys.ACK_POLICY_KEY, "journal", "write or queue, "
           + "or journal where its journal can be kept beside the audit file (" + e.getMessage() + ")", e));
+    }
+  }
+
+  /** Under another ack policy: a journal left beside the file, or null; the start fails naming it if unreadable. */
+  private static JournalStart leftJournal(Path path) {
+    try {
+      return JournalStart.leftBehind(path);
+    } catch (IOException | RuntimeException e) {
+      throw new JournalRefused(ConfigError.invalid(NnauditConfigKeys.FILE_PATH_KEY, path, "a file whose journal, "
+          + "left by a run under nnaudit.ack.policy=journal, can be read and written out (" + e + ")", e));
     }
   }
 
