@@ -186,8 +186,11 @@ final class JournalFile {
   private static JournalFile map(Path path, FileChannel ch, int capacity) throws IOException {
     MappedByteBuffer header = ch.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_BYTES);
     MappedByteBuffer ring = ch.map(FileChannel.MapMode.READ_WRITE, HEADER_BYTES, capacity);
-    long seq = Math.max(Math.max(0, header.getLong(MARK_A)), Math.max(0, header.getLong(MARK_B)));
-    return new JournalFile(path, capacity, header, ring, seq);
+    JournalFile f = new JournalFile(path, capacity, header, ring, 0);
+    JournalMark a = f.readMark(MARK_A);
+    JournalMark b = f.readMark(MARK_B);
+    f.markSeq = Math.max(a == null ? 0 : a.seq, b == null ? 0 : b.seq); // the next mark is newer than any valid one
+    return f;
   }
 
   /** The newest valid mark, or an empty one (nothing written yet, or both damaged: see {@link #damagedMarks}). */
@@ -250,6 +253,8 @@ final class JournalFile {
   }
 
   private static final byte[] NO_KEY = new byte[0];
+  /** Far beyond any run's marks (two a write); a larger seq is not a writer's. */
+  private static final long MAX_SEQ = 1L << 62;
   /** The last file key written and its bytes: the writer names the same file in every mark until it rotates. */
   private String lastKey;
   private byte[] lastKeyBytes;
@@ -265,7 +270,7 @@ final class JournalFile {
   private JournalMark readMark(int at) {
     long seq = header.getLong(at);
     int keyLen = header.getInt(at + 40);
-    if (seq <= 0 || keyLen < 0 || keyLen > MARK_BYTES - 64
+    if (seq <= 0 || seq > MAX_SEQ || keyLen < 0 || keyLen > MARK_BYTES - 64
         || header.getInt(at + MARK_BYTES - 4) != markCrc(header, at, keyLen)) {
       return null;
     }
