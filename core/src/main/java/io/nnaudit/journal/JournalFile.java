@@ -52,7 +52,7 @@ final class JournalFile {
   static final int MARK_A = 64;
   static final int MARK_B = 320;
   static final int MARK_BYTES = 256;
-  /** The audit file's absolute path, whose journal this is: its length, then its UTF-8 bytes. */
+  /** The audit file whose journal this is ({@code JournalStart.ownerName}): its length, then its UTF-8 bytes. */
   static final int OWNER_AT = 1024;
   static final int OWNER_MAX = HEADER_BYTES - OWNER_AT - 4;
   /** Where a new journal's first frame goes: not 0, which a ring of zeros would show as a frame's position. */
@@ -97,7 +97,7 @@ final class JournalFile {
 
   /**
    * Opens the journal at {@code path} as it is, or null when there is none. Throws when it is not a regular
-   * file of ours, or is not a journal: the caller sets it aside.
+   * file, or is not a journal: the caller sets it aside (and checks its owner).
    */
   static JournalFile openExisting(Path path) throws IOException {
     if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -221,11 +221,7 @@ final class JournalFile {
     if (len <= 0 || len > OWNER_MAX) {
       return null;
     }
-    byte[] b = new byte[len];
-    ByteBuffer view = header.duplicate();
-    view.position(OWNER_AT + 4);
-    view.get(b);
-    return new String(b, StandardCharsets.UTF_8);
+    return new String(bytesAt(header, OWNER_AT + 4, len), StandardCharsets.UTF_8);
   }
 
   /** Whether both marks are unreadable while the header shows that one was written. */
@@ -284,22 +280,24 @@ final class JournalFile {
         || pendingEnd > limit) {
       return null;
     }
-    byte[] key = new byte[keyLen];
-    for (int i = 0; i < keyLen; i++) {
-      key[i] = header.get(at + 44 + i);
-    }
-    return new JournalMark(seq, header.getLong(at + 8), header.getLong(at + 16),
-        keyLen == 0 ? null : new String(key, StandardCharsets.UTF_8), header.getLong(at + 24),
-        header.getLong(at + 32));
+    return new JournalMark(seq, written, pendingEnd,
+        keyLen == 0 ? null : new String(bytesAt(header, at + 44, keyLen), StandardCharsets.UTF_8),
+        header.getLong(at + 24), header.getLong(at + 32));
   }
 
   private static int markCrc(ByteBuffer header, int at, int keyLen) {
-    byte[] fields = new byte[44 + keyLen];
-    ByteBuffer view = header.duplicate();
-    view.position(at);
-    view.get(fields);
+    byte[] fields = bytesAt(header, at, 44 + keyLen);
     CRC32 crc = new CRC32();
     crc.update(fields, 0, fields.length);
     return (int) crc.getValue();
+  }
+
+  /** {@code len} bytes of {@code header} from {@code at}, through a view of its own (the buffer's position stays). */
+  private static byte[] bytesAt(ByteBuffer header, int at, int len) {
+    byte[] b = new byte[len];
+    ByteBuffer view = header.duplicate();
+    view.position(at);
+    view.get(b);
+    return b;
   }
 }

@@ -166,11 +166,14 @@ public final class RecordJournal {
     }
   }
 
-  /** The writing thread: a chunk given up under fail-open; its records are counted as dropped. */
-  public void passed(long end) {
-    if (end > written && !frozen && !closed) {
-      file.writeMark(end, 0, null, 0, 0);
-      written = end;
+  /**
+   * The writing thread, while the chunk is covered: it was given up under fail-open, its records counted as
+   * dropped; the mark passes them.
+   */
+  public void passCovered() {
+    if (covering > written && !frozen && !closed) {
+      file.writeMark(covering, 0, null, 0, 0);
+      written = covering;
     }
   }
 

@@ -107,20 +107,12 @@ final class BatchCommitter {
    * that a retry's pause swallowed is restored as the call ends when {@code mode} keeps interrupts.
    */
   boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode) {
-    return commit(bytes, ends, events, mode, 0);
-  }
-
-  /**
-   * As {@link #commit(ByteBuffer, RecordEnds, List, CommitMode)}, for a chunk whose journaled records end at
-   * {@code journalEnd} in the sink's journal (0: none), which a chunk given up under fail-open passes.
-   */
-  boolean commit(ByteBuffer bytes, RecordEnds ends, List<AuditEvent> events, CommitMode mode, long journalEnd) {
     Call call = new Call(mode);
     try {
       boolean written = commit(bytes, ends, events, call);
-      if (!written && journalEnd > 0 && journal != null && !life.abandoned && !call.mode.triesOnce()
+      if (!written && journal != null && !life.abandoned && !call.mode.triesOnce()
           && settings.failurePolicy() == FailurePolicy.FAIL_OPEN) {
-        journal.passed(journalEnd); // counted as dropped, as the policy says; an abandoned one is left for the next start
+        journal.passCovered(); // counted as dropped, as the policy says; an abandoned one is left for the next start
       }
       return written;
     } finally {

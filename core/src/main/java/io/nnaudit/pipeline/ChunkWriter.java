@@ -144,14 +144,13 @@ final class ChunkWriter {
    */
   private boolean flush(RecordBuffer records, DropReport report, CommitMode mode) {
     if (records.length() > 0) {
-      long journalEnd = chunkJournalEnd;
-      chunkJournalEnd = 0;
       if (journal != null) {
-        journal.cover(journalEnd); // the sink marks the write of these journaled records in the journal
+        journal.cover(chunkJournalEnd); // the sink marks the write of these journaled records in the journal
       }
+      chunkJournalEnd = 0;
       boolean written;
       try {
-        written = committer.commit(records.asByteBuffer(), ends, chunkEvents, mode, journalEnd);
+        written = committer.commit(records.asByteBuffer(), ends, chunkEvents, mode);
       } finally {
         if (journal != null) {
           journal.cover(0);
