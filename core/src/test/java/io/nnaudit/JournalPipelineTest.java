@@ -8,11 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.nnaudit.config.NnauditConfigKeys;
 import io.nnaudit.pipeline.AuditStats;
+import io.nnaudit.settings.NnauditSettings;
+import io.nnaudit.sink.file.RollingFileSink;
 
 /**
  * {@code nnaudit.ack.policy=journal} in a running pipeline, with the real file sink: records are acknowledged
@@ -67,6 +70,21 @@ class JournalPipelineTest {
     assertTrue(records.get(0).contains("src=/journaled\t") && records.get(1).contains("src=/waits\t"), records.toString());
     logCreate(l, "/again");
     assertEquals(2, l.stats().journaled, "journaling resumed once a write succeeded");
+  }
+
+  @Test
+  void aChunkGivenUpUnderFailOpenIsNotWrittenAgainByTheNextStart() throws Exception {
+    QueuedAuditLogger l = audit.start(c -> c.set(NnauditConfigKeys.FAILURE_POLICY_KEY, "fail-open"));
+    audit.sink().failNextWrites(1);
+    logCreate(l, "/given-up");
+    assertTrue(l.pipeline().awaitWritten(30_000));
+    assertEquals(1, l.stats().dropped, l.stats().toString());
+    // A start now, as after a kill: the mark passed the dropped record, so it is not written after all.
+    Configuration c = new Configuration(false);
+    c.set(NnauditConfigKeys.FILE_PATH_KEY, audit.file().getPath());
+    c.set(NnauditConfigKeys.ACK_POLICY_KEY, "journal");
+    new RollingFileSink(NnauditSettings.fromConf(c).sinkContext()).close();
+    assertEquals(0, TestFiles.operationRecords(audit.file()).size(), "dropped, counted, and not written later");
   }
 
   @Test
