@@ -18,11 +18,15 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.nnaudit.QueuedAuditLogger;
+import io.nnaudit.config.NnauditConfigKeys;
+import io.nnaudit.sink.SinkFactory;
 import io.nnaudit.sink.file.RollingFileSink;
 import io.nnaudit.trail.TrailNames;
 import io.nnaudit.verify.Verification;
@@ -80,6 +84,37 @@ class RestartLaunderingTest {
       assertTrue(r.output.contains("500 records"), r.toString());
       startAndStop(1);
     }
+  }
+
+  /**
+   * A journal left by a run under ack.policy=journal is written out by a sealed start: those records were sealed by
+   * no run that acknowledged them, and verify says so, as for any records appended after a clean stop.
+   */
+  @Test
+  void recordsAJournalLeftAreWrittenByASealedStartAndReportedAsInserted() throws Exception {
+    TamperPropertyTest.writeTrail(dir, 7, 0, 2, 33);
+    Path live = dir.resolve("audit.log");
+    long end = Files.size(live);
+    Configuration journaled = new Configuration(false);
+    journaled.set(NnauditConfigKeys.FILE_PATH_KEY, live.toString());
+    journaled.set(NnauditConfigKeys.ACK_POLICY_KEY, "journal");
+    QueuedAuditLogger l = new QueuedAuditLogger(SinkFactory.of("held", context -> new RollingFileSink(context) {
+      @Override
+      public void write(java.nio.ByteBuffer chunk) throws java.io.IOException {
+        throw new java.io.IOException("held: the records stay in the journal alone");
+      }
+    }));
+    journaled.setLong(NnauditConfigKeys.HANDLER_MAX_WAIT_MS_KEY, 1);
+    l.initialize(journaled);
+    io.nnaudit.AuditTestSupport.logCreate(l, "/journaled/0"); // journaled: acknowledged at once
+    assertEquals(1, l.stats().journaled, l.stats().toString());
+    l.pipeline().close(100); // given up on: the records stay past the journal's mark
+    TamperPropertyTest.openSink(dir).close(); // the sealed start writes them out
+    assertTrue(new String(Files.readAllBytes(live), StandardCharsets.UTF_8).contains("src=/journaled/0\t"));
+    Verification.Run r = withCert(TamperPropertyTest.key, dir.toString());
+    assertEquals(VerifyReport.TAMPERED, r.code, r.toString());
+    assertTrue(r.output.contains("audit.log at byte " + end + " ") && r.output.contains("records inserted"),
+        r.toString());
   }
 
   @Test
